@@ -1,0 +1,89 @@
+//! The domain's error type. Every port and service answers with it; `api` maps each kind
+//! to an HTTP status by an exhaustive match.
+
+use std::time::Duration;
+
+/// One invalid field of a request, as reported in a 422 body.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct FieldError {
+    /// Path of the field, e.g. `email` or `permissions[2]`.
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { field: field.into(), message: message.into() }
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum DomainError {
+    /// The record does not exist, or belongs to another tenant (never said which).
+    #[error("{what} {id} not found")]
+    NotFound { what: &'static str, id: String },
+    /// The request conflicts with the current state (duplicate, last admin, ...).
+    #[error("{0}")]
+    Conflict(String),
+    /// The request is well formed but some fields are invalid.
+    #[error("validation failed")]
+    Validation(Vec<FieldError>),
+    /// Well formed but not an operation the service can take.
+    #[error("{0}")]
+    BadRequest(String),
+    /// Missing, invalid, expired or revoked credentials.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// Authenticated but not allowed.
+    #[error("{0}")]
+    Forbidden(String),
+    /// Too many attempts; retry after the given delay.
+    #[error("too many requests")]
+    RateLimited { retry_after: Duration },
+    /// A backing service (database, cache, bus) is unreachable.
+    #[error("{0} is unavailable")]
+    Unavailable(String),
+    /// A bug or an unexpected failure; the message is logged, never shown to clients.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl DomainError {
+    pub fn not_found(what: &'static str, id: impl ToString) -> Self {
+        Self::NotFound { what, id: id.to_string() }
+    }
+
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Validation(vec![FieldError::new(field, message)])
+    }
+
+    pub fn internal(err: impl std::fmt::Display) -> Self {
+        Self::Internal(err.to_string())
+    }
+}
+
+pub type Result<T, E = DomainError> = std::result::Result<T, E>;
+
+/// Collects field errors and turns them into one `Validation` error.
+#[derive(Debug, Default)]
+pub struct Violations(Vec<FieldError>);
+
+impl Violations {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.push(FieldError::new(field, message));
+    }
+
+    pub fn check(&mut self, ok: bool, field: &str, message: &str) {
+        if !ok {
+            self.add(field, message);
+        }
+    }
+
+    pub fn into_result(self) -> Result<()> {
+        if self.0.is_empty() { Ok(()) } else { Err(DomainError::Validation(self.0)) }
+    }
+}

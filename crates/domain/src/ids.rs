@@ -1,0 +1,55 @@
+//! Typed identifiers: a `UserId` cannot be passed where a `TenantId` is expected.
+
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+        #[serde(transparent)]
+        #[schema(value_type = String, format = Uuid)]
+        pub struct $name(pub uuid::Uuid);
+
+        impl $name {
+            pub fn as_uuid(&self) -> uuid::Uuid {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl From<uuid::Uuid> for $name {
+            fn from(id: uuid::Uuid) -> Self {
+                Self(id)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = uuid::Error;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                uuid::Uuid::parse_str(s).map(Self)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A tenant: the unit of isolation.
+    TenantId
+);
+id_type!(
+    /// A user of one tenant.
+    UserId
+);
+id_type!(
+    /// An API key of one tenant.
+    ApiKeyId
+);
+id_type!(
+    /// A login session; also the `jti` of its JWT.
+    SessionId
+);

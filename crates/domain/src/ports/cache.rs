@@ -1,0 +1,35 @@
+//! Cache port: TTL keys, windowed counters (rate limits) and the revoked-token set.
+//! Shared by every replica in production (Redis), in-process when embedded.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::error::Result;
+
+/// A windowed counter after an increment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter {
+    pub count: u64,
+    /// Time until the window ends and the counter is forgotten.
+    pub ttl: Duration,
+}
+
+#[async_trait]
+pub trait Cache: Send + Sync {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>>;
+    async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<()>;
+    async fn delete(&self, key: &str) -> Result<()>;
+    /// Adds one to a counter. The window starts at the first increment and lasts `window`;
+    /// later increments do not extend it.
+    async fn incr(&self, key: &str, window: Duration) -> Result<Counter>;
+    /// The counter's current value without changing it; `None` when absent or expired.
+    async fn get_counter(&self, key: &str) -> Result<Option<Counter>>;
+    /// Marks a token id revoked for `ttl` (its remaining lifetime).
+    async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()>;
+    async fn is_token_revoked(&self, jti: &str) -> Result<bool>;
+    /// Cheap round trip proving the cache answers.
+    async fn ping(&self) -> Result<()>;
+    /// "memory" or "redis", for `/status`.
+    fn backend(&self) -> &'static str;
+}

@@ -1,0 +1,13 @@
+//! Ports: the traits adapters implement. Held as `Arc<dyn Port>`.
+
+pub mod cache;
+pub mod clock;
+pub mod events;
+pub mod policy;
+pub mod store;
+
+pub use cache::{Cache, Counter};
+pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
+pub use events::{Event, EventBus, EventStream};
+pub use policy::PolicyEngine;
+pub use store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};

@@ -1,0 +1,1 @@
+//! PLACEHOLDER: the in-memory Store fake is being written (see store-conformance).

@@ -1,0 +1,45 @@
+//! The conformance suites, written once against agentgov's ports and run by every adapter:
+//! `store` for repositories (SQLite, Postgres, the in-memory fake), `cache` for the cache
+//! and event bus (in-process, Redis).
+//!
+//! Adapters expand the macros in their own tests, one `#[tokio::test]` per behaviour:
+//! `store_conformance_tests!(factory)` where `factory` is an `async fn() -> TestStore`;
+//! `cache_conformance_tests!(factory)` with an `async fn() -> Arc<dyn Cache>`;
+//! `bus_conformance_tests!(factory)` with an `async fn() -> Arc<dyn EventBus>`.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use agentgov_domain::ports::Store;
+
+pub mod cache;
+pub mod store;
+
+/// A store under test, with whatever must live as long as it (temp dir, schema guard).
+pub struct TestStore {
+    pub store: Arc<dyn Store>,
+    pub guard: Box<dyn Any + Send + Sync>,
+}
+
+impl TestStore {
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store, guard: Box::new(()) }
+    }
+}
+
+/// The URL of an external service for tests, read from `var`.
+///
+/// Unset: `None` with a printed reason, so a developer without Postgres or Redis still gets a
+/// green run. Unset while `CI` is set: panics, because CI must never skip these suites.
+pub fn service_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0") => {
+            panic!("{var} is not set, but CI is: the suites that need this service must run in CI")
+        }
+        _ => {
+            eprintln!("skipped: set {var} to run the tests that need this service");
+            None
+        }
+    }
+}
