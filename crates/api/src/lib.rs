@@ -1,1 +1,107 @@
+//! agentgov's HTTP API: actix-web routes, credential extractors, problem+json errors,
+//! metrics and the OpenAPI document with Swagger UI at `/docs`.
+//!
+//! Handlers are thin: parse, authenticate, call one domain service, render.
 
+pub mod extract;
+pub mod metrics;
+pub mod openapi;
+pub mod problem;
+pub mod routes;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::{ErrorHandlers, from_fn};
+use actix_web::{App, web};
+use agentgov_domain::services::{ServerInfo, Services};
+use utoipa::OpenApi;
+use utoipa_actix_web::AppExt;
+use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Shared by every worker.
+pub struct AppState {
+    pub services: Services,
+    pub info: ServerInfo,
+}
+
+/// HTTP settings the server reads from its configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpSettings {
+    /// Largest accepted request body, in bytes (413 beyond).
+    pub body_limit: usize,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self { body_limit: 1024 * 1024 }
+    }
+}
+
+/// Every route under `/api/v1`.
+fn register(cfg: &mut ServiceConfig) {
+    use routes::{api_keys, auth, health, tenants, users};
+    cfg.service(
+        utoipa_actix_web::scope("/api/v1")
+            .service(health::health)
+            .service(health::ready)
+            .service(health::status)
+            .service(health::stats)
+            .service(auth::login)
+            .service(auth::logout)
+            .service(auth::me)
+            // `/users/me…` before `/users/{id}…` so `me` is never read as an id.
+            .service(users::get_me)
+            .service(users::update_me)
+            .service(users::change_password)
+            .service(users::create)
+            .service(users::list)
+            .service(users::get)
+            .service(users::update)
+            .service(users::set_role)
+            .service(users::block)
+            .service(users::unblock)
+            .service(users::remove)
+            .service(api_keys::create)
+            .service(api_keys::list)
+            .service(api_keys::revoke)
+            .service(tenants::create)
+            .service(tenants::list),
+    );
+}
+
+/// The OpenAPI document, built from the same registrations the server serves.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, mut doc) = App::new().into_utoipa_app().openapi(openapi::ApiDoc::openapi()).configure(register).split_for_parts();
+    utoipa::Modify::modify(&openapi::SharedErrors, &mut doc);
+    doc
+}
+
+/// The whole application: routes, docs, metrics, error rendering and request tracing.
+pub fn app(
+    state: web::Data<AppState>,
+    http: HttpSettings,
+    doc: utoipa::openapi::OpenApi,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(state)
+        .app_data(web::PayloadConfig::new(http.body_limit))
+        .app_data(web::PathConfig::default().error_handler(extract::path_error))
+        .app_data(web::QueryConfig::default().error_handler(extract::query_error))
+        .configure(|cfg| register(&mut ServiceConfig::new(cfg)))
+        .route("/metrics", web::get().to(metrics::render))
+        .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc))
+        .route("/docs", web::get().to(|| async { actix_web::HttpResponse::PermanentRedirect().insert_header(("Location", "/docs/")).finish() }))
+        .default_service(web::to(|| async { actix_web::HttpResponse::NotFound().finish() }))
+        .wrap(ErrorHandlers::new().default_handler(problem::render_plain_errors))
+        .wrap(from_fn(metrics::record))
+        .wrap(tracing_actix_web::TracingLogger::default())
+}

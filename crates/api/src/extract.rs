@@ -1,0 +1,199 @@
+//! Request extractors: JSON bodies with field-precise errors, list queries, credentials.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use agentgov_domain::page::PageRequest;
+use agentgov_domain::services::Caller;
+use serde::de::DeserializeOwned;
+
+use crate::AppState;
+use crate::problem::{ApiError, BEARER_CHALLENGE};
+
+/// A JSON body. Not JSON, or malformed: 400. Well-formed but the wrong shape: 422 naming
+/// the field (`errors[0].field`, e.g. `permissions[2]`). Too large: 413. Wrong type: 415.
+#[derive(Debug)]
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let content_type_ok = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+            .is_some_and(|mime| mime == "application/json" || mime.ends_with("+json"));
+        let bytes = web::Bytes::from_request(req, payload);
+        Box::pin(async move {
+            let bytes = bytes.await.map_err(|e| {
+                let status = e.as_response_error().status_code();
+                if status == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(status, "request body too large")
+                } else {
+                    ApiError::new(status, "could not read the request body")
+                }
+            })?;
+            if !content_type_ok {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "send the body as JSON with Content-Type: application/json",
+                ));
+            }
+            parse_json(&bytes).map(Json)
+        })
+    }
+}
+
+/// Deserialises `bytes` with the error mapping of [`Json`].
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("a JSON body is required"));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        if inner.is_data() {
+            let field = if path == "." { "body".to_owned() } else { path };
+            ApiError::unprocessable(field, strip_position(&inner.to_string()))
+        } else {
+            ApiError::bad_request(format!("body is not valid JSON: {inner}"))
+        }
+    })
+}
+
+fn strip_position(msg: &str) -> String {
+    msg.split(" at line ").next().unwrap_or(msg).to_owned()
+}
+
+/// `?limit=&cursor=` of every list.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Page size, 1 to 500 (default 50).
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+impl ListQuery {
+    pub fn page(&self) -> Result<PageRequest, ApiError> {
+        Ok(PageRequest::parse(self.limit, self.cursor.as_deref())?)
+    }
+}
+
+fn state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
+    req.app_data::<web::Data<AppState>>().cloned().ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error"))
+}
+
+fn header_str(req: &HttpRequest, name: &str) -> Option<String> {
+    req.headers().get(name).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+fn bearer(req: &HttpRequest) -> Option<String> {
+    let value = header_str(req, header::AUTHORIZATION.as_str())?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+}
+
+/// Which credentials an endpoint takes.
+#[derive(Clone, Copy)]
+enum Accept {
+    Jwt,
+    ApiKeyOrJwt,
+}
+
+fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output = Result<Caller, ApiError>>>> {
+    let state = state(req);
+    let token = bearer(req);
+    let key = header_str(req, "x-api-key");
+    Box::pin(async move {
+        let state = state?;
+        match (accept, token, key) {
+            (_, Some(token), _) => Ok(state.services.auth.authenticate_token(&token).await?),
+            (Accept::ApiKeyOrJwt, None, Some(key)) => Ok(state.services.auth.authenticate_api_key(&key).await?),
+            (Accept::Jwt, None, Some(_)) => Err(ApiError::unauthorized(
+                "this endpoint needs a user session: send Authorization: Bearer <access_token>",
+                BEARER_CHALLENGE,
+            )),
+            (Accept::Jwt, None, None) => {
+                Err(ApiError::unauthorized("missing credentials: send Authorization: Bearer <access_token>", BEARER_CHALLENGE))
+            }
+            (Accept::ApiKeyOrJwt, None, None) => Err(ApiError::unauthorized(
+                "missing credentials: send X-API-Key or Authorization: Bearer <access_token>",
+                BEARER_CHALLENGE,
+            )),
+        }
+    })
+}
+
+/// A user authenticated by a session JWT (`Authorization: Bearer`).
+pub struct Jwt(pub Caller);
+
+impl FromRequest for Jwt {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let fut = authenticate(req, Accept::Jwt);
+        Box::pin(async move { fut.await.map(Jwt) })
+    }
+}
+
+/// A caller authenticated by an API key (`X-API-Key`) or a session JWT.
+pub struct ApiKeyOrJwt(pub Caller);
+
+impl FromRequest for ApiKeyOrJwt {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let fut = authenticate(req, Accept::ApiKeyOrJwt);
+        Box::pin(async move { fut.await.map(ApiKeyOrJwt) })
+    }
+}
+
+/// The platform operator, authenticated by `X-Admin-Key` (constant-time check).
+pub struct AdminKey;
+
+impl FromRequest for AdminKey {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let result = state(req).and_then(|state| {
+            state
+                .services
+                .tenants
+                .authorize_admin(header_str(req, "x-admin-key").as_deref())
+                .map_err(|e| {
+                    let mut e = ApiError::from(e);
+                    e.www_authenticate = Some("AdminKey header=\"X-Admin-Key\"");
+                    e
+                })
+                .map(|()| AdminKey)
+        });
+        std::future::ready(result)
+    }
+}
+
+/// The client's IP address, as seen on the socket (keys the login rate limit).
+pub fn client_ip(req: &HttpRequest) -> Option<String> {
+    req.peer_addr().map(|a| a.ip().to_string())
+}
+
+/// Path ids that are not UUIDs name nothing: 404, as for an unknown id.
+pub fn path_error(err: actix_web::error::PathError, _: &HttpRequest) -> actix_web::Error {
+    ApiError::new(StatusCode::NOT_FOUND, format!("not found: {err}")).into()
+}
+
+/// Query strings of the wrong shape (`limit=abc`): 422.
+pub fn query_error(err: actix_web::error::QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
+    ApiError::unprocessable("query", strip_position(&err.to_string())).into()
+}

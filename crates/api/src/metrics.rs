@@ -1,0 +1,52 @@
+//! Prometheus metrics: request counts and latency by route and status, served at `/metrics`.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use actix_web::HttpResponse;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+/// The process-wide recorder, installed on first use (several servers in one test process
+/// share it).
+pub fn handle() -> Option<&'static PrometheusHandle> {
+    HANDLE
+        .get_or_init(|| {
+            let buckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
+            let recorder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Full("http_request_duration_seconds".into()), &buckets)
+                .ok()?
+                .build_recorder();
+            let handle = recorder.handle();
+            metrics::set_global_recorder(recorder).ok()?;
+            Some(handle)
+        })
+        .as_ref()
+}
+
+/// Middleware: counts and times every request under its route pattern (never the raw path,
+/// which would explode cardinality with ids).
+pub async fn record(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let start = Instant::now();
+    let method = req.method().to_string();
+    let res = next.call(req).await?;
+    let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_owned());
+    let status = res.status().as_u16().to_string();
+    let labels = [("method", method), ("route", route), ("status", status)];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels).record(start.elapsed().as_secs_f64());
+    Ok(res)
+}
+
+/// `GET /metrics` in the Prometheus text format.
+pub async fn render() -> HttpResponse {
+    let body = handle().map(PrometheusHandle::render).unwrap_or_default();
+    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(body)
+}

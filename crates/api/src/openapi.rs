@@ -1,0 +1,107 @@
+//! The OpenAPI 3.1 document: paths are collected from the handlers' `#[utoipa::path]` by
+//! `utoipa-actix-web`; this adds the API's description, security schemes and the error
+//! responses every operation shares.
+
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{Content, OpenApi as Doc, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+
+use crate::problem::{PROBLEM_JSON, Problem};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "agentgov",
+        description = "Governs AI agents for many tenants: registry, policy decisions, audit, prompt screening, \
+anomaly detection, human approval, shadow-agent discovery, users, tenants and SIEM forwarding.\n\n\
+Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, default 50) and `cursor` and answer \
+`{\"items\": [...], \"next_cursor\": \"...\" | null}`, newest first.",
+        license(name = "Apache-2.0")
+    ),
+    components(schemas(Problem)),
+    modifiers(&SecuritySchemes),
+    tags(
+        (name = "health", description = "Liveness, readiness, status and statistics"),
+        (name = "auth", description = "Sign in and out"),
+        (name = "users", description = "Users of a tenant"),
+        (name = "api-keys", description = "API keys for agents and SDKs"),
+        (name = "tenants", description = "Tenants (platform operator, X-Admin-Key)"),
+    )
+)]
+pub struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, doc: &mut Doc) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-API-Key",
+                "A tenant API key, `agk_<8 chars>_<secret>`",
+            ))),
+        );
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some("The `access_token` of POST /auth/login"))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "admin_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Admin-Key",
+                "The platform operator's key (AGENTGOV_ADMIN_KEY)",
+            ))),
+        );
+    }
+}
+
+/// Adds the problem responses that follow from an operation's shape (body, credentials,
+/// query), unless the operation documents that status itself. Applied after the paths are
+/// collected.
+pub(crate) struct SharedErrors;
+
+impl Modify for SharedErrors {
+    fn modify(&self, doc: &mut Doc) {
+        let problem = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(PROBLEM_JSON, Content::new(Some(Ref::from_schema_name("Problem"))))
+                .build()
+        };
+        for item in doc.paths.paths.values_mut() {
+            let ops = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+            for op in ops.into_iter().flatten() {
+                let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+                let has_body = op.request_body.is_some();
+                let has_query = op.parameters.as_ref().is_some_and(|ps| {
+                    ps.iter().any(|p| matches!(p, utoipa::openapi::RefOr::T(p) if p.parameter_in == utoipa::openapi::path::ParameterIn::Query))
+                });
+                let mut shared: Vec<(&str, &str)> = Vec::new();
+                if has_body {
+                    shared.push(("400", "The body is not valid JSON"));
+                    shared.push(("413", "The body is larger than the configured limit"));
+                    shared.push(("415", "The body is not JSON"));
+                }
+                if has_body || has_query {
+                    shared.push(("422", "Invalid fields; `errors` names each one"));
+                }
+                if secured {
+                    shared.push(("401", "Missing, invalid, expired or revoked credentials"));
+                    shared.push(("403", "Authenticated, but the role or key permissions do not allow this"));
+                    shared.push(("503", "A backing service (database, cache) is unavailable"));
+                }
+                shared.push(("500", "A bug; the body holds no internals"));
+                for (status, description) in shared {
+                    op.responses.responses.entry(status.to_owned()).or_insert_with(|| problem(description).into());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Handlers, one module per area of the spec. Each parses, authenticates through an
+//! extractor, calls one domain service and renders.
+
+pub mod api_keys;
+pub mod auth;
+pub mod health;
+pub mod tenants;
+pub mod users;

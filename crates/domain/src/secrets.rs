@@ -1,0 +1,292 @@
+//! Secrets: password hashing (Argon2id), API key generation and verification, the admin
+//! key, JWT signing. Every secret comparison here is constant-time.
+
+use argon2::password_hash::phc::PasswordHash;
+use argon2::password_hash::{PasswordHasher as _, PasswordVerifier as _};
+use argon2::{Algorithm, Argon2, Params, Version};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ring::rand::{SecureRandom, SystemRandom};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::error::{DomainError, Result};
+use crate::ids::{SessionId, TenantId, UserId};
+use crate::model::Role;
+
+/// Constant-time equality of two secrets of any length (both are hashed first, so not even
+/// the length leaks).
+pub fn secrets_equal(a: &[u8], b: &[u8]) -> bool {
+    let (ha, hb) = (Sha256::digest(a), Sha256::digest(b));
+    ha.ct_eq(&hb).into()
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N]> {
+    let mut buf = [0u8; N];
+    SystemRandom::new().fill(&mut buf).map_err(|_| DomainError::internal("system random source failed"))?;
+    Ok(buf)
+}
+
+/// Argon2id password hashing. Parameters default to OWASP's (19 MiB, 2 passes, 1 lane).
+#[derive(Clone)]
+pub struct PasswordHasher {
+    argon: Argon2<'static>,
+    /// A hash of a random password, verified against when the user does not exist so that a
+    /// failed login takes as long whether or not the email is known.
+    dummy_hash: String,
+}
+
+impl std::fmt::Debug for PasswordHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PasswordHasher").finish_non_exhaustive()
+    }
+}
+
+pub const MIN_PASSWORD_LEN: usize = 12;
+/// Longer inputs are refused before hashing, so a huge password cannot burn CPU.
+pub const MAX_PASSWORD_LEN: usize = 1024;
+
+impl PasswordHasher {
+    /// `memory_kib`, `iterations`: Argon2id cost. Tests may lower them; production keeps the
+    /// defaults (`PasswordHasher::default()`).
+    pub fn new(memory_kib: u32, iterations: u32) -> Result<Self> {
+        let params = Params::new(memory_kib, iterations, 1, None)
+            .map_err(|e| DomainError::internal(format!("argon2 parameters: {e}")))?;
+        let argon = Argon2::new(Algorithm::Argon2id, Version::V0x13, params);
+        let mut hasher = Self { argon, dummy_hash: String::new() };
+        let dummy = URL_SAFE_NO_PAD.encode(random_bytes::<16>()?);
+        hasher.dummy_hash = hasher.hash(&dummy)?;
+        Ok(hasher)
+    }
+
+    pub fn hash(&self, password: &str) -> Result<String> {
+        let salt = random_bytes::<16>()?;
+        self.argon
+            .hash_password_with_salt(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| DomainError::internal(format!("argon2: {e}")))
+    }
+
+    /// Whether `password` matches the stored PHC string. A missing hash (SSO-only user) or a
+    /// malformed one never matches, and costs the same time as a real check.
+    pub fn verify(&self, password: &str, stored: Option<&str>) -> bool {
+        let target = stored.unwrap_or(&self.dummy_hash);
+        let matched = match PasswordHash::new(target) {
+            Ok(parsed) => self.argon.verify_password(password.as_bytes(), &parsed).is_ok(),
+            Err(_) => false,
+        };
+        matched && stored.is_some()
+    }
+}
+
+/// The visible start of every key.
+pub const API_KEY_PREFIX: &str = "agk_";
+const PREFIX_ID_LEN: usize = 8;
+const SECRET_LEN: usize = 43; // 32 bytes, base64url without padding
+
+/// A freshly generated API key: `full` is shown once and never stored.
+#[derive(Debug, Clone)]
+pub struct GeneratedKey {
+    pub full: String,
+    /// `agk_<8 chars>`: stored, shown in lists, used to find the key.
+    pub prefix: String,
+    /// SHA-256 of `full`; a 256-bit random secret needs no slow hash.
+    pub hash: Vec<u8>,
+}
+
+pub fn generate_api_key() -> Result<GeneratedKey> {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut id = String::with_capacity(PREFIX_ID_LEN);
+    while id.len() < PREFIX_ID_LEN {
+        for b in random_bytes::<16>()? {
+            // Rejection sampling keeps every character equally likely.
+            if b < 252 && id.len() < PREFIX_ID_LEN {
+                id.push(ALPHABET[usize::from(b % 36)] as char);
+            }
+        }
+    }
+    let secret = URL_SAFE_NO_PAD.encode(random_bytes::<32>()?);
+    let prefix = format!("{API_KEY_PREFIX}{id}");
+    let full = format!("{prefix}_{secret}");
+    let hash = hash_api_key(&full);
+    Ok(GeneratedKey { full, prefix, hash })
+}
+
+pub fn hash_api_key(full: &str) -> Vec<u8> {
+    Sha256::digest(full.as_bytes()).to_vec()
+}
+
+/// The prefix of a well-formed key, or `None` for anything that cannot be one of ours.
+pub fn api_key_prefix(full: &str) -> Option<&str> {
+    let rest = full.strip_prefix(API_KEY_PREFIX)?;
+    let (id, secret) = rest.split_at_checked(PREFIX_ID_LEN)?;
+    let secret = secret.strip_prefix('_')?;
+    let id_ok = id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let secret_ok =
+        secret.len() == SECRET_LEN && secret.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    (id_ok && secret_ok).then(|| &full[..API_KEY_PREFIX.len() + PREFIX_ID_LEN])
+}
+
+/// Whether `full` is the key whose hash is `stored_hash`, in constant time.
+pub fn api_key_matches(full: &str, stored_hash: &[u8]) -> bool {
+    hash_api_key(full).ct_eq(stored_hash).into()
+}
+
+/// The platform operator's key (`X-Admin-Key`). With none configured, nothing matches.
+#[derive(Clone, Default)]
+pub struct AdminKey(Option<Vec<u8>>);
+
+impl std::fmt::Debug for AdminKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "AdminKey(****)" } else { "AdminKey(unset)" })
+    }
+}
+
+impl AdminKey {
+    pub fn new(key: Option<&str>) -> Self {
+        Self(key.filter(|k| !k.is_empty()).map(|k| k.as_bytes().to_vec()))
+    }
+
+    pub fn verify(&self, provided: Option<&str>) -> Result<()> {
+        match (&self.0, provided) {
+            (None, _) => Err(DomainError::Unauthorized("no admin key is configured on this server".into())),
+            (Some(_), None) => Err(DomainError::Unauthorized("missing X-Admin-Key header".into())),
+            (Some(expected), Some(given)) if secrets_equal(expected, given.as_bytes()) => Ok(()),
+            (Some(_), Some(_)) => Err(DomainError::Unauthorized("invalid admin key".into())),
+        }
+    }
+}
+
+/// The claims of a session JWT.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Claims {
+    pub sub: UserId,
+    pub tid: TenantId,
+    pub role: Role,
+    pub jti: SessionId,
+    pub iat: i64,
+    pub exp: i64,
+    pub iss: String,
+}
+
+pub const TOKEN_ISSUER: &str = "agentgov";
+
+/// Signs and verifies session JWTs (HS256).
+#[derive(Clone)]
+pub struct TokenCodec {
+    encoding: jsonwebtoken::EncodingKey,
+    decoding: jsonwebtoken::DecodingKey,
+    validation: jsonwebtoken::Validation,
+}
+
+impl std::fmt::Debug for TokenCodec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenCodec(HS256, ****)")
+    }
+}
+
+/// A signing secret shorter than this is refused at start-up.
+pub const MIN_JWT_SECRET_LEN: usize = 32;
+
+impl TokenCodec {
+    pub fn hs256(secret: &[u8]) -> Result<Self> {
+        if secret.len() < MIN_JWT_SECRET_LEN {
+            return Err(DomainError::invalid("jwt_secret", format!("must be at least {MIN_JWT_SECRET_LEN} bytes")));
+        }
+        let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
+        validation.set_issuer(&[TOKEN_ISSUER]);
+        validation.set_required_spec_claims(&["exp", "iat", "sub", "iss"]);
+        // Expiry is checked against the `Clock` port in `verify`, not the system clock.
+        validation.validate_exp = false;
+        Ok(Self {
+            encoding: jsonwebtoken::EncodingKey::from_secret(secret),
+            decoding: jsonwebtoken::DecodingKey::from_secret(secret),
+            validation,
+        })
+    }
+
+    pub fn sign(&self, claims: &Claims) -> Result<String> {
+        jsonwebtoken::encode(&jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256), claims, &self.encoding)
+            .map_err(|e| DomainError::internal(format!("jwt signing: {e}")))
+    }
+
+    /// Verifies signature, issuer and expiry (at `now`). Failures are `Unauthorized`.
+    pub fn verify(&self, token: &str, now: time::OffsetDateTime) -> Result<Claims> {
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map(|data| data.claims)
+            .map_err(|_| DomainError::Unauthorized("invalid token".into()))?;
+        if claims.exp <= now.unix_timestamp() {
+            return Err(DomainError::Unauthorized("token expired".into()));
+        }
+        Ok(claims)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_keys_have_the_documented_shape_and_verify() {
+        let k = generate_api_key().unwrap();
+        assert!(k.full.starts_with("agk_"));
+        assert_eq!(k.prefix.len(), 12);
+        assert_eq!(api_key_prefix(&k.full), Some(k.prefix.as_str()));
+        assert!(api_key_matches(&k.full, &k.hash));
+        let mut other = k.full.clone();
+        other.pop();
+        other.push(if k.full.ends_with('A') { 'B' } else { 'A' });
+        assert!(!api_key_matches(&other, &k.hash));
+    }
+
+    #[test]
+    fn malformed_keys_have_no_prefix() {
+        for bad in ["", "agk_", "agk_ABCDEFGH_x", "xyz_abcdefgh_0000000000000000000000000000000000000000000", "agk_abcdefgh"] {
+            assert_eq!(api_key_prefix(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn passwords_hash_with_argon2id_and_verify() {
+        let h = PasswordHasher::new(256, 1).unwrap();
+        let phc = h.hash("correct horse battery").unwrap();
+        assert!(phc.starts_with("$argon2id$"));
+        assert!(h.verify("correct horse battery", Some(&phc)));
+        assert!(!h.verify("wrong", Some(&phc)));
+        assert!(!h.verify("anything", None));
+        assert!(!h.verify("anything", Some("not a phc string")));
+    }
+
+    #[test]
+    fn admin_key_is_refused_when_unset_missing_or_wrong() {
+        assert!(AdminKey::new(None).verify(Some("x")).is_err());
+        let k = AdminKey::new(Some("s3cret-admin-key"));
+        assert!(k.verify(None).is_err());
+        assert!(k.verify(Some("s3cret-admin-kez")).is_err());
+        assert!(k.verify(Some("s3cret-admin-key")).is_ok());
+        assert!(!format!("{k:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn tokens_round_trip_and_tampering_is_rejected() {
+        let codec = TokenCodec::hs256(&[7u8; 32]).unwrap();
+        let at = time::OffsetDateTime::now_utc();
+        let now = at.unix_timestamp();
+        let claims = Claims {
+            sub: UserId(uuid::Uuid::now_v7()),
+            tid: TenantId(uuid::Uuid::now_v7()),
+            role: Role::Admin,
+            jti: SessionId(uuid::Uuid::now_v7()),
+            iat: now,
+            exp: now + 60,
+            iss: TOKEN_ISSUER.into(),
+        };
+        let token = codec.sign(&claims).unwrap();
+        assert_eq!(codec.verify(&token, at).unwrap(), claims);
+        let other = TokenCodec::hs256(&[8u8; 32]).unwrap();
+        assert!(other.verify(&token, at).is_err());
+        let expired = Claims { exp: now - 60, iat: now - 120, ..claims };
+        assert!(matches!(codec.verify(&codec.sign(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "token expired"));
+        assert!(TokenCodec::hs256(b"short").is_err());
+    }
+}

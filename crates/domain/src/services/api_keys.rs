@@ -1,0 +1,105 @@
+//! API keys: created by users for their agents and SDKs, shown once, revocable at once.
+
+use time::OffsetDateTime;
+
+use super::validate::check_name;
+use super::{Caller, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::ApiKeyId;
+use crate::model::{ApiKey, ApiKeyKind, Permission, Role};
+use crate::page::{Page, PageRequest};
+use crate::secrets;
+
+/// `POST /api-keys`.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewApiKey {
+    pub name: String,
+    /// Permission strings such as `guard:manage`. Defaults to every permission the creator's
+    /// role holds; may not exceed it.
+    pub permissions: Option<Vec<String>>,
+    /// When the key stops working; must be in the future. Never, if absent.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// A new key: the record, and the full secret shown this once.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct CreatedApiKey {
+    #[serde(flatten)]
+    pub key: ApiKey,
+    /// The full key (`agk_<8 chars>_<secret>`). It is not stored and cannot be shown again.
+    pub api_key: String,
+}
+
+#[derive(Clone)]
+pub struct ApiKeyService {
+    ports: Ports,
+}
+
+impl ApiKeyService {
+    pub fn new(ports: Ports) -> Self {
+        Self { ports }
+    }
+
+    pub async fn create(&self, caller: &Caller, req: NewApiKey) -> Result<CreatedApiKey> {
+        let now = self.ports.clock.now();
+        let mut v = Violations::new();
+        check_name(&mut v, "name", &req.name);
+        if req.expires_at.is_some_and(|t| t <= now) {
+            v.add("expires_at", "must be in the future");
+        }
+        let mut permissions = Vec::new();
+        for (i, p) in req.permissions.iter().flatten().enumerate() {
+            match p.parse::<Permission>() {
+                Ok(p) if !permissions.contains(&p) => permissions.push(p),
+                Ok(_) => {}
+                Err(e) => v.add(format!("permissions[{i}]"), e),
+            }
+        }
+        v.into_result()?;
+        if req.permissions.is_none() {
+            permissions = caller.role().permissions().to_vec();
+        }
+        if let Some(p) = permissions.iter().find(|p| !caller.has_permission(**p)) {
+            return Err(DomainError::Forbidden(format!("you cannot grant the {p} permission, which you do not hold")));
+        }
+        let generated = secrets::generate_api_key()?;
+        let key = ApiKey {
+            id: ApiKeyId(self.ports.ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            user_id: caller.user.id,
+            name: req.name.trim().to_owned(),
+            prefix: generated.prefix,
+            key_hash: generated.hash,
+            permissions,
+            kind: ApiKeyKind::Standard,
+            session_id: None,
+            created_at: now,
+            expires_at: req.expires_at,
+            last_used_at: None,
+            revoked_at: None,
+        };
+        self.ports.store.insert_api_key(&key).await?;
+        Ok(CreatedApiKey { key, api_key: generated.full })
+    }
+
+    /// Admins see every key of their tenant; other users their own.
+    pub async fn list(&self, caller: &Caller, page: &PageRequest) -> Result<Page<ApiKey>> {
+        let owner = if caller.role() >= Role::Admin { None } else { Some(caller.user.id) };
+        self.ports.store.list_api_keys(caller.tenant_id(), owner, page).await
+    }
+
+    /// Revokes a key at once. Users revoke their own keys; admins any key of their tenant.
+    pub async fn revoke(&self, caller: &Caller, id: ApiKeyId) -> Result<()> {
+        let not_found = || DomainError::not_found("API key", id);
+        let key = self.ports.store.get_api_key(caller.tenant_id(), id).await?.ok_or_else(not_found)?;
+        if key.revoked_at.is_some() {
+            return Err(not_found());
+        }
+        if key.user_id != caller.user.id && caller.role() < Role::Admin {
+            return Err(DomainError::Forbidden("only an admin can revoke another user's key".into()));
+        }
+        self.ports.store.revoke_api_key(caller.tenant_id(), id, self.ports.clock.now()).await
+    }
+}

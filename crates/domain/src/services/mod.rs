@@ -1,0 +1,106 @@
+//! Use-case services. Each takes the authenticated `Caller` (where one is needed), checks
+//! what the caller may do, validates input, and talks to the ports.
+
+mod api_keys;
+mod auth;
+mod caller;
+mod status;
+mod tenants;
+mod users;
+mod validate;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
+pub use auth::{AuthService, LoginResult, LoginUser};
+pub use caller::{Caller, Credential};
+pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
+pub use tenants::{CreatedTenant, NewTenant, TenantService};
+pub use users::{NewUser, UpdateUser, UserService};
+pub use validate::normalize_email;
+
+use crate::ports::{Cache, Clock, EventBus, IdGen, PolicyEngine, Store};
+use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
+
+/// Every port the services use, built once by the server.
+#[derive(Clone)]
+pub struct Ports {
+    pub store: Arc<dyn Store>,
+    pub cache: Arc<dyn Cache>,
+    pub bus: Arc<dyn EventBus>,
+    pub policy: Arc<dyn PolicyEngine>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGen>,
+}
+
+/// Tunables of authentication.
+#[derive(Debug, Clone)]
+pub struct AuthSettings {
+    /// Lifetime of a session JWT and its API key.
+    pub token_ttl: Duration,
+    /// Failed logins per email within `login_window` before 429.
+    pub login_max_failures_per_email: u64,
+    /// Failed logins per client IP within `login_window` before 429.
+    pub login_max_failures_per_ip: u64,
+    pub login_window: Duration,
+    /// `last_used_at` of an API key is written at most this often.
+    pub key_touch_interval: Duration,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            token_ttl: Duration::from_secs(3600),
+            login_max_failures_per_email: 5,
+            login_max_failures_per_ip: 50,
+            login_window: Duration::from_secs(900),
+            key_touch_interval: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Facts about the running server, for `/status`.
+#[derive(Debug, Clone)]
+pub struct ServerInfo {
+    pub version: &'static str,
+    /// "embedded" or "distributed".
+    pub mode: &'static str,
+    pub started_at: time::OffsetDateTime,
+}
+
+/// The secrets the services need.
+#[derive(Clone)]
+pub struct Secrets {
+    pub hasher: PasswordHasher,
+    pub tokens: TokenCodec,
+    pub admin_key: AdminKey,
+}
+
+/// All services, cheap to clone (everything inside is shared).
+#[derive(Clone)]
+pub struct Services {
+    pub ports: Ports,
+    pub auth: AuthService,
+    pub tenants: TenantService,
+    pub users: UserService,
+    pub api_keys: ApiKeyService,
+    pub status: StatusService,
+}
+
+impl Services {
+    pub fn new(ports: Ports, secrets: Secrets, settings: AuthSettings, info: ServerInfo) -> Self {
+        let auth = AuthService::new(ports.clone(), secrets.hasher.clone(), secrets.tokens, settings);
+        Self {
+            tenants: TenantService::new(ports.clone(), secrets.hasher.clone(), secrets.admin_key),
+            users: UserService::new(ports.clone(), secrets.hasher, auth.clone()),
+            api_keys: ApiKeyService::new(ports.clone()),
+            status: StatusService::new(ports.clone(), info),
+            auth,
+            ports,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,269 @@
+//! Service behaviour against in-memory fakes of every port.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::error::DomainError;
+use crate::model::{Permission, Role, UserStatus};
+use crate::page::PageRequest;
+use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
+use crate::testing::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
+
+struct Harness {
+    svc: Services,
+    clock: Arc<FixedClock>,
+    cache: Arc<FakeCache>,
+}
+
+const PASSWORD: &str = "correct horse battery staple";
+
+fn harness() -> Harness {
+    let clock = Arc::new(FixedClock::default());
+    let cache = Arc::new(FakeCache::default());
+    let ports = Ports {
+        store: Arc::new(MemoryStore::new()),
+        cache: cache.clone(),
+        bus: Arc::new(FakeBus::default()),
+        policy: Arc::new(FakePolicyEngine),
+        clock: clock.clone(),
+        ids: Arc::new(SeqIds::default()),
+    };
+    let secrets = Secrets {
+        hasher: PasswordHasher::new(256, 1).unwrap(),
+        tokens: TokenCodec::hs256(&[42u8; 32]).unwrap(),
+        admin_key: AdminKey::new(Some("operator-key")),
+    };
+    let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
+    Harness { svc: Services::new(ports, secrets, AuthSettings::default(), info), clock, cache }
+}
+
+impl Harness {
+    async fn tenant(&self, name: &str) -> CreatedTenant {
+        let req = NewTenant { name: name.into(), admin_email: format!("admin@{name}.test"), admin_password: PASSWORD.into() };
+        self.svc.tenants.create(req).await.unwrap()
+    }
+
+    async fn login(&self, email: &str) -> (LoginResult, Caller) {
+        let res = self.svc.auth.login(email, PASSWORD, Some("10.0.0.1")).await.unwrap();
+        let caller = self.svc.auth.authenticate_token(&res.access_token).await.unwrap();
+        (res, caller)
+    }
+
+    async fn user(&self, admin: &Caller, email: &str, role: Role) -> Caller {
+        let req = NewUser { email: email.into(), password: PASSWORD.into(), role: Some(role), name: None };
+        self.svc.users.create(admin, req).await.unwrap();
+        self.login(email).await.1
+    }
+}
+
+#[tokio::test]
+async fn a_new_tenant_admin_can_log_in_and_use_both_credentials() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let by_key = h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    assert_eq!(by_key.user.id, t.admin_user.id);
+    let (res, caller) = h.login("ADMIN@acme.test ").await;
+    assert_eq!(res.user.role, Role::Admin);
+    assert_eq!(caller.tenant_id(), t.tenant.id);
+    let session_key = h.svc.auth.authenticate_api_key(&res.api_key).await.unwrap();
+    assert!(session_key.has_permission(Permission::GuardManage));
+}
+
+#[tokio::test]
+async fn wrong_passwords_are_401_then_rate_limited_even_with_the_right_one() {
+    let h = harness();
+    h.tenant("acme").await;
+    for _ in 0..5 {
+        let err = h.svc.auth.login("admin@acme.test", "wrong password!!", None).await.unwrap_err();
+        assert!(matches!(err, DomainError::Unauthorized(_)));
+    }
+    let err = h.svc.auth.login("admin@acme.test", PASSWORD, None).await.unwrap_err();
+    assert!(matches!(err, DomainError::RateLimited { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn unknown_email_is_the_same_401() {
+    let h = harness();
+    let err = h.svc.auth.login("nobody@acme.test", PASSWORD, None).await.unwrap_err();
+    assert!(matches!(err, DomainError::Unauthorized(m) if m == "invalid email or password"));
+}
+
+#[tokio::test]
+async fn logout_revokes_the_token_and_the_session_key() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (res, caller) = h.login("admin@acme.test").await;
+    h.svc.auth.logout(&caller).await.unwrap();
+    assert!(matches!(h.svc.auth.authenticate_token(&res.access_token).await, Err(DomainError::Unauthorized(_))));
+    assert!(matches!(h.svc.auth.authenticate_api_key(&res.api_key).await, Err(DomainError::Unauthorized(_))));
+}
+
+#[tokio::test]
+async fn revocation_holds_even_when_the_cache_forgot_it() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (res, caller) = h.login("admin@acme.test").await;
+    h.svc.auth.logout(&caller).await.unwrap();
+    h.cache.set_down(true);
+    assert!(h.svc.auth.authenticate_token(&res.access_token).await.is_err());
+}
+
+#[tokio::test]
+async fn blocking_takes_effect_on_existing_tokens_and_keys_at_once() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let req = NewUser { email: "bob@acme.test".into(), password: PASSWORD.into(), role: Some(Role::Analyst), name: None };
+    let bob = h.svc.users.create(&admin, req).await.unwrap();
+    let (bob_login, _) = h.login("bob@acme.test").await;
+    h.svc.users.block(&admin, bob.id).await.unwrap();
+    assert!(h.svc.auth.authenticate_token(&bob_login.access_token).await.is_err());
+    assert!(h.svc.auth.authenticate_api_key(&bob_login.api_key).await.is_err());
+    let err = h.svc.auth.login("bob@acme.test", PASSWORD, None).await.unwrap_err();
+    assert!(matches!(err, DomainError::Forbidden(_)));
+    // Unblocking lets Bob log in again, but does not revive the old token.
+    h.svc.users.unblock(&admin, bob.id).await.unwrap();
+    assert!(h.svc.auth.authenticate_token(&bob_login.access_token).await.is_err());
+    h.login("bob@acme.test").await;
+}
+
+#[tokio::test]
+async fn demotion_narrows_existing_tokens_and_keys_at_once() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let second = h.user(&admin, "second@acme.test", Role::Admin).await;
+    let (res, _) = h.login("second@acme.test").await;
+    h.svc.users.set_role(&admin, second.user.id, Role::Viewer).await.unwrap();
+    let caller = h.svc.auth.authenticate_token(&res.access_token).await.unwrap();
+    assert_eq!(caller.role(), Role::Viewer);
+    assert!(caller.require_role(Role::Admin).is_err());
+    let by_key = h.svc.auth.authenticate_api_key(&res.api_key).await.unwrap();
+    assert!(!by_key.has_permission(Permission::GuardManage));
+    assert!(by_key.has_permission(Permission::AgentsRead));
+    let _ = t;
+}
+
+#[tokio::test]
+async fn the_last_admin_cannot_be_removed() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let me = t.admin_user.id;
+    assert!(matches!(h.svc.users.set_role(&admin, me, Role::Analyst).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(h.svc.users.block(&admin, me).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(h.svc.users.delete(&admin, me).await, Err(DomainError::Conflict(_))));
+    h.user(&admin, "second@acme.test", Role::Admin).await;
+    h.svc.users.set_role(&admin, me, Role::Analyst).await.unwrap();
+}
+
+#[tokio::test]
+async fn roles_above_the_callers_cannot_be_granted_or_managed() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let req = NewUser { email: "root@acme.test".into(), password: PASSWORD.into(), role: Some(Role::SuperAdmin), name: None };
+    assert!(matches!(h.svc.users.create(&admin, req).await, Err(DomainError::Forbidden(_))));
+    let analyst = h.user(&admin, "ana@acme.test", Role::Analyst).await;
+    let req = NewUser { email: "x@acme.test".into(), password: PASSWORD.into(), role: None, name: None };
+    assert!(matches!(h.svc.users.create(&analyst, req).await, Err(DomainError::Forbidden(_))));
+}
+
+#[tokio::test]
+async fn another_tenants_users_are_not_found() {
+    let h = harness();
+    h.tenant("acme").await;
+    let other = h.tenant("globex").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let err = h.svc.users.get(&admin, other.admin_user.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::NotFound { .. }));
+    let err = h.svc.api_keys.revoke(&admin, other.api_key_info.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::NotFound { .. }));
+}
+
+#[tokio::test]
+async fn api_keys_cannot_exceed_the_creators_role_and_validate_permissions() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let analyst = h.user(&admin, "ana@acme.test", Role::Analyst).await;
+    let req = NewApiKey { name: "ci".into(), permissions: Some(vec!["guard:manage".into()]), expires_at: None };
+    assert!(matches!(h.svc.api_keys.create(&analyst, req).await, Err(DomainError::Forbidden(_))));
+    let req = NewApiKey {
+        name: "ci".into(),
+        permissions: Some(vec!["agents:read".into(), "bogus".into()]),
+        expires_at: Some(h.clock.now() - Duration::from_secs(1)),
+    };
+    let Err(DomainError::Validation(errs)) = h.svc.api_keys.create(&analyst, req).await else { panic!() };
+    let fields: Vec<_> = errs.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["expires_at", "permissions[1]"]);
+    let req = NewApiKey { name: "ci".into(), permissions: None, expires_at: None };
+    let created = h.svc.api_keys.create(&analyst, req).await.unwrap();
+    assert_eq!(created.key.permissions, Role::Analyst.permissions());
+    h.svc.api_keys.revoke(&analyst, created.key.id).await.unwrap();
+    assert!(h.svc.auth.authenticate_api_key(&created.api_key).await.is_err());
+}
+
+#[tokio::test]
+async fn expired_keys_and_tokens_stop_working() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (res, admin) = h.login("admin@acme.test").await;
+    let req = NewApiKey { name: "short".into(), permissions: None, expires_at: Some(h.clock.now() + Duration::from_secs(60)) };
+    let key = h.svc.api_keys.create(&admin, req).await.unwrap();
+    h.clock.advance(Duration::from_secs(120));
+    assert!(h.svc.auth.authenticate_api_key(&key.api_key).await.is_err());
+    h.clock.advance(Duration::from_secs(3600));
+    assert!(h.svc.auth.authenticate_token(&res.access_token).await.is_err());
+}
+
+#[tokio::test]
+async fn changing_the_password_signs_out_other_sessions_only() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (other, _) = h.login("admin@acme.test").await;
+    let (current, caller) = h.login("admin@acme.test").await;
+    let err = h.svc.users.change_password(&caller, "not my password", "a brand new password").await.unwrap_err();
+    assert!(matches!(err, DomainError::Validation(_)));
+    h.svc.users.change_password(&caller, PASSWORD, "a brand new password").await.unwrap();
+    assert!(h.svc.auth.authenticate_token(&other.access_token).await.is_err());
+    h.svc.auth.authenticate_token(&current.access_token).await.unwrap();
+    h.svc.auth.login("admin@acme.test", "a brand new password", None).await.unwrap();
+}
+
+#[tokio::test]
+async fn tenants_validate_and_reject_duplicates() {
+    let h = harness();
+    let bad = NewTenant { name: " ".into(), admin_email: "nope".into(), admin_password: "short".into() };
+    let Err(DomainError::Validation(errs)) = h.svc.tenants.create(bad).await else { panic!() };
+    assert_eq!(errs.len(), 3);
+    h.tenant("acme").await;
+    let dup = NewTenant { name: "acme".into(), admin_email: "other@acme.test".into(), admin_password: PASSWORD.into() };
+    assert!(matches!(h.svc.tenants.create(dup).await, Err(DomainError::Conflict(_))));
+    let page = h.svc.tenants.list(&PageRequest::default()).await.unwrap();
+    assert_eq!(page.items.len(), 1);
+}
+
+#[tokio::test]
+async fn readiness_reports_the_failing_component() {
+    let h = harness();
+    assert!(h.svc.status.readiness().await.ready);
+    h.cache.set_down(true);
+    let r = h.svc.status.readiness().await;
+    assert!(!r.ready);
+    let cache = r.components.iter().find(|c| c.name == "cache").unwrap();
+    assert!(!cache.up);
+    assert_eq!(cache.error.as_deref(), Some("cache is unreachable"));
+}
+
+#[tokio::test]
+async fn users_can_edit_their_own_profile_and_status_is_kept() {
+    let h = harness();
+    h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    let me = h.svc.users.update_me(&admin, UpdateUser { email: None, name: Some("  Ada  ".into()) }).await.unwrap();
+    assert_eq!(me.name.as_deref(), Some("Ada"));
+    assert_eq!(me.status, UserStatus::Active);
+}

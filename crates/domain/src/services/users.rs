@@ -1,0 +1,192 @@
+//! User management: admins manage their tenant's users; everyone manages their own profile.
+
+use super::validate::{check_email, check_name, check_password, normalize_email};
+use super::{AuthService, Caller, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::UserId;
+use crate::model::{Role, User, UserStatus};
+use crate::page::{Page, PageRequest};
+use crate::secrets::PasswordHasher;
+
+/// `POST /users`.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewUser {
+    pub email: String,
+    /// At least 12 characters.
+    pub password: String,
+    /// Defaults to `viewer`. At most the creating admin's own role.
+    pub role: Option<Role>,
+    pub name: Option<String>,
+}
+
+/// `PUT /users/me` and `PUT /users/{id}`: fields left out stay as they are.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateUser {
+    pub email: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct UserService {
+    ports: Ports,
+    hasher: PasswordHasher,
+    auth: AuthService,
+}
+
+impl UserService {
+    pub fn new(ports: Ports, hasher: PasswordHasher, auth: AuthService) -> Self {
+        Self { ports, hasher, auth }
+    }
+
+    pub async fn create(&self, caller: &Caller, req: NewUser) -> Result<User> {
+        caller.require_role(Role::Admin)?;
+        let email = normalize_email(&req.email);
+        let mut v = Violations::new();
+        check_email(&mut v, "email", &email);
+        check_password(&mut v, "password", &req.password);
+        if let Some(name) = &req.name {
+            check_name(&mut v, "name", name);
+        }
+        v.into_result()?;
+        let role = req.role.unwrap_or(Role::Viewer);
+        Self::may_grant(caller, role)?;
+        let now = self.ports.clock.now();
+        let user = User {
+            id: UserId(self.ports.ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            email,
+            name: req.name.map(|n| n.trim().to_owned()),
+            role,
+            status: UserStatus::Active,
+            password_hash: Some(self.hasher.hash(&req.password)?),
+            created_at: now,
+            updated_at: now,
+            last_login_at: None,
+        };
+        self.ports.store.insert_user(&user).await?;
+        Ok(user)
+    }
+
+    pub async fn list(&self, caller: &Caller, page: &PageRequest) -> Result<Page<User>> {
+        caller.require_role(Role::Admin)?;
+        self.ports.store.list_users(caller.tenant_id(), page).await
+    }
+
+    pub async fn get(&self, caller: &Caller, id: UserId) -> Result<User> {
+        caller.require_role(Role::Admin)?;
+        self.find(caller, id).await
+    }
+
+    pub async fn update(&self, caller: &Caller, id: UserId, req: UpdateUser) -> Result<User> {
+        caller.require_role(Role::Admin)?;
+        let user = self.find_manageable(caller, id).await?;
+        self.apply_update(user, req).await
+    }
+
+    pub async fn update_me(&self, caller: &Caller, req: UpdateUser) -> Result<User> {
+        self.apply_update(caller.user.clone(), req).await
+    }
+
+    async fn apply_update(&self, mut user: User, req: UpdateUser) -> Result<User> {
+        let mut v = Violations::new();
+        if let Some(email) = &req.email {
+            check_email(&mut v, "email", &normalize_email(email));
+        }
+        if let Some(name) = &req.name {
+            check_name(&mut v, "name", name);
+        }
+        v.into_result()?;
+        if let Some(email) = req.email {
+            user.email = normalize_email(&email);
+        }
+        if let Some(name) = req.name {
+            user.name = Some(name.trim().to_owned());
+        }
+        self.save(user).await
+    }
+
+    pub async fn set_role(&self, caller: &Caller, id: UserId, role: Role) -> Result<User> {
+        caller.require_role(Role::Admin)?;
+        let mut user = self.find_manageable(caller, id).await?;
+        Self::may_grant(caller, role)?;
+        user.role = role;
+        self.save(user).await
+    }
+
+    /// Blocks a user: their tokens and keys stop working at once, and their sessions are
+    /// revoked so unblocking does not bring old tokens back.
+    pub async fn block(&self, caller: &Caller, id: UserId) -> Result<User> {
+        caller.require_role(Role::Admin)?;
+        let mut user = self.find_manageable(caller, id).await?;
+        if user.status == UserStatus::Blocked {
+            return Ok(user);
+        }
+        user.status = UserStatus::Blocked;
+        let user = self.save(user).await?;
+        self.auth.revoke_user_sessions(user.tenant_id, user.id, None).await?;
+        Ok(user)
+    }
+
+    pub async fn unblock(&self, caller: &Caller, id: UserId) -> Result<User> {
+        caller.require_role(Role::Admin)?;
+        let mut user = self.find_manageable(caller, id).await?;
+        if user.status == UserStatus::Active {
+            return Ok(user);
+        }
+        user.status = UserStatus::Active;
+        self.save(user).await
+    }
+
+    pub async fn delete(&self, caller: &Caller, id: UserId) -> Result<()> {
+        caller.require_role(Role::Admin)?;
+        let user = self.find_manageable(caller, id).await?;
+        self.ports.store.delete_user(user.tenant_id, user.id).await?;
+        // Their sessions are gone with them; mark the tokens revoked for the fast path.
+        self.auth.revoke_user_sessions(user.tenant_id, user.id, None).await
+    }
+
+    /// Changes the caller's own password; their other sessions are signed out.
+    pub async fn change_password(&self, caller: &Caller, current: &str, new: &str) -> Result<()> {
+        let mut v = Violations::new();
+        check_password(&mut v, "new_password", new);
+        v.into_result()?;
+        if current.len() > crate::secrets::MAX_PASSWORD_LEN
+            || !self.hasher.verify(current, caller.user.password_hash.as_deref())
+        {
+            return Err(DomainError::invalid("current_password", "is incorrect"));
+        }
+        let mut user = caller.user.clone();
+        user.password_hash = Some(self.hasher.hash(new)?);
+        self.save(user).await?;
+        self.auth.revoke_user_sessions(caller.tenant_id(), caller.user.id, caller.session_id()).await
+    }
+
+    async fn save(&self, mut user: User) -> Result<User> {
+        user.updated_at = self.ports.clock.now();
+        self.ports.store.update_user(&user).await?;
+        Ok(user)
+    }
+
+    async fn find(&self, caller: &Caller, id: UserId) -> Result<User> {
+        self.ports.store.get_user(caller.tenant_id(), id).await?.ok_or_else(|| DomainError::not_found("user", id))
+    }
+
+    /// A user the caller may change: in their tenant, with a role no higher than theirs.
+    async fn find_manageable(&self, caller: &Caller, id: UserId) -> Result<User> {
+        let user = self.find(caller, id).await?;
+        if user.role > caller.role() {
+            return Err(DomainError::Forbidden(format!("cannot manage a user whose role ({}) is above yours", user.role)));
+        }
+        Ok(user)
+    }
+
+    fn may_grant(caller: &Caller, role: Role) -> Result<()> {
+        if role > caller.role() {
+            Err(DomainError::Forbidden(format!("cannot grant the {role} role, which is above yours")))
+        } else {
+            Ok(())
+        }
+    }
+}

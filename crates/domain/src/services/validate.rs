@@ -1,0 +1,82 @@
+//! Field validation shared by the services.
+
+use crate::error::Violations;
+use crate::secrets::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
+
+pub const MAX_NAME_LEN: usize = 200;
+const MAX_EMAIL_LEN: usize = 254;
+
+/// Trimmed and lower-cased: emails are unique regardless of case.
+pub fn normalize_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
+/// A pragmatic email check: one `@`, a non-empty local part, a dotted domain, no spaces.
+pub fn check_email(v: &mut Violations, field: &str, email: &str) {
+    let valid = email.len() <= MAX_EMAIL_LEN
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && match email.split_once('@') {
+            Some((local, domain)) => {
+                !local.is_empty()
+                    && !domain.contains('@')
+                    && domain.contains('.')
+                    && !domain.starts_with('.')
+                    && !domain.ends_with('.')
+            }
+            None => false,
+        };
+    v.check(valid, field, "must be a valid email address");
+}
+
+pub fn check_password(v: &mut Violations, field: &str, password: &str) {
+    let len = password.chars().count();
+    if len < MIN_PASSWORD_LEN {
+        v.add(field, format!("must be at least {MIN_PASSWORD_LEN} characters"));
+    } else if password.len() > MAX_PASSWORD_LEN {
+        v.add(field, format!("must be at most {MAX_PASSWORD_LEN} bytes"));
+    }
+}
+
+/// A display name: trimmed, 1..=200 characters, no control characters.
+pub fn check_name(v: &mut Violations, field: &str, name: &str) {
+    let trimmed = name.trim();
+    if trimmed.is_empty() {
+        v.add(field, "must not be empty");
+    } else if trimmed.chars().count() > MAX_NAME_LEN {
+        v.add(field, format!("must be at most {MAX_NAME_LEN} characters"));
+    } else if trimmed.chars().any(char::is_control) {
+        v.add(field, "must not contain control characters");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn email_ok(e: &str) -> bool {
+        let mut v = Violations::new();
+        check_email(&mut v, "email", e);
+        v.into_result().is_ok()
+    }
+
+    #[test]
+    fn emails() {
+        assert!(email_ok("a@b.co"));
+        for bad in ["", "a", "a@b", "@b.co", "a@@b.co", "a b@c.co", "a@.co", "a@co."] {
+            assert!(!email_ok(bad), "{bad}");
+        }
+        assert_eq!(normalize_email("  Alice@Example.COM "), "alice@example.com");
+    }
+
+    #[test]
+    fn passwords_and_names() {
+        let mut v = Violations::new();
+        check_password(&mut v, "p", "short");
+        check_password(&mut v, "q", "long enough password");
+        check_name(&mut v, "n", "   ");
+        check_name(&mut v, "m", "fine");
+        let Err(crate::DomainError::Validation(errs)) = v.into_result() else { panic!() };
+        let fields: Vec<_> = errs.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["p", "n"]);
+    }
+}
