@@ -3,9 +3,11 @@
 //! and event bus (in-process, Redis).
 //!
 //! Adapters expand the macros in their own tests, one `#[tokio::test]` per behaviour:
-//! `store_conformance_tests!(factory)` where `factory` is an `async fn() -> TestStore`;
-//! `cache_conformance_tests!(factory)` with an `async fn() -> Arc<dyn Cache>`;
-//! `bus_conformance_tests!(factory)` with an `async fn() -> Arc<dyn EventBus>`.
+//! `store_conformance_tests!(factory)` where `factory` is an `async fn() -> Option<TestStore>`;
+//! `cache_conformance_tests!(factory)` with an `async fn() -> Option<Arc<dyn Cache>>`;
+//! `bus_conformance_tests!(factory, replicas)` with an `async fn() -> Option<Arc<dyn EventBus>>`
+//! and an `async fn()` giving two buses that share a namespace (two replicas).
+//! A factory answers `None` when its backend is not configured here (see [`service_url`]).
 
 use std::any::Any;
 use std::sync::Arc;

@@ -1,1 +1,771 @@
-//! PLACEHOLDER
+//! The repository conformance suite: one function per behaviour of the `Store` port, run by
+//! every adapter through `store_conformance_tests!`. Each function gets a fresh, empty store.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentgov_domain::DomainError;
+use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
+use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::page::{Page, PageRequest};
+use agentgov_domain::ports::Store;
+use agentgov_domain::ports::clock::truncate_to_micros;
+use agentgov_domain::ports::store::ResourceCounts;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// Expands to one `#[tokio::test]` per behaviour of the suite. `$factory` is an
+/// `async fn() -> Option<TestStore>` (`None` skips: the backend is not configured here); the
+/// `TestStore` (and its guard) lives until the test ends.
+#[macro_export]
+macro_rules! store_conformance_tests {
+    ($factory:path) => {
+        $crate::__store_conformance_tests!(
+            $factory;
+            tenant_create_get_and_list_paginate,
+            tenant_duplicate_name_conflicts,
+            tenant_create_is_atomic,
+            other_tenants_records_are_absent,
+            user_found_by_email,
+            user_duplicate_email_conflicts_on_insert,
+            user_duplicate_email_conflicts_on_update,
+            user_update_round_trips_every_field,
+            user_list_is_per_tenant_and_paginates,
+            last_admin_cannot_be_demoted,
+            last_admin_cannot_be_blocked,
+            last_admin_cannot_be_deleted,
+            admin_changes_allowed_when_another_active_admin_exists,
+            blocked_admin_does_not_count_as_active_admin,
+            user_delete_cascades_keys_and_sessions,
+            user_update_or_delete_of_absent_user_is_not_found,
+            api_key_insert_find_and_get,
+            api_key_duplicate_prefix_conflicts,
+            api_key_list_filters_and_paginates,
+            api_key_revoke,
+            api_key_touch_records_use,
+            api_key_permissions_round_trip_in_order,
+            session_insert_with_and_without_key,
+            session_insert_is_atomic,
+            session_revoke_revokes_its_key,
+            session_revoke_all_of_user_keeps_one,
+            count_resources_is_per_tenant,
+            ping_answers,
+        );
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __store_conformance_tests {
+    ($factory:path; $($name:ident),+ $(,)?) => {
+        $(
+            #[::tokio::test]
+            async fn $name() {
+                // `None`: the backend is not configured here (see `service_url`); skip.
+                let Some(test_store): Option<$crate::TestStore> = ($factory)().await else { return };
+                $crate::store::$name(test_store.store.clone()).await;
+                drop(test_store);
+            }
+        )+
+    };
+}
+
+// ---------------------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------------------
+
+fn now() -> OffsetDateTime {
+    truncate_to_micros(OffsetDateTime::now_utc())
+}
+
+/// A timestamp with a non-zero microsecond part, to catch adapters that lose precision.
+fn precise(secs: i64, micros: u32) -> OffsetDateTime {
+    let base = OffsetDateTime::from_unix_timestamp(1_790_000_000 + secs).unwrap();
+    base.replace_microsecond(micros).unwrap()
+}
+
+fn new_tenant(name: &str) -> Tenant {
+    Tenant { id: TenantId(Uuid::now_v7()), name: name.to_owned(), created_at: now() }
+}
+
+fn new_user(tenant: TenantId, email: &str, role: Role) -> User {
+    let t = now();
+    User {
+        id: UserId(Uuid::now_v7()),
+        tenant_id: tenant,
+        email: email.to_owned(),
+        name: Some(format!("Name of {email}")),
+        role,
+        status: UserStatus::Active,
+        password_hash: Some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".to_owned()),
+        created_at: t,
+        updated_at: t,
+        last_login_at: None,
+    }
+}
+
+fn new_key(user: &User, prefix: &str) -> ApiKey {
+    ApiKey {
+        id: ApiKeyId(Uuid::now_v7()),
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        name: format!("key {prefix}"),
+        prefix: prefix.to_owned(),
+        key_hash: vec![0, 1, 2, 0xfe, 0xff, 42],
+        permissions: vec![Permission::AgentsRead, Permission::AuditWrite],
+        kind: ApiKeyKind::Standard,
+        session_id: None,
+        created_at: now(),
+        expires_at: None,
+        last_used_at: None,
+        revoked_at: None,
+    }
+}
+
+fn new_session(user: &User) -> Session {
+    let t = now();
+    Session {
+        id: SessionId(Uuid::now_v7()),
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        created_at: t,
+        expires_at: t + Duration::from_secs(3600),
+        revoked_at: None,
+    }
+}
+
+fn session_key(session: &Session, user: &User, prefix: &str) -> ApiKey {
+    ApiKey {
+        kind: ApiKeyKind::Session,
+        session_id: Some(session.id),
+        expires_at: Some(session.expires_at),
+        permissions: user.role.permissions().to_vec(),
+        ..new_key(user, prefix)
+    }
+}
+
+/// A tenant with its first admin and API key, stored through `create_tenant`.
+struct Seeded {
+    tenant: Tenant,
+    admin: User,
+    key: ApiKey,
+}
+
+async fn seed(store: &Arc<dyn Store>, name: &str) -> Seeded {
+    let tenant = new_tenant(name);
+    let admin = new_user(tenant.id, &format!("admin@{name}.example"), Role::Admin);
+    let key = new_key(&admin, &format!("agk_{}", &name[..name.len().min(8)]));
+    store.create_tenant(&tenant, &admin, &key).await.unwrap();
+    Seeded { tenant, admin, key }
+}
+
+async fn add_user(store: &Arc<dyn Store>, tenant: TenantId, email: &str, role: Role) -> User {
+    let user = new_user(tenant, email, role);
+    store.insert_user(&user).await.unwrap();
+    user
+}
+
+fn assert_conflict<T: std::fmt::Debug>(result: Result<T, DomainError>, context: &str) {
+    match result {
+        Err(DomainError::Conflict(_)) => {}
+        other => panic!("{context}: expected Conflict, got {other:?}"),
+    }
+}
+
+fn assert_not_found<T: std::fmt::Debug>(result: Result<T, DomainError>, context: &str) {
+    match result {
+        Err(DomainError::NotFound { .. }) => {}
+        other => panic!("{context}: expected NotFound, got {other:?}"),
+    }
+}
+
+/// Walks every page of a list with `limit`, returning the pages.
+async fn all_pages<T, F, Fut>(limit: u32, mut fetch: F) -> Vec<Page<T>>
+where
+    F: FnMut(PageRequest) -> Fut,
+    Fut: std::future::Future<Output = Result<Page<T>, DomainError>>,
+{
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let req = PageRequest::parse(Some(i64::from(limit)), cursor.as_deref()).unwrap();
+        let page = fetch(req).await.unwrap();
+        cursor = page.next_cursor.clone();
+        pages.push(page);
+        if cursor.is_none() || pages.len() > 100 {
+            return pages;
+        }
+    }
+}
+
+fn sorted_desc<T: Copy + Ord>(mut ids: Vec<T>) -> Vec<T> {
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+    ids
+}
+
+// ---------------------------------------------------------------------------------------
+// Tenants
+// ---------------------------------------------------------------------------------------
+
+pub async fn tenant_create_get_and_list_paginate(store: Arc<dyn Store>) {
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let s = seed(&store, &format!("tenant{i}")).await;
+        assert_eq!(store.get_tenant(s.tenant.id).await.unwrap(), Some(s.tenant.clone()));
+        ids.push(s.tenant.id);
+    }
+    assert_eq!(store.get_tenant(TenantId(Uuid::now_v7())).await.unwrap(), None);
+
+    let pages = all_pages(2, |req| {
+        let store = store.clone();
+        async move { store.list_tenants(&req).await }
+    })
+    .await;
+    let sizes: Vec<usize> = pages.iter().map(|p| p.items.len()).collect();
+    assert_eq!(sizes, [2, 2, 1], "5 tenants in pages of 2");
+    assert!(pages[0].next_cursor.is_some() && pages[1].next_cursor.is_some());
+    assert_eq!(pages[2].next_cursor, None, "the last page has no cursor");
+    let listed: Vec<TenantId> = pages.iter().flat_map(|p| p.items.iter().map(|t| t.id)).collect();
+    assert_eq!(listed, sorted_desc(ids.clone()), "newest first, each once");
+
+    // Stable: the same request gives the same page.
+    let again = store.list_tenants(&PageRequest::first(2)).await.unwrap();
+    assert_eq!(again, pages[0]);
+
+    // A limit equal to the count: one full page and no cursor.
+    let exact = store.list_tenants(&PageRequest::first(5)).await.unwrap();
+    assert_eq!(exact.items.len(), 5);
+    assert_eq!(exact.next_cursor, None);
+}
+
+pub async fn tenant_duplicate_name_conflicts(store: Arc<dyn Store>) {
+    seed(&store, "acme").await;
+    let tenant = new_tenant("acme");
+    let admin = new_user(tenant.id, "other@acme.example", Role::Admin);
+    let key = new_key(&admin, "agk_other000");
+    assert_conflict(store.create_tenant(&tenant, &admin, &key).await, "duplicate tenant name");
+    assert_eq!(store.get_tenant(tenant.id).await.unwrap(), None);
+    assert_eq!(store.find_user_by_email("other@acme.example").await.unwrap(), None);
+    assert_eq!(store.find_api_key_by_prefix("agk_other000").await.unwrap(), None);
+}
+
+pub async fn tenant_create_is_atomic(store: Arc<dyn Store>) {
+    let first = seed(&store, "first").await;
+
+    // The admin's email is taken: nothing of the new tenant may remain.
+    let tenant = new_tenant("second");
+    let admin = new_user(tenant.id, &first.admin.email, Role::Admin);
+    let key = new_key(&admin, "agk_second00");
+    assert_conflict(store.create_tenant(&tenant, &admin, &key).await, "duplicate admin email");
+    assert_eq!(store.get_tenant(tenant.id).await.unwrap(), None);
+    assert_eq!(store.find_api_key_by_prefix("agk_second00").await.unwrap(), None);
+    assert_eq!(store.list_tenants(&PageRequest::default()).await.unwrap().items, vec![first.tenant.clone()]);
+
+    // The key prefix is taken: the same.
+    let admin = new_user(tenant.id, "admin@second.example", Role::Admin);
+    let key = new_key(&admin, &first.key.prefix);
+    assert_conflict(store.create_tenant(&tenant, &admin, &key).await, "duplicate key prefix");
+    assert_eq!(store.get_tenant(tenant.id).await.unwrap(), None);
+    assert_eq!(store.find_user_by_email("admin@second.example").await.unwrap(), None);
+
+    // With both fixed it succeeds, so the failures left no partial rows behind.
+    let key = new_key(&admin, "agk_second00");
+    store.create_tenant(&tenant, &admin, &key).await.unwrap();
+    assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin));
+    assert_eq!(store.get_api_key(tenant.id, key.id).await.unwrap(), Some(key));
+}
+
+pub async fn other_tenants_records_are_absent(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let session = new_session(&a.admin);
+    store.insert_session(&session, None).await.unwrap();
+
+    assert_eq!(store.get_user(b.tenant.id, a.admin.id).await.unwrap(), None);
+    assert_eq!(store.get_api_key(b.tenant.id, a.key.id).await.unwrap(), None);
+    assert_eq!(store.get_session(b.tenant.id, session.id).await.unwrap(), None);
+
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin.clone()));
+    assert_eq!(store.get_api_key(a.tenant.id, a.key.id).await.unwrap(), Some(a.key.clone()));
+    assert_eq!(store.get_session(a.tenant.id, session.id).await.unwrap(), Some(session));
+
+    let users = store.list_users(b.tenant.id, &PageRequest::default()).await.unwrap();
+    assert_eq!(users.items, vec![b.admin.clone()]);
+    let keys = store.list_api_keys(b.tenant.id, None, &PageRequest::default()).await.unwrap();
+    assert_eq!(keys.items, vec![b.key.clone()]);
+    let keys = store.list_api_keys(b.tenant.id, Some(a.admin.id), &PageRequest::default()).await.unwrap();
+    assert!(keys.items.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Users
+// ---------------------------------------------------------------------------------------
+
+pub async fn user_found_by_email(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let user = add_user(&store, b.tenant.id, "someone@beta.example", Role::Viewer).await;
+    assert_eq!(store.find_user_by_email("someone@beta.example").await.unwrap(), Some(user));
+    assert_eq!(store.find_user_by_email(&a.admin.email).await.unwrap(), Some(a.admin));
+    assert_eq!(store.find_user_by_email("nobody@beta.example").await.unwrap(), None);
+}
+
+pub async fn user_duplicate_email_conflicts_on_insert(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    // Emails are unique across the platform, not per tenant.
+    let dup = new_user(b.tenant.id, &a.admin.email, Role::Viewer);
+    assert_conflict(store.insert_user(&dup).await, "email taken in another tenant");
+    let dup = new_user(a.tenant.id, &a.admin.email, Role::Viewer);
+    assert_conflict(store.insert_user(&dup).await, "email taken in the same tenant");
+    assert_eq!(store.get_user(a.tenant.id, dup.id).await.unwrap(), None);
+    assert_eq!(store.find_user_by_email(&a.admin.email).await.unwrap(), Some(a.admin));
+}
+
+pub async fn user_duplicate_email_conflicts_on_update(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
+    let changed = User { email: b.admin.email.clone(), ..user.clone() };
+    assert_conflict(store.update_user(&changed).await, "email taken by another user");
+    assert_eq!(store.get_user(a.tenant.id, user.id).await.unwrap(), Some(user.clone()));
+
+    // Keeping one's own email is not a conflict.
+    let renamed = User { name: Some("Renamed".into()), ..user.clone() };
+    store.update_user(&renamed).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, user.id).await.unwrap(), Some(renamed));
+}
+
+pub async fn user_update_round_trips_every_field(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Viewer).await;
+
+    let changed = User {
+        email: "changed@alpha.example".into(),
+        name: None,
+        role: Role::SuperAdmin,
+        status: UserStatus::Blocked,
+        password_hash: None,
+        updated_at: precise(10, 123_456),
+        last_login_at: Some(precise(20, 1)),
+        ..user.clone()
+    };
+    store.update_user(&changed).await.unwrap();
+    let stored = store.get_user(a.tenant.id, user.id).await.unwrap().unwrap();
+    assert_eq!(stored, changed);
+    assert_eq!(stored.updated_at.microsecond(), 123_456, "microseconds are kept");
+    assert_eq!(store.find_user_by_email("changed@alpha.example").await.unwrap(), Some(changed.clone()));
+    assert_eq!(store.find_user_by_email("user@alpha.example").await.unwrap(), None);
+
+    let back = User {
+        email: "again@alpha.example".into(),
+        name: Some("Ünïcode ☃ name".into()),
+        role: Role::Analyst,
+        status: UserStatus::Active,
+        password_hash: Some("$argon2id$v=19$other".into()),
+        updated_at: precise(30, 999_999),
+        last_login_at: None,
+        ..changed
+    };
+    store.update_user(&back).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, user.id).await.unwrap(), Some(back));
+    // The admin was untouched.
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin));
+}
+
+pub async fn user_list_is_per_tenant_and_paginates(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let mut ids = vec![a.admin.id];
+    for i in 0..4 {
+        ids.push(add_user(&store, a.tenant.id, &format!("u{i}@alpha.example"), Role::Viewer).await.id);
+    }
+    add_user(&store, b.tenant.id, "u@beta.example", Role::Viewer).await;
+
+    let pages = all_pages(2, |req| {
+        let store = store.clone();
+        let tenant = a.tenant.id;
+        async move { store.list_users(tenant, &req).await }
+    })
+    .await;
+    assert_eq!(pages.len(), 3);
+    assert_eq!(pages[2].next_cursor, None);
+    let listed: Vec<UserId> = pages.iter().flat_map(|p| p.items.iter().map(|u| u.id)).collect();
+    assert_eq!(listed, sorted_desc(ids));
+}
+
+// ---------------------------------------------------------------------------------------
+// The last active admin
+// ---------------------------------------------------------------------------------------
+
+pub async fn last_admin_cannot_be_demoted(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    add_user(&store, a.tenant.id, "viewer@alpha.example", Role::Viewer).await;
+    for role in [Role::Analyst, Role::Viewer] {
+        let demoted = User { role, ..a.admin.clone() };
+        assert_conflict(store.update_user(&demoted).await, "demoting the only active admin");
+    }
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin.clone()));
+
+    // Changing other fields of the only admin, or promoting to super_admin, is fine.
+    let promoted = User { role: Role::SuperAdmin, name: Some("Boss".into()), ..a.admin.clone() };
+    store.update_user(&promoted).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(promoted));
+}
+
+pub async fn last_admin_cannot_be_blocked(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let blocked = User { status: UserStatus::Blocked, ..a.admin.clone() };
+    assert_conflict(store.update_user(&blocked).await, "blocking the only active admin");
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin));
+}
+
+pub async fn last_admin_cannot_be_deleted(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    // An active admin of another tenant does not help.
+    seed(&store, "beta").await;
+    assert_conflict(store.delete_user(a.tenant.id, a.admin.id).await, "deleting the only active admin");
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin.clone()));
+    assert_eq!(store.get_api_key(a.tenant.id, a.key.id).await.unwrap(), Some(a.key));
+}
+
+pub async fn admin_changes_allowed_when_another_active_admin_exists(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let second = add_user(&store, a.tenant.id, "second@alpha.example", Role::SuperAdmin).await;
+
+    let demoted = User { role: Role::Viewer, ..a.admin.clone() };
+    store.update_user(&demoted).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(demoted.clone()));
+
+    // Now `second` is the only active admin.
+    let blocked = User { status: UserStatus::Blocked, ..second.clone() };
+    assert_conflict(store.update_user(&blocked).await, "blocking the now only active admin");
+
+    let promoted = User { role: Role::Admin, ..demoted };
+    store.update_user(&promoted).await.unwrap();
+    store.update_user(&blocked).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, second.id).await.unwrap(), Some(blocked));
+
+    let third = add_user(&store, a.tenant.id, "third@alpha.example", Role::Admin).await;
+    store.delete_user(a.tenant.id, promoted.id).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, promoted.id).await.unwrap(), None);
+    assert_conflict(store.delete_user(a.tenant.id, third.id).await, "deleting the last active admin");
+}
+
+pub async fn blocked_admin_does_not_count_as_active_admin(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let mut blocked_admin = new_user(a.tenant.id, "blocked@alpha.example", Role::Admin);
+    blocked_admin.status = UserStatus::Blocked;
+    store.insert_user(&blocked_admin).await.unwrap();
+
+    let demoted = User { role: Role::Analyst, ..a.admin.clone() };
+    assert_conflict(store.update_user(&demoted).await, "a blocked admin is not an active admin");
+    assert_conflict(store.delete_user(a.tenant.id, a.admin.id).await, "a blocked admin is not an active admin");
+
+    // Changes to a user who is not an active admin never trip the rule.
+    let renamed = User { name: None, role: Role::Viewer, ..blocked_admin.clone() };
+    store.update_user(&renamed).await.unwrap();
+    store.delete_user(a.tenant.id, blocked_admin.id).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin));
+}
+
+pub async fn user_delete_cascades_keys_and_sessions(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
+    let key = new_key(&user, "agk_user0000");
+    store.insert_api_key(&key).await.unwrap();
+    let session = new_session(&user);
+    let skey = session_key(&session, &user, "agk_sess0000");
+    store.insert_session(&session, Some(&skey)).await.unwrap();
+    let admin_session = new_session(&a.admin);
+    store.insert_session(&admin_session, None).await.unwrap();
+
+    store.delete_user(a.tenant.id, user.id).await.unwrap();
+    assert_eq!(store.get_user(a.tenant.id, user.id).await.unwrap(), None);
+    assert_eq!(store.find_user_by_email("user@alpha.example").await.unwrap(), None);
+    assert_eq!(store.get_api_key(a.tenant.id, key.id).await.unwrap(), None);
+    assert_eq!(store.get_api_key(a.tenant.id, skey.id).await.unwrap(), None);
+    assert_eq!(store.find_api_key_by_prefix("agk_user0000").await.unwrap(), None);
+    assert_eq!(store.get_session(a.tenant.id, session.id).await.unwrap(), None);
+
+    // Other users' records remain.
+    assert_eq!(store.get_api_key(a.tenant.id, a.key.id).await.unwrap(), Some(a.key));
+    assert_eq!(store.get_session(a.tenant.id, admin_session.id).await.unwrap(), Some(admin_session));
+    // The email is free again.
+    add_user(&store, a.tenant.id, "user@alpha.example", Role::Viewer).await;
+}
+
+pub async fn user_update_or_delete_of_absent_user_is_not_found(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Viewer).await;
+
+    let ghost = new_user(a.tenant.id, "ghost@alpha.example", Role::Viewer);
+    assert_not_found(store.update_user(&ghost).await, "update of an absent user");
+    assert_not_found(store.delete_user(a.tenant.id, ghost.id).await, "delete of an absent user");
+    assert_eq!(store.find_user_by_email("ghost@alpha.example").await.unwrap(), None);
+
+    // Addressed through another tenant, the user is absent.
+    let foreign = User { tenant_id: b.tenant.id, name: None, ..user.clone() };
+    assert_not_found(store.update_user(&foreign).await, "update through another tenant");
+    assert_not_found(store.delete_user(b.tenant.id, user.id).await, "delete through another tenant");
+    assert_eq!(store.get_user(a.tenant.id, user.id).await.unwrap(), Some(user));
+}
+
+// ---------------------------------------------------------------------------------------
+// API keys
+// ---------------------------------------------------------------------------------------
+
+pub async fn api_key_insert_find_and_get(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
+    let key = ApiKey {
+        expires_at: Some(precise(86_400, 654_321)),
+        last_used_at: Some(precise(5, 7)),
+        ..new_key(&user, "agk_find0000")
+    };
+    store.insert_api_key(&key).await.unwrap();
+
+    assert_eq!(store.find_api_key_by_prefix("agk_find0000").await.unwrap(), Some(key.clone()));
+    assert_eq!(store.find_api_key_by_prefix("agk_absent00").await.unwrap(), None);
+    let got = store.get_api_key(a.tenant.id, key.id).await.unwrap().unwrap();
+    assert_eq!(got, key);
+    assert_eq!(got.key_hash, vec![0, 1, 2, 0xfe, 0xff, 42], "hash bytes are kept exactly");
+    assert_eq!(store.get_api_key(a.tenant.id, ApiKeyId(Uuid::now_v7())).await.unwrap(), None);
+    // The key created with the tenant is there too.
+    assert_eq!(store.find_api_key_by_prefix(&a.key.prefix).await.unwrap(), Some(a.key));
+}
+
+pub async fn api_key_duplicate_prefix_conflicts(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let dup = new_key(&b.admin, &a.key.prefix);
+    assert_conflict(store.insert_api_key(&dup).await, "prefix taken in another tenant");
+    assert_eq!(store.get_api_key(b.tenant.id, dup.id).await.unwrap(), None);
+    assert_eq!(store.find_api_key_by_prefix(&a.key.prefix).await.unwrap(), Some(a.key));
+}
+
+pub async fn api_key_list_filters_and_paginates(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
+    let mut user_keys = Vec::new();
+    for i in 0..3 {
+        let key = new_key(&user, &format!("agk_user000{i}"));
+        store.insert_api_key(&key).await.unwrap();
+        user_keys.push(key.id);
+    }
+    let revoked = new_key(&user, "agk_revoked0");
+    store.insert_api_key(&revoked).await.unwrap();
+    store.revoke_api_key(a.tenant.id, revoked.id, now()).await.unwrap();
+    let admin_key = new_key(&a.admin, "agk_admin001");
+    store.insert_api_key(&admin_key).await.unwrap();
+    store.insert_api_key(&new_key(&b.admin, "agk_beta0001")).await.unwrap();
+
+    let mut all = user_keys.clone();
+    all.extend([a.key.id, admin_key.id]);
+    let pages = all_pages(2, |req| {
+        let store = store.clone();
+        let tenant = a.tenant.id;
+        async move { store.list_api_keys(tenant, None, &req).await }
+    })
+    .await;
+    let sizes: Vec<usize> = pages.iter().map(|p| p.items.len()).collect();
+    assert_eq!(sizes, [2, 2, 1]);
+    let listed: Vec<ApiKeyId> = pages.iter().flat_map(|p| p.items.iter().map(|k| k.id)).collect();
+    assert_eq!(listed, sorted_desc(all), "the tenant's live keys, newest first");
+
+    let pages = all_pages(2, |req| {
+        let store = store.clone();
+        let (tenant, user) = (a.tenant.id, user.id);
+        async move { store.list_api_keys(tenant, Some(user), &req).await }
+    })
+    .await;
+    assert_eq!(pages.len(), 2);
+    let listed: Vec<ApiKeyId> = pages.iter().flat_map(|p| p.items.iter().map(|k| k.id)).collect();
+    assert_eq!(listed, sorted_desc(user_keys), "only the user's live keys");
+}
+
+pub async fn api_key_revoke(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let key = new_key(&a.admin, "agk_revoke00");
+    store.insert_api_key(&key).await.unwrap();
+
+    assert_not_found(store.revoke_api_key(b.tenant.id, key.id, now()).await, "revoke through another tenant");
+    assert_eq!(store.get_api_key(a.tenant.id, key.id).await.unwrap().unwrap().revoked_at, None);
+    assert_not_found(store.revoke_api_key(a.tenant.id, ApiKeyId(Uuid::now_v7()), now()).await, "revoke of absent");
+
+    let at = precise(100, 250_001);
+    store.revoke_api_key(a.tenant.id, key.id, at).await.unwrap();
+    let stored = store.get_api_key(a.tenant.id, key.id).await.unwrap().unwrap();
+    assert_eq!(stored, ApiKey { revoked_at: Some(at), ..key.clone() });
+    assert_eq!(store.find_api_key_by_prefix("agk_revoke00").await.unwrap(), Some(stored));
+    assert_not_found(store.revoke_api_key(a.tenant.id, key.id, now()).await, "revoking twice");
+
+    let listed = store.list_api_keys(a.tenant.id, None, &PageRequest::default()).await.unwrap();
+    assert_eq!(listed.items, vec![a.key], "revoked keys are not listed");
+}
+
+pub async fn api_key_touch_records_use(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let first = precise(200, 42);
+    store.touch_api_key(a.key.id, first).await.unwrap();
+    let stored = store.get_api_key(a.tenant.id, a.key.id).await.unwrap().unwrap();
+    assert_eq!(stored, ApiKey { last_used_at: Some(first), ..a.key.clone() });
+
+    let later = precise(300, 999_000);
+    store.touch_api_key(a.key.id, later).await.unwrap();
+    let stored = store.find_api_key_by_prefix(&a.key.prefix).await.unwrap().unwrap();
+    assert_eq!(stored.last_used_at, Some(later));
+}
+
+pub async fn api_key_permissions_round_trip_in_order(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let mut reversed = Permission::ALL.to_vec();
+    reversed.reverse();
+    let cases = [vec![], vec![Permission::StatsRead, Permission::AgentsRead], reversed];
+    for (i, permissions) in cases.into_iter().enumerate() {
+        let key = ApiKey { permissions: permissions.clone(), ..new_key(&a.admin, &format!("agk_perm000{i}")) };
+        store.insert_api_key(&key).await.unwrap();
+        let stored = store.get_api_key(a.tenant.id, key.id).await.unwrap().unwrap();
+        assert_eq!(stored.permissions, permissions);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sessions
+// ---------------------------------------------------------------------------------------
+
+pub async fn session_insert_with_and_without_key(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let plain = Session { expires_at: precise(3600, 500_500), ..new_session(&a.admin) };
+    store.insert_session(&plain, None).await.unwrap();
+    assert_eq!(store.get_session(a.tenant.id, plain.id).await.unwrap(), Some(plain));
+
+    let session = new_session(&a.admin);
+    let key = session_key(&session, &a.admin, "agk_sess0001");
+    store.insert_session(&session, Some(&key)).await.unwrap();
+    assert_eq!(store.get_session(a.tenant.id, session.id).await.unwrap(), Some(session.clone()));
+    let stored = store.find_api_key_by_prefix("agk_sess0001").await.unwrap().unwrap();
+    assert_eq!(stored, key);
+    assert_eq!(stored.kind, ApiKeyKind::Session);
+    assert_eq!(stored.session_id, Some(session.id));
+    assert_eq!(store.get_session(a.tenant.id, SessionId(Uuid::now_v7())).await.unwrap(), None);
+}
+
+pub async fn session_insert_is_atomic(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let session = new_session(&a.admin);
+    let key = session_key(&session, &a.admin, &a.key.prefix);
+    assert_conflict(store.insert_session(&session, Some(&key)).await, "session key with a taken prefix");
+    assert_eq!(store.get_session(a.tenant.id, session.id).await.unwrap(), None);
+    assert_eq!(store.get_api_key(a.tenant.id, key.id).await.unwrap(), None);
+}
+
+pub async fn session_revoke_revokes_its_key(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let session = new_session(&a.admin);
+    let key = session_key(&session, &a.admin, "agk_sess0002");
+    store.insert_session(&session, Some(&key)).await.unwrap();
+    let other = new_session(&a.admin);
+    let other_key = session_key(&other, &a.admin, "agk_sess0003");
+    store.insert_session(&other, Some(&other_key)).await.unwrap();
+
+    assert_not_found(store.revoke_session(b.tenant.id, session.id, now()).await, "revoke through another tenant");
+    assert_not_found(store.revoke_session(a.tenant.id, SessionId(Uuid::now_v7()), now()).await, "revoke of absent");
+
+    let at = precise(400, 31);
+    store.revoke_session(a.tenant.id, session.id, at).await.unwrap();
+    let stored = store.get_session(a.tenant.id, session.id).await.unwrap().unwrap();
+    assert_eq!(stored, Session { revoked_at: Some(at), ..session.clone() });
+    let stored_key = store.get_api_key(a.tenant.id, key.id).await.unwrap().unwrap();
+    assert_eq!(stored_key.revoked_at, Some(at), "the session's key is revoked with it");
+    assert_not_found(store.revoke_session(a.tenant.id, session.id, now()).await, "revoking twice");
+
+    // The other session and its key are untouched.
+    assert_eq!(store.get_session(a.tenant.id, other.id).await.unwrap(), Some(other));
+    assert_eq!(store.get_api_key(a.tenant.id, other_key.id).await.unwrap(), Some(other_key.clone()));
+    let listed = store.list_api_keys(a.tenant.id, None, &PageRequest::default()).await.unwrap();
+    assert_eq!(listed.items.iter().map(|k| k.id).collect::<Vec<_>>(), sorted_desc(vec![a.key.id, other_key.id]));
+}
+
+pub async fn session_revoke_all_of_user_keeps_one(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
+    let mut sessions = Vec::new();
+    for i in 0..4 {
+        let session = new_session(&user);
+        let key = session_key(&session, &user, &format!("agk_usess00{i}"));
+        store.insert_session(&session, Some(&key)).await.unwrap();
+        sessions.push((session, key));
+    }
+    let already = &sessions[3];
+    store.revoke_session(a.tenant.id, already.0.id, precise(1, 1)).await.unwrap();
+    let admin_session = new_session(&a.admin);
+    store.insert_session(&admin_session, None).await.unwrap();
+    let standard = new_key(&user, "agk_ustd0000");
+    store.insert_api_key(&standard).await.unwrap();
+    // An expired session is not live: it is left as it is.
+    let expired = Session { expires_at: now() - Duration::from_secs(1), ..new_session(&user) };
+    store.insert_session(&expired, None).await.unwrap();
+
+    let keep = &sessions[0];
+    let at = now();
+    let mut revoked = store.revoke_user_sessions(a.tenant.id, user.id, Some(keep.0.id), at).await.unwrap();
+    revoked.sort_unstable();
+    let mut expected = vec![sessions[1].0.id, sessions[2].0.id];
+    expected.sort_unstable();
+    assert_eq!(revoked, expected, "live sessions other than `keep`");
+    for (session, key) in &sessions[1..3] {
+        assert_eq!(store.get_session(a.tenant.id, session.id).await.unwrap().unwrap().revoked_at, Some(at));
+        assert_eq!(store.get_api_key(a.tenant.id, key.id).await.unwrap().unwrap().revoked_at, Some(at));
+    }
+    assert_eq!(store.get_session(a.tenant.id, keep.0.id).await.unwrap(), Some(keep.0.clone()));
+    assert_eq!(store.get_api_key(a.tenant.id, keep.1.id).await.unwrap(), Some(keep.1.clone()));
+    let earlier = store.get_session(a.tenant.id, already.0.id).await.unwrap().unwrap();
+    assert_eq!(earlier.revoked_at, Some(precise(1, 1)), "an already revoked session keeps its time");
+    assert_eq!(store.get_session(a.tenant.id, admin_session.id).await.unwrap(), Some(admin_session));
+    assert_eq!(store.get_session(a.tenant.id, expired.id).await.unwrap(), Some(expired));
+    assert_eq!(store.get_api_key(a.tenant.id, standard.id).await.unwrap(), Some(standard), "standard keys stay");
+
+    // Without `keep`, the remaining one goes too; another tenant revokes nothing.
+    let b = seed(&store, "beta").await;
+    assert!(store.revoke_user_sessions(b.tenant.id, user.id, None, at).await.unwrap().is_empty());
+    let revoked = store.revoke_user_sessions(a.tenant.id, user.id, None, at).await.unwrap();
+    assert_eq!(revoked, vec![keep.0.id]);
+    assert!(store.revoke_user_sessions(a.tenant.id, user.id, None, at).await.unwrap().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Store
+// ---------------------------------------------------------------------------------------
+
+pub async fn count_resources_is_per_tenant(store: Arc<dyn Store>) {
+    let a = seed(&store, "alpha").await;
+    let b = seed(&store, "beta").await;
+    let empty = TenantId(Uuid::now_v7());
+    assert_eq!(store.count_resources(empty).await.unwrap(), ResourceCounts::default());
+
+    add_user(&store, a.tenant.id, "v@alpha.example", Role::Viewer).await;
+    let mut blocked = new_user(a.tenant.id, "b@alpha.example", Role::Analyst);
+    blocked.status = UserStatus::Blocked;
+    store.insert_user(&blocked).await.unwrap();
+    let revoked = new_key(&a.admin, "agk_count001");
+    store.insert_api_key(&revoked).await.unwrap();
+    store.revoke_api_key(a.tenant.id, revoked.id, now()).await.unwrap();
+    let session = new_session(&a.admin);
+    store.insert_session(&session, Some(&session_key(&session, &a.admin, "agk_count002"))).await.unwrap();
+
+    let counts = store.count_resources(a.tenant.id).await.unwrap();
+    assert_eq!(counts, ResourceCounts { users: 3, active_users: 2, blocked_users: 1, api_keys: 2 });
+    let counts = store.count_resources(b.tenant.id).await.unwrap();
+    assert_eq!(counts, ResourceCounts { users: 1, active_users: 1, blocked_users: 0, api_keys: 1 });
+}
+
+pub async fn ping_answers(store: Arc<dyn Store>) {
+    store.ping().await.unwrap();
+    assert!(!store.backend().is_empty());
+}

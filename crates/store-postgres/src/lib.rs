@@ -1,1 +1,16 @@
+//! agentgov's production store: PostgreSQL through diesel-async and a deadpool pool.
+//!
+//! [`PgStore`] implements every repository port of `agentgov_domain::ports::store`.
+//! Isolation between tenants is by a `tenant_id` filter on every scoped query; a record of
+//! another tenant is reported absent. Operations that write several rows run in one
+//! transaction. The "last active admin" rule is checked under a lock on the tenant row, so
+//! concurrent demotions are serialised.
 
+mod error;
+mod migrate;
+mod repo;
+mod rows;
+mod schema;
+mod store;
+
+pub use store::PgStore;

@@ -1,1 +1,103 @@
+//! agentgov's embedded store: SQLite through diesel, one writer and a few readers.
+//!
+//! `SqliteStore::open` creates the file if needed, applies the pragmas (WAL, `busy_timeout`,
+//! `synchronous = NORMAL`, foreign keys) to every connection and runs the embedded
+//! migrations of `migrations/sqlite`.
 
+mod conn;
+mod error;
+mod repo;
+mod rows;
+mod schema;
+
+use std::path::Path;
+
+use agentgov_domain::{DomainError, Result};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use tokio::sync::Mutex;
+
+use conn::{Conn, Readers, connect, run};
+use error::TxError;
+
+const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+
+/// Read connections. Readers never wait for the writer (WAL), only for each other.
+const READERS: usize = 4;
+
+pub struct SqliteStore {
+    writer: Mutex<Conn>,
+    readers: Readers,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("readers", &READERS).finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its directory if needed) and migrates the database at `path`.
+    /// Blocks while it migrates; call it at start-up.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                DomainError::Internal(format!("cannot create the database directory {}: {e}", dir.display()))
+            })?;
+        }
+        let url = path
+            .to_str()
+            .ok_or_else(|| DomainError::Internal(format!("database path {} is not UTF-8", path.display())))?;
+
+        let mut writer = connect(url)?;
+        writer.run_pending_migrations(MIGRATIONS).map_err(migration_error)?;
+        let readers = (0..READERS).map(|_| connect(url).map(Conn::new)).collect::<Result<Vec<_>>>()?;
+        Ok(SqliteStore { writer: Mutex::new(Conn::new(writer)), readers: Readers::new(readers) })
+    }
+
+    /// Applies the migrations not yet applied.
+    pub async fn run_migrations(&self) -> Result<()> {
+        self.write(|c| c.run_pending_migrations(MIGRATIONS).map(drop).map_err(|e| TxError::Domain(migration_error(e))))
+            .await
+    }
+
+    /// Reverts every applied migration, leaving an empty database (for the up → down → up test).
+    pub async fn revert_all_migrations(&self) -> Result<()> {
+        self.write(|c| c.revert_all_migrations(MIGRATIONS).map(drop).map_err(|e| TxError::Domain(migration_error(e))))
+            .await
+    }
+
+    /// Runs `task` on a read connection.
+    pub(crate) async fn read<R, F>(&self, task: F) -> Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
+    {
+        let mut conn = self.readers.get().await?;
+        run(&mut conn, task).await
+    }
+
+    /// Runs `task` on the writer connection. Writes queue here, so they never meet
+    /// "database is locked" from each other.
+    pub(crate) async fn write<R, F>(&self, task: F) -> Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
+    {
+        let mut conn = self.writer.lock().await;
+        run(&mut conn, task).await
+    }
+
+    /// Runs `task` in a `BEGIN IMMEDIATE` transaction on the writer: committed if it
+    /// returns `Ok`, rolled back otherwise.
+    pub(crate) async fn transaction<R, F>(&self, task: F) -> Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
+    {
+        self.write(move |c| c.immediate_transaction(task)).await
+    }
+}
+
+fn migration_error(e: Box<dyn std::error::Error + Send + Sync>) -> DomainError {
+    DomainError::Internal(format!("sqlite migrations failed: {e}"))
+}

@@ -1,0 +1,124 @@
+//! [`RedisCache`]: the cache port on a deadpool of multiplexed connections, every key under
+//! one prefix.
+
+use std::time::Duration;
+
+use agentgov_domain::ports::{Cache, Counter};
+use agentgov_domain::{DomainError, Result};
+use async_trait::async_trait;
+use deadpool_redis::redis::{self, RedisError};
+use deadpool_redis::{Connection, Pool};
+
+use crate::conn::{command_error, from_pttl, millis, pool, pool_error};
+
+const SERVICE: &str = "cache";
+
+/// Increments and, if the key has no expiry yet (first increment, or a counter left without
+/// one), starts the window. Atomic on the server; answers `{count, pttl}`.
+const INCR_SCRIPT: &str = r"
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+";
+
+/// The shared cache. Cloning shares the pool.
+#[derive(Clone)]
+pub struct RedisCache {
+    pool: Pool,
+    prefix: String,
+}
+
+impl RedisCache {
+    /// A cache on `url` keeping every key under `prefix` (e.g. `agentgov:`), with up to
+    /// `pool_size` connections. Connects lazily: an unreachable Redis shows on the first
+    /// call (`ping` at start-up), not here; a malformed URL is an error here.
+    pub fn connect(url: &str, prefix: &str, pool_size: usize) -> Result<RedisCache> {
+        Ok(Self { pool: pool(url, pool_size, SERVICE)?, prefix: prefix.to_owned() })
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    fn revoked_key(&self, jti: &str) -> String {
+        format!("{}revoked:{jti}", self.prefix)
+    }
+
+    async fn conn(&self) -> Result<Connection> {
+        self.pool.get().await.map_err(|e| pool_error(SERVICE, e))
+    }
+
+    async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T> {
+        let mut conn = self.conn().await?;
+        cmd.query_async(&mut conn).await.map_err(|e: RedisError| command_error(SERVICE, e))
+    }
+}
+
+impl std::fmt::Debug for RedisCache {
+    // The pool's own Debug would print the connection info, password included.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisCache").field("prefix", &self.prefix).field("pool", &self.pool.status()).finish()
+    }
+}
+
+#[async_trait]
+impl Cache for RedisCache {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.query(redis::cmd("GET").arg(self.key(key))).await
+    }
+
+    async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<()> {
+        self.query(redis::cmd("SET").arg(self.key(key)).arg(value).arg("PX").arg(millis(ttl))).await
+    }
+
+    async fn delete(&self, key: &str) -> Result<()> {
+        self.query(redis::cmd("DEL").arg(self.key(key))).await
+    }
+
+    async fn incr(&self, key: &str, window: Duration) -> Result<Counter> {
+        let cmd = redis::cmd("EVAL").arg(INCR_SCRIPT).arg(1).arg(self.key(key)).arg(millis(window)).clone();
+        let (count, ttl): (u64, i64) = self.query(&cmd).await?;
+        Ok(Counter { count, ttl: from_pttl(ttl) })
+    }
+
+    async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
+        let key = self.key(key);
+        let mut conn = self.conn().await?;
+        let (count, ttl): (Option<u64>, i64) = redis::pipe()
+            .atomic()
+            .cmd("GET")
+            .arg(&key)
+            .cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| command_error(SERVICE, e))?;
+        Ok(count.map(|count| Counter { count, ttl: from_pttl(ttl) }))
+    }
+
+    async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {
+        self.query(redis::cmd("SET").arg(self.revoked_key(jti)).arg("1").arg("PX").arg(millis(ttl))).await
+    }
+
+    async fn is_token_revoked(&self, jti: &str) -> Result<bool> {
+        let found: u64 = self.query(redis::cmd("EXISTS").arg(self.revoked_key(jti))).await?;
+        Ok(found > 0)
+    }
+
+    async fn ping(&self) -> Result<()> {
+        let pong: String = self.query(&redis::cmd("PING")).await?;
+        if pong == "PONG" {
+            Ok(())
+        } else {
+            Err(DomainError::internal(format!("cache: unexpected PING answer {pong:?}")))
+        }
+    }
+
+    fn backend(&self) -> &'static str {
+        "redis"
+    }
+}

@@ -1,0 +1,207 @@
+//! [`MemoryCache`]: the cache port on moka, bounded in bytes, each entry expiring at its own
+//! deadline.
+//!
+//! Values and counters share one keyspace and one representation (a counter is its decimal
+//! value, as in Redis), so `delete` removes either and `get` reads a counter as Redis would.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentgov_domain::ports::{Cache, Counter};
+use agentgov_domain::{DomainError, Result};
+use async_trait::async_trait;
+use moka::Expiry;
+use moka::ops::compute::{CompResult, Op};
+
+/// Default bound on the memory held by entries (keys, values and bookkeeping).
+const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Rough per-entry bookkeeping, so that many tiny entries still count against the bound.
+const ENTRY_OVERHEAD: usize = 96;
+/// TTLs are capped so that deadlines never overflow `Instant`.
+const MAX_TTL: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
+#[derive(Clone)]
+struct Entry {
+    value: Arc<[u8]>,
+    expires_at: Instant,
+}
+
+impl Entry {
+    fn new(value: &[u8], ttl: Duration, now: Instant) -> Self {
+        Self { value: value.into(), expires_at: now + ttl.min(MAX_TTL) }
+    }
+
+    fn is_live(&self, now: Instant) -> bool {
+        now < self.expires_at
+    }
+
+    fn count(&self) -> Result<u64> {
+        std::str::from_utf8(&self.value)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| DomainError::Internal("cache key holds a value that is not a counter".into()))
+    }
+
+    fn counter(&self, now: Instant) -> Result<Counter> {
+        Ok(Counter { count: self.count()?, ttl: self.expires_at.saturating_duration_since(now) })
+    }
+}
+
+/// Tells moka to drop each entry at the deadline it carries, however it was written.
+struct Deadline;
+
+impl Expiry<String, Entry> for Deadline {
+    fn expire_after_create(&self, _key: &String, entry: &Entry, created_at: Instant) -> Option<Duration> {
+        Some(entry.expires_at.saturating_duration_since(created_at))
+    }
+
+    fn expire_after_update(
+        &self,
+        _key: &String,
+        entry: &Entry,
+        updated_at: Instant,
+        _remaining: Option<Duration>,
+    ) -> Option<Duration> {
+        Some(entry.expires_at.saturating_duration_since(updated_at))
+    }
+}
+
+/// The in-process cache. Cloning shares the entries.
+///
+/// When full, moka evicts the least useful entries (TinyLFU), counters included: under memory
+/// pressure a rate limit may restart its window, never grow without bound.
+#[derive(Clone)]
+pub struct MemoryCache {
+    entries: moka::future::Cache<String, Entry>,
+}
+
+impl MemoryCache {
+    /// A cache holding at most 64 MiB.
+    pub fn new() -> Self {
+        Self::with_max_bytes(DEFAULT_MAX_BYTES)
+    }
+
+    /// A cache holding at most about `max_bytes` of keys and values.
+    pub fn with_max_bytes(max_bytes: u64) -> Self {
+        let entries = moka::future::Cache::builder()
+            .max_capacity(max_bytes)
+            .weigher(|key: &String, entry: &Entry| {
+                u32::try_from(key.len() + entry.value.len() + ENTRY_OVERHEAD).unwrap_or(u32::MAX)
+            })
+            .expire_after(Deadline)
+            .build();
+        Self { entries }
+    }
+
+    /// The live entry under `key`; moka may still hold an entry for a moment past its deadline.
+    async fn live(&self, key: &str) -> Option<Entry> {
+        self.entries.get(key).await.filter(|e| e.is_live(Instant::now()))
+    }
+}
+
+impl Default for MemoryCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for MemoryCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryCache").field("entries", &self.entries.entry_count()).finish()
+    }
+}
+
+fn revoked_key(jti: &str) -> String {
+    format!("revoked:{jti}")
+}
+
+#[async_trait]
+impl Cache for MemoryCache {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.live(key).await.map(|e| e.value.to_vec()))
+    }
+
+    async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<()> {
+        self.entries.insert(key.to_owned(), Entry::new(value, ttl, Instant::now())).await;
+        Ok(())
+    }
+
+    async fn delete(&self, key: &str) -> Result<()> {
+        self.entries.invalidate(key).await;
+        Ok(())
+    }
+
+    async fn incr(&self, key: &str, window: Duration) -> Result<Counter> {
+        // The compute closure runs under moka's per-key lock: increments never race.
+        let result = self
+            .entries
+            .entry_by_ref(key)
+            .and_try_compute_with(|current| async move {
+                let now = Instant::now();
+                let next = match current.map(|e| e.into_value()).filter(|e| e.is_live(now)) {
+                    // Keeps the deadline: the window is fixed at the first increment.
+                    Some(e) => {
+                        Entry { value: (e.count()? + 1).to_string().into_bytes().into(), expires_at: e.expires_at }
+                    }
+                    None => Entry::new(b"1", window, now),
+                };
+                Ok::<_, DomainError>(Op::Put(next))
+            })
+            .await?;
+        match result {
+            CompResult::Inserted(e) | CompResult::ReplacedWith(e) => e.into_value().counter(Instant::now()),
+            _ => Err(DomainError::Internal("cache increment did not store a value".into())),
+        }
+    }
+
+    async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
+        self.live(key).await.map(|e| e.counter(Instant::now())).transpose()
+    }
+
+    async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {
+        self.set(&revoked_key(jti), b"1", ttl).await
+    }
+
+    async fn is_token_revoked(&self, jti: &str) -> Result<bool> {
+        Ok(self.live(&revoked_key(jti)).await.is_some())
+    }
+
+    async fn ping(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn backend(&self) -> &'static str {
+        "memory"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn memory_stays_bounded() {
+        let cache = MemoryCache::with_max_bytes(64 * 1024);
+        for i in 0..10_000 {
+            cache.set(&format!("key-{i}"), &[0u8; 100], Duration::from_secs(60)).await.unwrap();
+        }
+        cache.entries.run_pending_tasks().await;
+        assert!(cache.entries.weighted_size() <= 64 * 1024, "weighted size {}", cache.entries.weighted_size());
+    }
+
+    #[tokio::test]
+    async fn a_counter_reads_as_its_decimal_value() {
+        let cache = MemoryCache::new();
+        cache.incr("c", Duration::from_secs(60)).await.unwrap();
+        cache.incr("c", Duration::from_secs(60)).await.unwrap();
+        assert_eq!(cache.get("c").await.unwrap().as_deref(), Some(&b"2"[..]));
+    }
+
+    #[tokio::test]
+    async fn incrementing_a_non_counter_is_an_error_not_a_reset() {
+        let cache = MemoryCache::new();
+        cache.set("v", b"text", Duration::from_secs(60)).await.unwrap();
+        assert!(matches!(cache.incr("v", Duration::from_secs(60)).await, Err(DomainError::Internal(_))));
+        assert_eq!(cache.get("v").await.unwrap().as_deref(), Some(&b"text"[..]));
+    }
+}

@@ -1,0 +1,98 @@
+//! Command line: `serve`, `migrate`, `tenant create`, `openapi`.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use agentgov_domain::services::NewTenant;
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+use crate::config::{Config, Database, LogFormat};
+
+#[derive(Debug, Parser)]
+#[command(name = "agentgov", version, about = "Governs AI agents for many tenants")]
+pub struct Cli {
+    /// A TOML configuration file (environment variables override it).
+    #[arg(long, global = true, env = "AGENTGOV_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server (the default).
+    Serve,
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Manage tenants.
+    #[command(subcommand)]
+    Tenant(TenantCommand),
+    /// Print the OpenAPI document (JSON) and exit.
+    Openapi,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TenantCommand {
+    /// Create a tenant with its first admin user and API key (printed once, as JSON).
+    /// The admin password is read from standard input.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        admin_email: String,
+    },
+}
+
+fn init_logging(config: &Config) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&config.log_level));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = match config.log_format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Some(Command::Openapi) = cli.command {
+        let doc = agentgov_api::openapi().to_pretty_json().context("rendering OpenAPI")?;
+        println!("{doc}");
+        return Ok(());
+    }
+    let config = Config::load(cli.config.as_deref())?;
+    init_logging(&config);
+    tracing::info!(config = ?config, "configuration");
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => crate::serve::serve(config).await,
+        Command::Migrate => {
+            crate::wiring::open_store(&config, true).await?;
+            let what = match config.database()? {
+                Database::Sqlite(path) => path.display().to_string(),
+                Database::Postgres(url) => crate::config::redact_url(&url),
+            };
+            eprintln!("migrations applied to {what}");
+            Ok(())
+        }
+        Command::Tenant(TenantCommand::Create { name, admin_email }) => {
+            let mut password = String::new();
+            std::io::stdin().read_to_string(&mut password).context("reading the admin password from stdin")?;
+            let password = password.trim_end_matches(['\r', '\n']).to_owned();
+            if password.is_empty() {
+                bail!("pipe the admin password on standard input, e.g. `echo \"$PW\" | agentgov tenant create …`");
+            }
+            let (services, _) = crate::wiring::build_services(&config).await?;
+            let req = NewTenant { name, admin_email, admin_password: password };
+            let created = services.tenants.create(req).await.map_err(|e| match e {
+                agentgov_domain::DomainError::Validation(errs) => anyhow::anyhow!(
+                    "invalid: {}",
+                    errs.iter().map(|e| format!("{} {}", e.field, e.message)).collect::<Vec<_>>().join("; ")
+                ),
+                other => anyhow::anyhow!(other),
+            })?;
+            println!("{}", serde_json::to_string_pretty(&created)?);
+            Ok(())
+        }
+        Command::Openapi => Ok(()),
+    }
+}

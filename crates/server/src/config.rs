@@ -1,0 +1,308 @@
+//! Configuration: compiled defaults, then an optional TOML file, then environment variables
+//! (`AGENTGOV_*`, plus the conventional `DATABASE_URL`, `REDIS_URL` and `WEBHOOK_SECRET`).
+//! Validated once at start-up and printed with secrets masked.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+
+/// Environment variables that start with `AGENTGOV_` but are not settings.
+const NOT_SETTINGS: &[&str] = &["config", "test_database_url", "test_redis_url"];
+
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Address to listen on.
+    pub bind: SocketAddr,
+    /// Where the embedded SQLite database (and a generated JWT secret) live.
+    pub data_dir: PathBuf,
+    /// `postgres://…` for production; `sqlite://PATH` for another SQLite file. Unset: the
+    /// embedded SQLite file under `data_dir`.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub database_url: Option<SecretString>,
+    /// `redis://…`: shared cache, rate limits, token revocation and events across replicas.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub redis_url: Option<SecretString>,
+    /// The platform operator's key for `/tenants` (and SIEM). Unset: those endpoints answer 401.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub admin_key: Option<SecretString>,
+    /// HS256 signing secret for session JWTs, at least 32 bytes. Required with Postgres (every
+    /// replica must share it); embedded mode generates one under `data_dir` if unset.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub jwt_secret: Option<SecretString>,
+    /// HMAC secret of the inbound webhook (`WEBHOOK_SECRET`).
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub webhook_secret: Option<SecretString>,
+    /// Lifetime of a session JWT and its API key, in seconds.
+    pub token_ttl_secs: u64,
+    /// Largest request body in bytes (413 beyond).
+    pub body_limit_bytes: usize,
+    pub login_max_failures_per_email: u64,
+    pub login_max_failures_per_ip: u64,
+    pub login_window_secs: u64,
+    /// Connections in the Postgres pool (and SQLite readers).
+    pub db_pool_size: usize,
+    pub redis_pool_size: usize,
+    /// Run Postgres migrations at start-up (SQLite always migrates at start-up).
+    pub migrate_on_start: bool,
+    /// HTTP worker threads; default: one per core.
+    pub workers: Option<usize>,
+    /// `pretty` or `json`.
+    pub log_format: LogFormat,
+    /// A tracing filter, e.g. `info` or `agentgov=debug,info`. `RUST_LOG` overrides it.
+    pub log_level: String,
+    /// Seconds in-flight requests get to finish after SIGTERM/SIGINT.
+    pub shutdown_timeout_secs: u64,
+    /// Argon2id memory cost (KiB) and passes for password hashing.
+    pub argon2_memory_kib: u32,
+    pub argon2_iterations: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: PathBuf::from("./data"),
+            database_url: None,
+            redis_url: None,
+            admin_key: None,
+            jwt_secret: None,
+            webhook_secret: None,
+            token_ttl_secs: 3600,
+            body_limit_bytes: 1024 * 1024,
+            login_max_failures_per_email: 5,
+            login_max_failures_per_ip: 50,
+            login_window_secs: 900,
+            db_pool_size: 16,
+            redis_pool_size: 16,
+            migrate_on_start: true,
+            workers: None,
+            log_format: LogFormat::Pretty,
+            log_level: "info".into(),
+            shutdown_timeout_secs: 30,
+            argon2_memory_kib: 19 * 1024,
+            argon2_iterations: 2,
+        }
+    }
+}
+
+fn ser_secret_opt<S: serde::Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(secret) => s.serialize_some(secret.expose_secret()),
+        None => s.serialize_none(),
+    }
+}
+
+/// Where the data lives, decided from `database_url`'s scheme; an unknown scheme is an error,
+/// never a silent new SQLite file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl Config {
+    /// Loads defaults, then `file` (if any), then the environment.
+    pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
+        let mut fig = Figment::from(Serialized::defaults(Config::default()));
+        if let Some(file) = file {
+            if !file.exists() {
+                bail!("config file {} does not exist", file.display());
+            }
+            fig = fig.merge(Toml::file(file));
+        }
+        fig = fig
+            .merge(Env::raw().only(&["DATABASE_URL", "REDIS_URL", "WEBHOOK_SECRET"]))
+            .merge(Env::prefixed("AGENTGOV_").ignore(NOT_SETTINGS));
+        let config: Config = fig.extract().context("invalid configuration")?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.database()?;
+        if self.token_ttl_secs < 60 || self.token_ttl_secs > 7 * 24 * 3600 {
+            bail!("token_ttl_secs must be between 60 and 604800");
+        }
+        if self.body_limit_bytes < 1024 {
+            bail!("body_limit_bytes must be at least 1024");
+        }
+        if self.db_pool_size == 0 || self.redis_pool_size == 0 {
+            bail!("pool sizes must be at least 1");
+        }
+        if self.login_max_failures_per_email == 0 || self.login_max_failures_per_ip == 0 || self.login_window_secs == 0 {
+            bail!("login limits and window must be at least 1");
+        }
+        if let Some(secret) = &self.jwt_secret
+            && secret.expose_secret().len() < agentgov_domain::secrets::MIN_JWT_SECRET_LEN
+        {
+            bail!("jwt_secret must be at least {} bytes", agentgov_domain::secrets::MIN_JWT_SECRET_LEN);
+        }
+        if let Some(key) = &self.admin_key
+            && key.expose_secret().len() < 16
+        {
+            bail!("admin_key must be at least 16 characters");
+        }
+        if let Some(url) = &self.redis_url {
+            let url = url.expose_secret();
+            if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+                bail!("redis_url must start with redis:// or rediss://");
+            }
+        }
+        if matches!(self.database()?, Database::Postgres(_)) && self.jwt_secret.is_none() {
+            bail!("AGENTGOV_JWT_SECRET is required with a Postgres DATABASE_URL: every replica must share it");
+        }
+        Ok(())
+    }
+
+    pub fn database(&self) -> anyhow::Result<Database> {
+        let Some(url) = &self.database_url else {
+            return Ok(Database::Sqlite(self.data_dir.join("agentgov.db")));
+        };
+        let url = url.expose_secret();
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Database::Postgres(url.to_owned()))
+        } else if let Some(path) = url.strip_prefix("sqlite://") {
+            if path.is_empty() {
+                bail!("database_url sqlite:// needs a file path, e.g. sqlite://./data/agentgov.db");
+            }
+            Ok(Database::Sqlite(PathBuf::from(path)))
+        } else {
+            bail!("database_url must start with postgres://, postgresql:// or sqlite:// (got {})", redact_url(url))
+        }
+    }
+
+    /// `embedded` (in-process cache and bus) or `distributed` (Redis).
+    pub fn mode(&self) -> &'static str {
+        if self.redis_url.is_some() { "distributed" } else { "embedded" }
+    }
+}
+
+/// A URL with its password (if any) replaced by `****`.
+pub fn redact_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("****"));
+            u.to_string()
+        }
+        Ok(u) => u.to_string(),
+        Err(_) => "<unparseable url>".into(),
+    }
+}
+
+fn mask(v: &Option<SecretString>) -> &'static str {
+    if v.is_some() { "****" } else { "(unset)" }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
+        f.debug_struct("Config")
+            .field("bind", &self.bind)
+            .field("data_dir", &self.data_dir)
+            .field("database_url", &url(&self.database_url))
+            .field("redis_url", &url(&self.redis_url))
+            .field("admin_key", &mask(&self.admin_key))
+            .field("jwt_secret", &mask(&self.jwt_secret))
+            .field("webhook_secret", &mask(&self.webhook_secret))
+            .field("token_ttl_secs", &self.token_ttl_secs)
+            .field("body_limit_bytes", &self.body_limit_bytes)
+            .field("login_max_failures_per_email", &self.login_max_failures_per_email)
+            .field("login_max_failures_per_ip", &self.login_max_failures_per_ip)
+            .field("login_window_secs", &self.login_window_secs)
+            .field("db_pool_size", &self.db_pool_size)
+            .field("redis_pool_size", &self.redis_pool_size)
+            .field("migrate_on_start", &self.migrate_on_start)
+            .field("workers", &self.workers)
+            .field("log_format", &self.log_format)
+            .field("log_level", &self.log_level)
+            .field("shutdown_timeout_secs", &self.shutdown_timeout_secs)
+            .field("argon2_memory_kib", &self.argon2_memory_kib)
+            .field("argon2_iterations", &self.argon2_iterations)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn with(f: impl FnOnce(&mut Config)) -> Config {
+        let mut c = Config::default();
+        f(&mut c);
+        c
+    }
+
+    #[test]
+    fn defaults_are_valid_and_embedded() {
+        let c = Config::default();
+        c.validate().unwrap();
+        assert_eq!(c.mode(), "embedded");
+        assert_eq!(c.database().unwrap(), Database::Sqlite(PathBuf::from("./data/agentgov.db")));
+    }
+
+    #[test]
+    fn database_scheme_decides_the_backend_and_unknown_schemes_fail() {
+        let pg = with(|c| {
+            c.database_url = Some("postgres://u:pw@db/agentgov".into());
+            c.jwt_secret = Some("x".repeat(32).into());
+        });
+        assert!(matches!(pg.database().unwrap(), Database::Postgres(_)));
+        pg.validate().unwrap();
+        let mysql = with(|c| c.database_url = Some("mysql://db/x".into()));
+        assert!(mysql.validate().is_err());
+        let sqlite = with(|c| c.database_url = Some("sqlite:///tmp/x.db".into()));
+        assert_eq!(sqlite.database().unwrap(), Database::Sqlite(PathBuf::from("/tmp/x.db")));
+    }
+
+    #[test]
+    fn postgres_requires_a_shared_jwt_secret() {
+        let c = with(|c| c.database_url = Some("postgres://db/agentgov".into()));
+        assert!(c.validate().unwrap_err().to_string().contains("AGENTGOV_JWT_SECRET"));
+    }
+
+    #[test]
+    fn debug_output_masks_every_secret() {
+        let c = with(|c| {
+            c.database_url = Some("postgres://user:hunter2hunter2@db/agentgov".into());
+            c.redis_url = Some("redis://:redispass@cache:6379".into());
+            c.admin_key = Some("admin-key-secret-value".into());
+            c.jwt_secret = Some("j".repeat(40).into());
+            c.webhook_secret = Some("webhook-secret".into());
+        });
+        let printed = format!("{c:?}");
+        for secret in ["hunter2hunter2", "redispass", "admin-key-secret-value", &"j".repeat(40), "webhook-secret"] {
+            assert!(!printed.contains(secret), "{secret} leaked in {printed}");
+        }
+        assert!(printed.contains("postgres://user:****@db/agentgov"));
+    }
+
+    #[test]
+    fn environment_overrides_file_and_typos_fail_fast() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("agentgov.toml", "bind = \"127.0.0.1:9000\"\ntoken_ttl_secs = 120\n")?;
+            jail.set_env("AGENTGOV_TOKEN_TTL_SECS", "300");
+            jail.set_env("AGENTGOV_TEST_DATABASE_URL", "postgres://ignored");
+            let c = Config::load(Some(Path::new("agentgov.toml"))).unwrap();
+            assert_eq!(c.bind.port(), 9000);
+            assert_eq!(c.token_ttl_secs, 300);
+            jail.set_env("AGENTGOV_TOKEN_TTL", "300");
+            assert!(Config::load(None).is_err());
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,48 @@
+//! Runs the HTTP server until SIGTERM/SIGINT, letting in-flight requests finish.
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use actix_web::{HttpServer, web};
+use agentgov_api::{AppState, HttpSettings};
+use anyhow::Context;
+
+use crate::config::Config;
+use crate::wiring::build_services;
+
+/// A server bound and ready to run.
+pub struct Running {
+    pub addr: std::net::SocketAddr,
+    pub server: actix_web::dev::Server,
+}
+
+/// Builds the services and binds `listener` (or `config.bind`). The returned server runs
+/// when awaited (or spawned) and stops gracefully on SIGTERM/SIGINT or its handle's `stop`.
+pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Result<Running> {
+    let (services, info) = build_services(config).await?;
+    let state = web::Data::new(AppState { services, info });
+    let doc = agentgov_api::openapi();
+    let http = HttpSettings { body_limit: config.body_limit_bytes };
+    agentgov_api::metrics::handle();
+    let mut server = HttpServer::new(move || agentgov_api::app(state.clone(), http, doc.clone()))
+        .shutdown_timeout(config.shutdown_timeout_secs)
+        .client_request_timeout(Duration::from_secs(30));
+    if let Some(workers) = config.workers {
+        server = server.workers(workers);
+    }
+    let server = match listener {
+        Some(l) => server.listen(l).context("listening")?,
+        None => server.bind(config.bind).with_context(|| format!("binding {}", config.bind))?,
+    };
+    let addr = server.addrs().first().copied().context("no listening address")?;
+    Ok(Running { addr, server: server.run() })
+}
+
+/// `agentgov serve`.
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    let running = start(&config, None).await?;
+    tracing::info!(addr = %running.addr, mode = config.mode(), "agentgov is serving; docs at http://{}/docs", running.addr);
+    running.server.await.context("server error")?;
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! Translation of diesel and pool errors into the domain's error kinds.
+
+use agentgov_domain::DomainError;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+
+/// The name the domain sees for this backing service in `Unavailable`.
+pub(crate) const SERVICE: &str = "database";
+
+pub(crate) fn unavailable() -> DomainError {
+    DomainError::Unavailable(SERVICE.into())
+}
+
+/// A query failed: unique violations are conflicts, a lost connection is `Unavailable`,
+/// anything else is a bug or an unexpected state (`Internal`).
+pub(crate) fn db(err: DieselError) -> DomainError {
+    match err {
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+            DomainError::Conflict(conflict_message(info.constraint_name()).into())
+        }
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            info,
+        ) => {
+            tracing::warn!(error = info.message(), "database connection lost");
+            unavailable()
+        }
+        DieselError::BrokenTransactionManager => unavailable(),
+        other => DomainError::Internal(format!("database: {other}")),
+    }
+}
+
+/// Checking a connection out of the pool failed or timed out.
+pub(crate) fn pool(err: impl std::fmt::Display) -> DomainError {
+    tracing::warn!(error = %err, "no database connection");
+    unavailable()
+}
+
+/// The error type inside a transaction: diesel's (so diesel can roll back on it) or a
+/// domain decision such as "last admin".
+#[derive(Debug)]
+pub(crate) enum TxError {
+    Db(DieselError),
+    Domain(DomainError),
+}
+
+impl From<DieselError> for TxError {
+    fn from(err: DieselError) -> Self {
+        TxError::Db(err)
+    }
+}
+
+impl From<DomainError> for TxError {
+    fn from(err: DomainError) -> Self {
+        TxError::Domain(err)
+    }
+}
+
+impl From<TxError> for DomainError {
+    fn from(err: TxError) -> Self {
+        match err {
+            TxError::Db(e) => db(e),
+            TxError::Domain(e) => e,
+        }
+    }
+}
+
+/// The message of a unique violation, chosen by the constraint Postgres names.
+fn conflict_message(constraint: Option<&str>) -> &'static str {
+    match constraint {
+        Some("tenants_name_key") => "tenant name already taken",
+        Some("users_email_key") => "email already registered",
+        Some("api_keys_prefix_key") => "API key prefix already in use",
+        Some("tenants_pkey") => "tenant already exists",
+        Some("users_pkey") => "user already exists",
+        Some("api_keys_pkey") => "API key already exists",
+        Some("sessions_pkey") => "session already exists",
+        _ => "record already exists",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constraint_names_give_clear_messages() {
+        assert_eq!(conflict_message(Some("users_email_key")), "email already registered");
+        assert_eq!(conflict_message(Some("tenants_name_key")), "tenant name already taken");
+        assert_eq!(conflict_message(None), "record already exists");
+    }
+
+    #[test]
+    fn lost_connections_are_unavailable() {
+        let err = DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, Box::new("gone".to_owned()));
+        assert!(matches!(db(err), DomainError::Unavailable(s) if s == "database"));
+        assert!(matches!(db(DieselError::NotFound), DomainError::Internal(_)));
+    }
+}

@@ -1,0 +1,57 @@
+use agentgov_domain::ids::TenantId;
+use agentgov_domain::model::{ApiKey, Tenant, User};
+use agentgov_domain::page::{Page, PageRequest};
+use agentgov_domain::ports::TenantRepo;
+use agentgov_domain::{DomainError, Result};
+use async_trait::async_trait;
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+use crate::error::{self, TxError};
+use crate::rows::{ApiKeyRow, TenantRow, UserRow};
+use crate::schema::{api_keys, tenants, users};
+use crate::store::PgStore;
+
+#[async_trait]
+impl TenantRepo for PgStore {
+    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey) -> Result<()> {
+        let (tenant, admin, key) = (TenantRow::from(tenant), UserRow::from(admin), ApiKeyRow::from(key));
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            diesel::insert_into(tenants::table).values(&tenant).execute(conn).await?;
+            diesel::insert_into(users::table).values(&admin).execute(conn).await?;
+            diesel::insert_into(api_keys::table).values(&key).execute(conn).await?;
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
+    }
+
+    async fn get_tenant(&self, id: TenantId) -> Result<Option<Tenant>> {
+        let mut conn = self.conn().await?;
+        let row = tenants::table
+            .find(id.as_uuid())
+            .select(TenantRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(error::db)?;
+        Ok(row.map(Tenant::from))
+    }
+
+    async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>> {
+        let mut conn = self.conn().await?;
+        let mut query = tenants::table
+            .select(TenantRow::as_select())
+            .order(tenants::id.desc())
+            .limit(page.fetch_limit())
+            .into_boxed();
+        if let Some(after) = page.after {
+            query = query.filter(tenants::id.lt(after));
+        }
+        let rows: Vec<TenantRow> = query.load(&mut conn).await.map_err(error::db)?;
+        let tenants = rows.into_iter().map(Tenant::from).collect();
+        Ok(Page::from_rows(tenants, page, |t: &Tenant| t.id.as_uuid()))
+    }
+}

@@ -1,0 +1,158 @@
+//! The pool, connection checkout and the `Store` port's own methods.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::time::Duration;
+
+use agentgov_domain::ids::TenantId;
+use agentgov_domain::ports::{ResourceCounts, Store};
+use agentgov_domain::{DomainError, Result};
+use async_trait::async_trait;
+use diesel::sql_types::{BigInt, Uuid as SqlUuid};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::pooled_connection::deadpool::{Object, Pool};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, PoolableConnection};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+
+use crate::error;
+
+/// How long a request waits for a pooled connection before the database counts as
+/// unavailable (the pool has no runtime of its own, so the wait is bounded here).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub(crate) type Conn = Object<AsyncPgConnection>;
+
+/// The PostgreSQL store. Cheap to clone: clones share one pool.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: Pool<AsyncPgConnection>,
+}
+
+impl fmt::Debug for PgStore {
+    // The URL may hold a password, so only the pool's shape is shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let status = self.pool.status();
+        f.debug_struct("PgStore").field("max_size", &status.max_size).field("size", &status.size).finish()
+    }
+}
+
+impl PgStore {
+    /// Builds a pool of at most `max_connections` (at least one) and checks that one
+    /// connection can be made. `Unavailable` when the database cannot be reached.
+    pub async fn connect(url: &str, max_connections: usize) -> Result<PgStore> {
+        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(url);
+        let pool = Pool::builder(manager)
+            .max_size(max_connections.max(1))
+            .build()
+            .map_err(|e| DomainError::Internal(format!("building the database pool: {e}")))?;
+        let store = PgStore { pool };
+        store.ping().await?;
+        Ok(store)
+    }
+
+    /// A pooled connection; `Unavailable` if none can be had in time.
+    pub(crate) async fn conn(&self) -> Result<Conn> {
+        match tokio::time::timeout(ACQUIRE_TIMEOUT, self.pool.get()).await {
+            Ok(Ok(conn)) => Ok(conn),
+            Ok(Err(e)) => Err(error::pool(e)),
+            Err(_) => Err(error::pool(format!("timed out after {ACQUIRE_TIMEOUT:?} waiting for a connection"))),
+        }
+    }
+
+    /// A pooled connection for a transaction; see [`TxConn`].
+    pub(crate) async fn tx_conn(&self) -> Result<TxConn> {
+        Ok(TxConn(Some(self.conn().await?)))
+    }
+}
+
+/// A pooled connection used for a transaction.
+///
+/// When the future running a diesel-async transaction is dropped midway (the client went
+/// away), the transaction stays open on the connection, holding its locks (the tenant row of
+/// the last-admin check) until the pool next recycles it. On drop, such a connection is
+/// detached from the pool and closed instead, so Postgres rolls back at once.
+pub(crate) struct TxConn(Option<Conn>);
+
+impl Deref for TxConn {
+    type Target = AsyncPgConnection;
+
+    fn deref(&self) -> &AsyncPgConnection {
+        match &self.0 {
+            Some(conn) => conn,
+            None => unreachable!("TxConn is only emptied in drop"),
+        }
+    }
+}
+
+impl DerefMut for TxConn {
+    fn deref_mut(&mut self) -> &mut AsyncPgConnection {
+        match &mut self.0 {
+            Some(conn) => conn,
+            None => unreachable!("TxConn is only emptied in drop"),
+        }
+    }
+}
+
+impl Drop for TxConn {
+    fn drop(&mut self) {
+        if let Some(mut conn) = self.0.take() {
+            // `is_broken` is true while a transaction is open or after a failed rollback.
+            if PoolableConnection::is_broken(&mut *conn) {
+                tracing::warn!("dropping a database connection left inside a transaction");
+                drop(Object::take(conn));
+            }
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct CountsRow {
+    #[diesel(sql_type = BigInt)]
+    users: i64,
+    #[diesel(sql_type = BigInt)]
+    active_users: i64,
+    #[diesel(sql_type = BigInt)]
+    blocked_users: i64,
+    #[diesel(sql_type = BigInt)]
+    api_keys: i64,
+}
+
+const COUNTS_SQL: &str = "\
+SELECT count(*) AS users,
+       count(*) FILTER (WHERE status = 'active') AS active_users,
+       count(*) FILTER (WHERE status = 'blocked') AS blocked_users,
+       (SELECT count(*) FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NULL) AS api_keys
+FROM users WHERE tenant_id = $1";
+
+fn count(n: i64) -> Result<u64> {
+    u64::try_from(n).map_err(|_| DomainError::Internal(format!("negative count {n}")))
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn ping(&self) -> Result<()> {
+        let mut conn = self.conn().await?;
+        sql_query("SELECT 1").execute(&mut conn).await.map_err(error::db)?;
+        Ok(())
+    }
+
+    async fn count_resources(&self, tenant: TenantId) -> Result<ResourceCounts> {
+        let mut conn = self.conn().await?;
+        // One statement, so the four numbers come from one snapshot.
+        let row: CountsRow = sql_query(COUNTS_SQL)
+            .bind::<SqlUuid, _>(tenant.as_uuid())
+            .get_result(&mut conn)
+            .await
+            .map_err(error::db)?;
+        Ok(ResourceCounts {
+            users: count(row.users)?,
+            active_users: count(row.active_users)?,
+            blocked_users: count(row.blocked_users)?,
+            api_keys: count(row.api_keys)?,
+        })
+    }
+
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+}

@@ -1,0 +1,306 @@
+//! Postgres-specific behaviour: connecting, migrations, isolation by schema, and the
+//! last-admin rule under concurrency. The port's behaviour in general is pinned by the
+//! conformance suite (`conformance.rs`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentgov_domain::DomainError;
+use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
+use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::page::PageRequest;
+use agentgov_domain::ports::{ApiKeyRepo, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_store_postgres::PgStore;
+use diesel::sql_types::{Nullable, Text};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+fn now() -> OffsetDateTime {
+    let t = OffsetDateTime::now_utc();
+    t.replace_microsecond(t.microsecond()).unwrap()
+}
+
+fn tenant(name: &str) -> Tenant {
+    Tenant { id: TenantId(Uuid::now_v7()), name: name.into(), created_at: now() }
+}
+
+fn user(tenant: TenantId, email: &str, role: Role) -> User {
+    User {
+        id: UserId(Uuid::now_v7()),
+        tenant_id: tenant,
+        email: email.into(),
+        name: None,
+        role,
+        status: UserStatus::Active,
+        password_hash: None,
+        created_at: now(),
+        updated_at: now(),
+        last_login_at: None,
+    }
+}
+
+fn key(user: &User, prefix: &str) -> ApiKey {
+    ApiKey {
+        id: ApiKeyId(Uuid::now_v7()),
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        name: "k".into(),
+        prefix: prefix.into(),
+        key_hash: vec![1, 2, 3],
+        permissions: vec![Permission::AgentsRead],
+        kind: ApiKeyKind::Standard,
+        session_id: None,
+        created_at: now(),
+        expires_at: None,
+        last_used_at: None,
+        revoked_at: None,
+    }
+}
+
+async fn seeded(store: &PgStore, name: &str) -> (Tenant, User) {
+    let t = tenant(name);
+    let admin = user(t.id, &format!("admin@{name}.example"), Role::Admin);
+    store.create_tenant(&t, &admin, &key(&admin, &format!("agk_{name}"))).await.unwrap();
+    (t, admin)
+}
+
+#[derive(QueryableByName)]
+struct Regclass {
+    #[diesel(sql_type = Nullable<Text>)]
+    name: Option<String>,
+}
+
+async fn table_exists(url: &str, table: &str) -> bool {
+    let mut conn = AsyncPgConnection::establish(url).await.unwrap();
+    let row: Regclass =
+        sql_query(format!("SELECT to_regclass('{table}')::text AS name")).get_result(&mut conn).await.unwrap();
+    row.name.is_some()
+}
+
+#[tokio::test]
+async fn connects_pings_and_names_its_backend() {
+    let Some((store, _guard)) = common::migrated_store(2).await else { return };
+    store.ping().await.unwrap();
+    assert_eq!(store.backend(), "postgres");
+    assert!(format!("{store:?}").starts_with("PgStore"));
+}
+
+#[tokio::test]
+async fn unreachable_database_is_unavailable() {
+    if agentgov_store_conformance::service_url(common::URL_VAR).is_none() {
+        return;
+    }
+    // Port 1 is never a Postgres server.
+    let err = PgStore::connect("postgres://postgres@127.0.0.1:1/none?connect_timeout=2", 1).await.unwrap_err();
+    assert!(matches!(err, DomainError::Unavailable(ref s) if s == "database"), "{err:?}");
+}
+
+#[tokio::test]
+async fn search_path_options_put_tables_in_the_test_schema() {
+    let Some((url, guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    assert!(table_exists(&url, &format!("{}.users", guard.schema)).await);
+    assert!(table_exists(&url, &format!("{}.__diesel_schema_migrations", guard.schema)).await);
+    assert!(!table_exists(&url, "public.users").await, "nothing leaks into public");
+}
+
+#[tokio::test]
+async fn migrations_go_up_down_and_up_again() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 2).await.unwrap();
+    store.run_migrations().await.unwrap();
+    store.run_migrations().await.unwrap(); // idempotent
+    seeded(&store, "first").await;
+
+    store.revert_all_migrations().await.unwrap();
+    for table in ["tenants", "users", "sessions", "api_keys"] {
+        assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
+    }
+
+    store.run_migrations().await.unwrap();
+    let (t, _) = seeded(&store, "again").await;
+    assert_eq!(store.get_tenant(t.id).await.unwrap(), Some(t));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_migrations_take_turns() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let a = PgStore::connect(&url, 1).await.unwrap();
+    let b = PgStore::connect(&url, 1).await.unwrap();
+    let (ra, rb) = tokio::join!(a.run_migrations(), b.run_migrations());
+    ra.unwrap();
+    rb.unwrap();
+    seeded(&a, "after").await;
+}
+
+#[tokio::test]
+async fn conflicts_have_clear_messages() {
+    let Some((store, _guard)) = common::migrated_store(2).await else { return };
+    let (t, admin) = seeded(&store, "acme").await;
+
+    let again = tenant("acme");
+    let other_admin = user(again.id, "x@acme.example", Role::Admin);
+    let err = store.create_tenant(&again, &other_admin, &key(&other_admin, "agk_x")).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m == "tenant name already taken"), "{err:?}");
+
+    let dup = user(t.id, &admin.email, Role::Viewer);
+    let err = store.insert_user(&dup).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m == "email already registered"), "{err:?}");
+
+    let err = store.insert_api_key(&key(&admin, "agk_acme")).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn round_trips_and_tenant_isolation() {
+    let Some((store, _guard)) = common::migrated_store(2).await else { return };
+    let (a, admin) = seeded(&store, "alpha").await;
+    let (b, _) = seeded(&store, "beta").await;
+
+    let mut viewer = user(a.id, "viewer@alpha.example", Role::Viewer);
+    viewer.name = Some("Vi".into());
+    viewer.password_hash = Some("$argon2id$x".into());
+    viewer.last_login_at = Some(now());
+    store.insert_user(&viewer).await.unwrap();
+    assert_eq!(store.get_user(a.id, viewer.id).await.unwrap(), Some(viewer.clone()));
+    assert_eq!(store.get_user(b.id, viewer.id).await.unwrap(), None);
+    assert_eq!(store.find_user_by_email("viewer@alpha.example").await.unwrap(), Some(viewer.clone()));
+
+    let session = Session {
+        id: SessionId(Uuid::now_v7()),
+        tenant_id: a.id,
+        user_id: viewer.id,
+        created_at: now(),
+        expires_at: now() + Duration::from_secs(60),
+        revoked_at: None,
+    };
+    let skey = ApiKey { kind: ApiKeyKind::Session, session_id: Some(session.id), ..key(&viewer, "agk_sess") };
+    store.insert_session(&session, Some(&skey)).await.unwrap();
+    assert_eq!(store.get_session(b.id, session.id).await.unwrap(), None);
+    assert_eq!(store.find_api_key_by_prefix("agk_sess").await.unwrap(), Some(skey.clone()));
+
+    let at = now();
+    store.revoke_session(a.id, session.id, at).await.unwrap();
+    assert_eq!(store.get_api_key(a.id, skey.id).await.unwrap().unwrap().revoked_at, Some(at));
+    let keys = store.list_api_keys(a.id, None, &PageRequest::default()).await.unwrap();
+    assert_eq!(keys.items.len(), 1, "only the admin's tenant key is live");
+
+    let counts = store.count_resources(a.id).await.unwrap();
+    assert_eq!((counts.users, counts.active_users, counts.api_keys), (2, 2, 1));
+
+    // Deleting the user takes the session and its key along.
+    store.delete_user(a.id, viewer.id).await.unwrap();
+    assert_eq!(store.get_session(a.id, session.id).await.unwrap(), None);
+    assert_eq!(store.get_api_key(a.id, skey.id).await.unwrap(), None);
+    assert!(store.get_user(a.id, admin.id).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn corrupt_rows_are_internal_errors() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, admin) = seeded(&store, "alpha").await;
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("UPDATE api_keys SET permissions = '[\"root:everything\"]'").execute(&mut conn).await.unwrap();
+    let err = store.list_api_keys(t.id, Some(admin.id), &PageRequest::default()).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+}
+
+/// Two admins demote each other at the same time: the tenant-row lock serialises the
+/// checks, so exactly one demotion wins and one admin remains. Repeated to give a race a
+/// real chance to show.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_demotions_leave_one_admin() {
+    let Some((store, _guard)) = common::migrated_store(4).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    for round in 0..20 {
+        let (t, first) = seeded_dyn(&store, &format!("race{round}")).await;
+        let second = user(t.id, &format!("second@race{round}.example"), Role::Admin);
+        store.insert_user(&second).await.unwrap();
+
+        let demote = |u: &User| {
+            let (store, demoted) = (store.clone(), User { role: Role::Viewer, ..u.clone() });
+            tokio::spawn(async move { store.update_user(&demoted).await })
+        };
+        let (ra, rb) = (demote(&first), demote(&second));
+        let results = [ra.await.unwrap(), rb.await.unwrap()];
+        let ok = results.iter().filter(|r| r.is_ok()).count();
+        let conflicts = results.iter().filter(|r| matches!(r, Err(DomainError::Conflict(_)))).count();
+        assert_eq!((ok, conflicts), (1, 1), "round {round}: {results:?}");
+
+        let users = store.list_users(t.id, &PageRequest::default()).await.unwrap();
+        assert_eq!(users.items.iter().filter(|u| u.is_active_admin()).count(), 1, "round {round}");
+    }
+}
+
+/// The same race between a delete and a demotion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_delete_and_demotion_leave_one_admin() {
+    let Some((store, _guard)) = common::migrated_store(4).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    for round in 0..10 {
+        let (t, first) = seeded_dyn(&store, &format!("race{round}")).await;
+        let second = user(t.id, &format!("second@race{round}.example"), Role::SuperAdmin);
+        store.insert_user(&second).await.unwrap();
+
+        let s1 = store.clone();
+        let demoted = User { status: UserStatus::Blocked, ..first.clone() };
+        let a = tokio::spawn(async move { s1.update_user(&demoted).await });
+        let s2 = store.clone();
+        let b = tokio::spawn(async move { s2.delete_user(t.id, second.id).await });
+        let results = [a.await.unwrap(), b.await.unwrap()];
+        assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "round {round}: {results:?}");
+
+        let users = store.list_users(t.id, &PageRequest::default()).await.unwrap();
+        assert_eq!(users.items.iter().filter(|u| u.is_active_admin()).count(), 1, "round {round}");
+    }
+}
+
+async fn seeded_dyn(store: &Arc<dyn Store>, name: &str) -> (Tenant, User) {
+    let t = tenant(name);
+    let admin = user(t.id, &format!("admin@{name}.example"), Role::Admin);
+    store.create_tenant(&t, &admin, &key(&admin, &format!("agk_{name}"))).await.unwrap();
+    (t, admin)
+}
+
+/// A transaction whose future is dropped (the client went away) must not keep holding the
+/// tenant lock on an idle pooled connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelled_transaction_releases_the_tenant_lock() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 2).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, admin) = seeded(&store, "alpha").await;
+    let lock_sql = format!("SELECT id::text AS name FROM tenants WHERE id = '{}' FOR NO KEY UPDATE NOWAIT", t.id);
+
+    // Hold the tenant row so the update blocks inside its transaction, then give up on it.
+    let mut holder = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("BEGIN").execute(&mut holder).await.unwrap();
+    sql_query(lock_sql.clone()).execute(&mut holder).await.unwrap();
+    let renamed = User { name: Some("x".into()), ..admin.clone() };
+    let cancelled = tokio::time::timeout(Duration::from_millis(300), store.update_user(&renamed)).await;
+    assert!(cancelled.is_err(), "the update should have been waiting for the lock");
+    sql_query("COMMIT").execute(&mut holder).await.unwrap();
+
+    // The abandoned transaction may take the lock briefly before Postgres notices the closed
+    // connection, but it must let go.
+    let mut free = false;
+    for _ in 0..50 {
+        sql_query("BEGIN").execute(&mut holder).await.unwrap();
+        free = sql_query(lock_sql.clone()).execute(&mut holder).await.is_ok();
+        sql_query("ROLLBACK").execute(&mut holder).await.unwrap();
+        if free {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(free, "the tenant row is still locked by the abandoned transaction");
+    assert_eq!(store.get_user(t.id, admin.id).await.unwrap(), Some(admin), "the update was rolled back");
+}
