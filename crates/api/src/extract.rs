@@ -55,6 +55,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("a JSON body is required"));
     }
+    // Syntax first: a truncated document must be 400 even when its first value is already
+    // of the wrong shape.
+    if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        return Err(ApiError::bad_request(format!("body is not valid JSON: {err}")));
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|err| {
         let path = err.path().to_string();

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use actix_web::HttpResponse;
+use actix_web::{HttpMessage, HttpResponse};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
@@ -29,14 +29,18 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
 }
 
 /// Middleware: counts and times every request under its route pattern (never the raw path,
-/// which would explode cardinality with ids).
+/// which would explode cardinality with ids), and returns the request id as `X-Request-Id`.
 pub async fn record(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let start = Instant::now();
     let method = req.method().to_string();
-    let res = next.call(req).await?;
+    let mut res = next.call(req).await?;
+    let request_id = res.request().extensions().get::<tracing_actix_web::RequestId>().map(|id| id.to_string());
+    if let Some(id) = request_id.and_then(|id| actix_web::http::header::HeaderValue::from_str(&id).ok()) {
+        res.headers_mut().insert(actix_web::http::header::HeaderName::from_static("x-request-id"), id);
+    }
     let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_owned());
     let status = res.status().as_u16().to_string();
     let labels = [("method", method), ("route", route), ("status", status)];

@@ -1,0 +1,114 @@
+use agentgov_tests::*;
+use serde_json::json;
+
+#[tokio::test]
+async fn login_returns_the_spec_shape_and_both_credentials_work() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let body = app.login("Admin@Acme.test", PASSWORD).await;
+    assert!(body["access_token"].as_str().unwrap().split('.').count() == 3);
+    assert_eq!(body["expires_in"], 3600);
+    assert!(body["api_key"].as_str().unwrap().starts_with("agk_"));
+    assert_eq!(body["user"]["email"], "admin@acme.test");
+    assert_eq!(body["user"]["role"], "admin");
+    assert_eq!(body["user"]["id"], t.admin_id.as_str());
+    let me = expect(app.get("/auth/me").bearer_auth(body["access_token"].as_str().unwrap()), 200).await;
+    assert_eq!(me["id"], t.admin_id.as_str());
+    assert!(me.get("password_hash").is_none());
+    expect(app.get("/stats").header("X-API-Key", body["api_key"].as_str().unwrap()), 200).await;
+}
+
+#[tokio::test]
+async fn wrong_credentials_are_401_and_blocked_users_403() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let body = expect_problem(app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"})), 401).await;
+    assert_eq!(body["detail"], "invalid email or password");
+    expect_problem(app.post("/auth/login").json(&json!({"email": "ghost@acme.test", "password": PASSWORD})), 401).await;
+    let (id, _) = app.user(&t, "bob@acme.test", "analyst").await;
+    expect(app.post(&format!("/users/{id}/block")).bearer_auth(&t.token), 200).await;
+    expect_problem(app.post("/auth/login").json(&json!({"email": "bob@acme.test", "password": PASSWORD})), 403).await;
+}
+
+#[tokio::test]
+async fn repeated_login_failures_are_rate_limited_with_retry_after() {
+    let app = spawn_app().await;
+    app.create_tenant("acme").await;
+    for _ in 0..5 {
+        expect_problem(app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"})), 401).await;
+    }
+    let res = app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": PASSWORD})).send().await.unwrap();
+    assert_eq!(res.status(), 429);
+    let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=900).contains(&retry));
+    // Another email from the same client is not locked out by this one.
+    let t2 = app.create_tenant("globex").await;
+    app.login(&t2.admin_email, PASSWORD).await;
+}
+
+#[tokio::test]
+async fn failures_are_limited_per_client_ip_across_emails() {
+    let app = spawn_with(|c| c.login_max_failures_per_ip = 3).await;
+    app.create_tenant("acme").await;
+    for i in 0..3 {
+        let body = json!({"email": format!("nobody{i}@acme.test"), "password": "wrong password!"});
+        expect_problem(app.post("/auth/login").json(&body), 401).await;
+    }
+    expect_problem(app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": PASSWORD})), 429).await;
+}
+
+#[tokio::test]
+async fn logout_revokes_the_jwt_and_the_session_key_at_once() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    expect(app.post("/auth/logout").bearer_auth(&t.token), 204).await;
+    let body = expect_problem(app.get("/auth/me").bearer_auth(&t.token), 401).await;
+    assert_eq!(body["detail"], "token revoked");
+    expect_problem(app.get("/stats").header("X-API-Key", &t.session_key), 401).await;
+    expect_problem(app.post("/auth/logout").bearer_auth(&t.token), 401).await;
+    // The tenant's standing API key is unaffected.
+    expect(app.get("/stats").header("X-API-Key", &t.api_key), 200).await;
+}
+
+#[tokio::test]
+async fn revocation_survives_a_restart() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    expect(app.post("/auth/logout").bearer_auth(&t.token), 204).await;
+    let fresh = app.login(&t.admin_email, PASSWORD).await;
+    let fresh = fresh["access_token"].as_str().unwrap().to_owned();
+    // A second server on the same data dir: a new in-process cache, the same database.
+    let dir = app.dir.path().to_path_buf();
+    let again = spawn_with(|c| c.data_dir = dir).await;
+    expect_problem(again.get("/auth/me").bearer_auth(&t.token), 401).await;
+    expect(again.get("/auth/me").bearer_auth(&fresh), 200).await;
+}
+
+#[tokio::test]
+async fn bad_tokens_are_401_with_a_challenge() {
+    let app = spawn_app().await;
+    let res = app.get("/auth/me").send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    assert!(res.headers()["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
+    for token in ["garbage", "a.b.c", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0."] {
+        expect_problem(app.get("/auth/me").bearer_auth(token), 401).await;
+    }
+    let t = app.create_tenant("acme").await;
+    // An API key is not a session: JWT-only endpoints refuse it.
+    expect_problem(app.get("/auth/me").header("X-API-Key", &t.api_key), 401).await;
+}
+
+#[tokio::test]
+async fn tokens_from_another_server_secret_are_rejected() {
+    let a = spawn_with(|c| c.jwt_secret = Some("a".repeat(32).into())).await;
+    let b = spawn_with(|c| c.jwt_secret = Some("b".repeat(32).into())).await;
+    let t = a.create_tenant("acme").await;
+    expect_problem(b.get("/auth/me").bearer_auth(&t.token), 401).await;
+}
+
+#[tokio::test]
+async fn logging_in_with_an_api_key_session_cannot_logout() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    expect_problem(app.post("/auth/logout").header("X-API-Key", &t.api_key), 401).await;
+}

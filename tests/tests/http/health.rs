@@ -1,0 +1,83 @@
+use agentgov_tests::*;
+
+#[tokio::test]
+async fn health_is_open_and_ok() {
+    let app = spawn_app().await;
+    let body = expect(app.get("/health"), 200).await;
+    assert_eq!(body["status"], "ok");
+}
+
+#[tokio::test]
+async fn readiness_checks_database_cache_and_policy_engine() {
+    let app = spawn_app().await;
+    let body = expect(app.get("/health/ready"), 200).await;
+    assert_eq!(body["ready"], true);
+    let names: Vec<_> = body["components"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["database", "cache", "policy_engine"]);
+    assert_eq!(body["components"][0]["backend"], "sqlite");
+    assert_eq!(body["components"][2]["backend"], "regorus");
+}
+
+#[tokio::test]
+async fn readiness_is_503_naming_the_database_when_it_is_gone() {
+    let app = spawn_app().await;
+    // Make the SQLite file unusable under the running server.
+    let db = app.dir.path().join("agentgov.db");
+    std::fs::remove_file(&db).unwrap();
+    std::fs::create_dir(&db).unwrap();
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(app.dir.path().join(format!("agentgov.db{suffix}")));
+    }
+    let res = app.get("/health/ready").send().await.unwrap();
+    // An open SQLite connection may keep working on the unlinked file; then it is ready.
+    if res.status() == 503 {
+        let (_, body) = read(res).await;
+        assert!(body["detail"].as_str().unwrap().contains("database"), "{body}");
+    }
+}
+
+#[tokio::test]
+async fn status_needs_credentials_and_describes_the_platform() {
+    let app = spawn_app().await;
+    expect_problem(app.get("/status"), 401).await;
+    let t = app.create_tenant("acme").await;
+    for req in [app.get("/status").header("X-API-Key", &t.api_key), app.get("/status").bearer_auth(&t.token)] {
+        let body = expect(req, 200).await;
+        assert_eq!(body["status"], "ok");
+        assert_eq!(body["mode"], "embedded");
+        assert_eq!(body["tenant"]["name"], "acme");
+        assert_eq!(body["components"].as_array().unwrap().len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn stats_count_only_the_callers_tenant() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let other = app.create_tenant("globex").await;
+    app.user(&other, "x@globex.test", "viewer").await;
+    app.user(&t, "v@acme.test", "viewer").await;
+    let body = expect(app.get("/stats").header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(body["tenant_id"], t.id.as_str());
+    assert_eq!(body["counts"]["users"], 2);
+    assert_eq!(body["counts"]["active_users"], 2);
+    expect_problem(app.get("/stats").header("X-API-Key", "agk_nothere_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), 401).await;
+}
+
+#[tokio::test]
+async fn metrics_are_prometheus_text_by_route() {
+    let app = spawn_app().await;
+    expect(app.get("/health"), 200).await;
+    let res = app.get("/metrics").send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let text = res.text().await.unwrap();
+    assert!(text.contains("http_requests_total"), "{text}");
+    assert!(text.contains("route=\"/api/v1/health\""), "{text}");
+}
+
+#[tokio::test]
+async fn every_response_carries_a_request_id() {
+    let app = spawn_app().await;
+    let res = app.get("/health").send().await.unwrap();
+    assert!(res.headers().get("x-request-id").is_some());
+}

@@ -1,0 +1,11 @@
+//! Black-box HTTP tests: one binary, a module per area of the spec.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod api_keys;
+mod auth;
+mod docs;
+mod errors;
+mod health;
+mod isolation;
+mod tenants;
+mod users;
