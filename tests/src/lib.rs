@@ -67,7 +67,12 @@ pub struct Tenant {
 
 impl TestApp {
     pub fn url(&self, path: &str) -> String {
-        if path.starts_with('/') && !path.starts_with("/api/") && !path.starts_with("/docs") && path != "/openapi.json" && path != "/metrics" {
+        if path.starts_with('/')
+            && !path.starts_with("/api/")
+            && !path.starts_with("/docs")
+            && path != "/openapi.json"
+            && path != "/metrics"
+        {
             format!("{}/api/v1{path}", self.base)
         } else {
             format!("{}{path}", self.base)

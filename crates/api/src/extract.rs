@@ -94,7 +94,9 @@ impl ListQuery {
 }
 
 fn state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
-    req.app_data::<web::Data<AppState>>().cloned().ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error"))
+    req.app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error"))
 }
 
 fn header_str(req: &HttpRequest, name: &str) -> Option<String> {
@@ -127,9 +129,10 @@ fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output 
                 "this endpoint needs a user session: send Authorization: Bearer <access_token>",
                 BEARER_CHALLENGE,
             )),
-            (Accept::Jwt, None, None) => {
-                Err(ApiError::unauthorized("missing credentials: send Authorization: Bearer <access_token>", BEARER_CHALLENGE))
-            }
+            (Accept::Jwt, None, None) => Err(ApiError::unauthorized(
+                "missing credentials: send Authorization: Bearer <access_token>",
+                BEARER_CHALLENGE,
+            )),
             (Accept::ApiKeyOrJwt, None, None) => Err(ApiError::unauthorized(
                 "missing credentials: send X-API-Key or Authorization: Bearer <access_token>",
                 BEARER_CHALLENGE,

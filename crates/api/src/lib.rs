@@ -72,7 +72,8 @@ fn register(cfg: &mut ServiceConfig) {
 
 /// The OpenAPI document, built from the same registrations the server serves.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, mut doc) = App::new().into_utoipa_app().openapi(openapi::ApiDoc::openapi()).configure(register).split_for_parts();
+    let (_, mut doc) =
+        App::new().into_utoipa_app().openapi(openapi::ApiDoc::openapi()).configure(register).split_for_parts();
     utoipa::Modify::modify(&openapi::SharedErrors, &mut doc);
     doc
 }
@@ -99,7 +100,12 @@ pub fn app(
         .configure(|cfg| register(&mut ServiceConfig::new(cfg)))
         .route("/metrics", web::get().to(metrics::render))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc))
-        .route("/docs", web::get().to(|| async { actix_web::HttpResponse::PermanentRedirect().insert_header(("Location", "/docs/")).finish() }))
+        .route(
+            "/docs",
+            web::get().to(|| async {
+                actix_web::HttpResponse::PermanentRedirect().insert_header(("Location", "/docs/")).finish()
+            }),
+        )
         .default_service(web::to(|| async { actix_web::HttpResponse::NotFound().finish() }))
         .wrap(ErrorHandlers::new().default_handler(problem::render_plain_errors))
         .wrap(from_fn(metrics::record))

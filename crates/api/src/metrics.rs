@@ -3,10 +3,10 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use actix_web::{HttpMessage, HttpResponse};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpResponse};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();

@@ -47,7 +47,14 @@ pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     pub fn new(status: StatusCode, detail: impl Into<Cow<'static, str>>) -> Self {
-        Self { status, detail: detail.into(), errors: None, retry_after: None, www_authenticate: None, components: None }
+        Self {
+            status,
+            detail: detail.into(),
+            errors: None,
+            retry_after: None,
+            www_authenticate: None,
+            components: None,
+        }
     }
 
     pub fn bad_request(detail: impl Into<Cow<'static, str>>) -> Self {

@@ -241,7 +241,9 @@ mod tests {
 
     #[test]
     fn malformed_keys_have_no_prefix() {
-        for bad in ["", "agk_", "agk_ABCDEFGH_x", "xyz_abcdefgh_0000000000000000000000000000000000000000000", "agk_abcdefgh"] {
+        for bad in
+            ["", "agk_", "agk_ABCDEFGH_x", "xyz_abcdefgh_0000000000000000000000000000000000000000000", "agk_abcdefgh"]
+        {
             assert_eq!(api_key_prefix(bad), None, "{bad}");
         }
     }
@@ -286,7 +288,9 @@ mod tests {
         let other = TokenCodec::hs256(&[8u8; 32]).unwrap();
         assert!(other.verify(&token, at).is_err());
         let expired = Claims { exp: now - 60, iat: now - 120, ..claims };
-        assert!(matches!(codec.verify(&codec.sign(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "token expired"));
+        assert!(
+            matches!(codec.verify(&codec.sign(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "token expired")
+        );
         assert!(TokenCodec::hs256(b"short").is_err());
     }
 }

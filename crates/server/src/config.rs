@@ -143,7 +143,8 @@ impl Config {
         if self.db_pool_size == 0 || self.redis_pool_size == 0 {
             bail!("pool sizes must be at least 1");
         }
-        if self.login_max_failures_per_email == 0 || self.login_max_failures_per_ip == 0 || self.login_window_secs == 0 {
+        if self.login_max_failures_per_email == 0 || self.login_max_failures_per_ip == 0 || self.login_window_secs == 0
+        {
             bail!("login limits and window must be at least 1");
         }
         if let Some(secret) = &self.jwt_secret
@@ -292,6 +293,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::result_large_err)] // figment's Jail API, not ours
     fn environment_overrides_file_and_typos_fail_fast() {
         figment::Jail::expect_with(|jail| {
             jail.create_file("agentgov.toml", "bind = \"127.0.0.1:9000\"\ntoken_ttl_secs = 120\n")?;

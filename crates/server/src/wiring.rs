@@ -94,8 +94,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
     let clock = Arc::new(SystemClock);
     let ports = Ports { store, cache, bus, policy: Arc::new(policy), clock: clock.clone(), ids: Arc::new(UuidV7Gen) };
     let secrets = Secrets {
-        hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations)
-            .context("argon2 parameters")?,
+        hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
         tokens: TokenCodec::hs256(&jwt_secret(config)?).context("JWT secret")?,
         admin_key: AdminKey::new(config.admin_key.as_ref().map(|k| k.expose_secret())),
     };

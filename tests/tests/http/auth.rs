@@ -22,7 +22,11 @@ async fn login_returns_the_spec_shape_and_both_credentials_work() {
 async fn wrong_credentials_are_401_and_blocked_users_403() {
     let app = spawn_app().await;
     let t = app.create_tenant("acme").await;
-    let body = expect_problem(app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"})), 401).await;
+    let body = expect_problem(
+        app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"})),
+        401,
+    )
+    .await;
     assert_eq!(body["detail"], "invalid email or password");
     expect_problem(app.post("/auth/login").json(&json!({"email": "ghost@acme.test", "password": PASSWORD})), 401).await;
     let (id, _) = app.user(&t, "bob@acme.test", "analyst").await;
@@ -35,9 +39,14 @@ async fn repeated_login_failures_are_rate_limited_with_retry_after() {
     let app = spawn_app().await;
     app.create_tenant("acme").await;
     for _ in 0..5 {
-        expect_problem(app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"})), 401).await;
+        expect_problem(
+            app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"})),
+            401,
+        )
+        .await;
     }
-    let res = app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": PASSWORD})).send().await.unwrap();
+    let res =
+        app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": PASSWORD})).send().await.unwrap();
     assert_eq!(res.status(), 429);
     let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=900).contains(&retry));

@@ -61,7 +61,11 @@ async fn stats_count_only_the_callers_tenant() {
     assert_eq!(body["tenant_id"], t.id.as_str());
     assert_eq!(body["counts"]["users"], 2);
     assert_eq!(body["counts"]["active_users"], 2);
-    expect_problem(app.get("/stats").header("X-API-Key", "agk_nothere_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), 401).await;
+    expect_problem(
+        app.get("/stats").header("X-API-Key", "agk_nothere_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        401,
+    )
+    .await;
 }
 
 #[tokio::test]

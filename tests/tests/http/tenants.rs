@@ -64,7 +64,8 @@ async fn tenants_list_newest_first_with_pages() {
     let names: Vec<_> = page["items"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["c", "b"]);
     let cursor = page["next_cursor"].as_str().unwrap();
-    let page = expect(app.get(&format!("/tenants?limit=2&cursor={cursor}")).header("X-Admin-Key", ADMIN_KEY), 200).await;
+    let page =
+        expect(app.get(&format!("/tenants?limit=2&cursor={cursor}")).header("X-Admin-Key", ADMIN_KEY), 200).await;
     assert_eq!(page["items"][0]["name"], "a");
     assert!(page["next_cursor"].is_null());
 }

@@ -14,7 +14,8 @@ async fn admins_create_list_get_update_and_delete_users() {
     let id = ann["id"].as_str().unwrap();
     let got = expect(app.get(&format!("/users/{id}")).bearer_auth(&t.token), 200).await;
     assert_eq!(got, ann);
-    let updated = expect(app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"name": "Ann B"})), 200).await;
+    let updated =
+        expect(app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"name": "Ann B"})), 200).await;
     assert_eq!(updated["name"], "Ann B");
     let list = expect(app.get("/users").bearer_auth(&t.token), 200).await;
     assert_eq!(list["items"].as_array().unwrap().len(), 2);
@@ -68,7 +69,11 @@ async fn non_admins_are_403_on_admin_operations() {
     let body = json!({"email": "x@acme.test", "password": PASSWORD});
     expect_problem(app.post("/users").bearer_auth(&analyst).json(&body), 403).await;
     expect_problem(app.post(&format!("/users/{}/block", t.admin_id)).bearer_auth(&analyst), 403).await;
-    expect_problem(app.put(&format!("/users/{}/role", t.admin_id)).bearer_auth(&analyst).json(&json!({"role": "viewer"})), 403).await;
+    expect_problem(
+        app.put(&format!("/users/{}/role", t.admin_id)).bearer_auth(&analyst).json(&json!({"role": "viewer"})),
+        403,
+    )
+    .await;
     expect_problem(app.delete(&format!("/users/{}", t.admin_id)).bearer_auth(&analyst), 403).await;
     // Everyone reads and edits their own profile.
     let me = expect(app.get("/users/me").bearer_auth(&analyst), 200).await;
@@ -84,8 +89,16 @@ async fn admins_cannot_grant_or_manage_roles_above_their_own() {
     let body = json!({"email": "root@acme.test", "password": PASSWORD, "role": "super_admin"});
     expect_problem(app.post("/users").bearer_auth(&t.token).json(&body), 403).await;
     let (id, _) = app.user(&t, "v@acme.test", "viewer").await;
-    expect_problem(app.put(&format!("/users/{id}/role")).bearer_auth(&t.token).json(&json!({"role": "super_admin"})), 403).await;
-    let body = expect_problem(app.put(&format!("/users/{id}/role")).bearer_auth(&t.token).json(&json!({"role": "owner"})), 422).await;
+    expect_problem(
+        app.put(&format!("/users/{id}/role")).bearer_auth(&t.token).json(&json!({"role": "super_admin"})),
+        403,
+    )
+    .await;
+    let body = expect_problem(
+        app.put(&format!("/users/{id}/role")).bearer_auth(&t.token).json(&json!({"role": "owner"})),
+        422,
+    )
+    .await;
     assert_eq!(body["errors"][0]["field"], "role");
 }
 
@@ -97,7 +110,8 @@ async fn duplicate_emails_are_409_in_any_tenant() {
     let body = json!({"email": other.admin_email, "password": PASSWORD});
     expect_problem(app.post("/users").bearer_auth(&t.token).json(&body), 409).await;
     let (id, _) = app.user(&t, "v@acme.test", "viewer").await;
-    expect_problem(app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"email": t.admin_email})), 409).await;
+    expect_problem(app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"email": t.admin_email})), 409)
+        .await;
 }
 
 #[tokio::test]
@@ -105,12 +119,15 @@ async fn the_last_admin_cannot_be_demoted_blocked_or_deleted() {
     let app = spawn_app().await;
     let t = app.create_tenant("acme").await;
     let me = &t.admin_id;
-    expect_problem(app.put(&format!("/users/{me}/role")).bearer_auth(&t.token).json(&json!({"role": "analyst"})), 409).await;
+    expect_problem(app.put(&format!("/users/{me}/role")).bearer_auth(&t.token).json(&json!({"role": "analyst"})), 409)
+        .await;
     expect_problem(app.post(&format!("/users/{me}/block")).bearer_auth(&t.token), 409).await;
     expect_problem(app.delete(&format!("/users/{me}")).bearer_auth(&t.token), 409).await;
     // With a second admin, stepping down is fine.
     app.user(&t, "second@acme.test", "admin").await;
-    let body = expect(app.put(&format!("/users/{me}/role")).bearer_auth(&t.token).json(&json!({"role": "analyst"})), 200).await;
+    let body =
+        expect(app.put(&format!("/users/{me}/role")).bearer_auth(&t.token).json(&json!({"role": "analyst"})), 200)
+            .await;
     assert_eq!(body["role"], "analyst");
     // ...and it bites on the same token at once.
     expect_problem(app.get("/users").bearer_auth(&t.token), 403).await;

@@ -31,7 +31,11 @@ pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<NewApiKey>
     responses((status = 200, description = "A page of keys (never the secrets)", body = Page<ApiKey>))
 )]
 #[get("/api-keys")]
-pub async fn list(state: web::Data<AppState>, auth: Jwt, q: web::Query<ListQuery>) -> ApiResult<web::Json<Page<ApiKey>>> {
+pub async fn list(
+    state: web::Data<AppState>,
+    auth: Jwt,
+    q: web::Query<ListQuery>,
+) -> ApiResult<web::Json<Page<ApiKey>>> {
     Ok(web::Json(state.services.api_keys.list(&auth.0, &q.page()?).await?))
 }
 

@@ -33,6 +33,10 @@ pub async fn create(state: web::Data<AppState>, _: AdminKey, body: Json<NewTenan
     responses((status = 200, description = "A page of tenants", body = Page<Tenant>))
 )]
 #[get("/tenants")]
-pub async fn list(state: web::Data<AppState>, _: AdminKey, q: web::Query<ListQuery>) -> ApiResult<web::Json<Page<Tenant>>> {
+pub async fn list(
+    state: web::Data<AppState>,
+    _: AdminKey,
+    q: web::Query<ListQuery>,
+) -> ApiResult<web::Json<Page<Tenant>>> {
     Ok(web::Json(state.services.tenants.list(&q.page()?).await?))
 }

@@ -86,7 +86,9 @@ impl AuthService {
 
     async fn check_login_limit(&self, key: &str, max: u64) -> Result<()> {
         match self.ports.cache.get_counter(key).await? {
-            Some(c) if c.count >= max => Err(DomainError::RateLimited { retry_after: c.ttl.max(Duration::from_secs(1)) }),
+            Some(c) if c.count >= max => {
+                Err(DomainError::RateLimited { retry_after: c.ttl.max(Duration::from_secs(1)) })
+            }
             _ => Ok(()),
         }
     }
@@ -198,7 +200,9 @@ impl AuthService {
     /// Ends the caller's session: the JWT and the session's API key stop working at once.
     pub async fn logout(&self, caller: &Caller) -> Result<()> {
         let Credential::Session { session_id, expires_at } = caller.credential else {
-            return Err(DomainError::BadRequest("logout ends a JWT session; revoke API keys with DELETE /api-keys/{id}".into()));
+            return Err(DomainError::BadRequest(
+                "logout ends a JWT session; revoke API keys with DELETE /api-keys/{id}".into(),
+            ));
         };
         let now = self.ports.clock.now();
         self.ports.store.revoke_session(caller.tenant_id(), session_id, now).await?;

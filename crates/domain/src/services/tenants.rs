@@ -60,7 +60,8 @@ impl TenantService {
         v.into_result()?;
 
         let now = self.ports.clock.now();
-        let tenant = Tenant { id: TenantId(self.ports.ids.new_id()), name: req.name.trim().to_owned(), created_at: now };
+        let tenant =
+            Tenant { id: TenantId(self.ports.ids.new_id()), name: req.name.trim().to_owned(), created_at: now };
         let admin = User {
             id: UserId(self.ports.ids.new_id()),
             tenant_id: tenant.id,

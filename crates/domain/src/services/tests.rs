@@ -41,7 +41,8 @@ fn harness() -> Harness {
 
 impl Harness {
     async fn tenant(&self, name: &str) -> CreatedTenant {
-        let req = NewTenant { name: name.into(), admin_email: format!("admin@{name}.test"), admin_password: PASSWORD.into() };
+        let req =
+            NewTenant { name: name.into(), admin_email: format!("admin@{name}.test"), admin_password: PASSWORD.into() };
         self.svc.tenants.create(req).await.unwrap()
     }
 
@@ -115,7 +116,8 @@ async fn blocking_takes_effect_on_existing_tokens_and_keys_at_once() {
     let h = harness();
     h.tenant("acme").await;
     let (_, admin) = h.login("admin@acme.test").await;
-    let req = NewUser { email: "bob@acme.test".into(), password: PASSWORD.into(), role: Some(Role::Analyst), name: None };
+    let req =
+        NewUser { email: "bob@acme.test".into(), password: PASSWORD.into(), role: Some(Role::Analyst), name: None };
     let bob = h.svc.users.create(&admin, req).await.unwrap();
     let (bob_login, _) = h.login("bob@acme.test").await;
     h.svc.users.block(&admin, bob.id).await.unwrap();
@@ -164,7 +166,8 @@ async fn roles_above_the_callers_cannot_be_granted_or_managed() {
     let h = harness();
     h.tenant("acme").await;
     let (_, admin) = h.login("admin@acme.test").await;
-    let req = NewUser { email: "root@acme.test".into(), password: PASSWORD.into(), role: Some(Role::SuperAdmin), name: None };
+    let req =
+        NewUser { email: "root@acme.test".into(), password: PASSWORD.into(), role: Some(Role::SuperAdmin), name: None };
     assert!(matches!(h.svc.users.create(&admin, req).await, Err(DomainError::Forbidden(_))));
     let analyst = h.user(&admin, "ana@acme.test", Role::Analyst).await;
     let req = NewUser { email: "x@acme.test".into(), password: PASSWORD.into(), role: None, name: None };
@@ -211,7 +214,11 @@ async fn expired_keys_and_tokens_stop_working() {
     let h = harness();
     h.tenant("acme").await;
     let (res, admin) = h.login("admin@acme.test").await;
-    let req = NewApiKey { name: "short".into(), permissions: None, expires_at: Some(h.clock.now() + Duration::from_secs(60)) };
+    let req = NewApiKey {
+        name: "short".into(),
+        permissions: None,
+        expires_at: Some(h.clock.now() + Duration::from_secs(60)),
+    };
     let key = h.svc.api_keys.create(&admin, req).await.unwrap();
     h.clock.advance(Duration::from_secs(120));
     assert!(h.svc.auth.authenticate_api_key(&key.api_key).await.is_err());

@@ -177,7 +177,10 @@ impl UserService {
     async fn find_manageable(&self, caller: &Caller, id: UserId) -> Result<User> {
         let user = self.find(caller, id).await?;
         if user.role > caller.role() {
-            return Err(DomainError::Forbidden(format!("cannot manage a user whose role ({}) is above yours", user.role)));
+            return Err(DomainError::Forbidden(format!(
+                "cannot manage a user whose role ({}) is above yours",
+                user.role
+            )));
         }
         Ok(user)
     }

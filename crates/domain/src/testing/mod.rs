@@ -1,7 +1,7 @@
 //! In-memory fakes of every port, for the domain's unit tests and the conformance suite.
 
-mod memory_store;
 mod fakes;
+mod memory_store;
 
 pub use fakes::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, SeqIds};
 pub use memory_store::MemoryStore;
