@@ -55,6 +55,25 @@ pub async fn spawn_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
     TestApp { base: format!("http://{}", running.addr), client, dir, server }
 }
 
+/// A server in production mode: Postgres (a fresh schema, dropped with the guard) and Redis
+/// (a fresh key prefix). `None` when the test services are not configured (never in CI).
+pub async fn spawn_distributed() -> Option<(TestApp, agentgov_store_postgres::testing::SchemaGuard)> {
+    let db = agentgov_store_conformance::service_url("AGENTGOV_TEST_DATABASE_URL")?;
+    let redis = agentgov_store_conformance::service_url("AGENTGOV_TEST_REDIS_URL")?;
+    let (url, guard) = agentgov_store_postgres::testing::fresh_schema(&db).await;
+    let prefix = format!("agentgov-test-{}:", uuid::Uuid::now_v7().simple());
+    let app = spawn_with(|c| {
+        c.database_url = Some(url.into());
+        c.redis_url = Some(redis.into());
+        c.redis_prefix = prefix;
+        c.jwt_secret = Some("distributed-test-secret-0123456789abcdef".into());
+        c.db_pool_size = 4;
+        c.redis_pool_size = 4;
+    })
+    .await;
+    Some((app, guard))
+}
+
 /// A tenant made through the API: its admin's credentials and the initial API key.
 pub struct Tenant {
     pub id: String,

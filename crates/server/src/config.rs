@@ -29,6 +29,8 @@ pub struct Config {
     /// `redis://…`: shared cache, rate limits, token revocation and events across replicas.
     #[serde(serialize_with = "ser_secret_opt")]
     pub redis_url: Option<SecretString>,
+    /// Prefix of every Redis key and of the event channel, so deployments can share a Redis.
+    pub redis_prefix: String,
     /// The platform operator's key for `/tenants` (and SIEM). Unset: those endpoints answer 401.
     #[serde(serialize_with = "ser_secret_opt")]
     pub admin_key: Option<SecretString>,
@@ -78,6 +80,7 @@ impl Default for Config {
             data_dir: PathBuf::from("./data"),
             database_url: None,
             redis_url: None,
+            redis_prefix: "agentgov:".into(),
             admin_key: None,
             jwt_secret: None,
             webhook_secret: None,
@@ -139,6 +142,9 @@ impl Config {
         }
         if self.body_limit_bytes < 1024 {
             bail!("body_limit_bytes must be at least 1024");
+        }
+        if self.redis_prefix.is_empty() || self.redis_prefix.chars().any(char::is_whitespace) {
+            bail!("redis_prefix must be non-empty, without spaces");
         }
         if self.db_pool_size == 0 || self.redis_pool_size == 0 {
             bail!("pool sizes must be at least 1");
@@ -216,6 +222,7 @@ impl fmt::Debug for Config {
             .field("data_dir", &self.data_dir)
             .field("database_url", &url(&self.database_url))
             .field("redis_url", &url(&self.redis_url))
+            .field("redis_prefix", &self.redis_prefix)
             .field("admin_key", &mask(&self.admin_key))
             .field("jwt_secret", &mask(&self.jwt_secret))
             .field("webhook_secret", &mask(&self.webhook_secret))

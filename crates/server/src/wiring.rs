@@ -42,9 +42,11 @@ fn cache_and_bus(config: &Config) -> anyhow::Result<(Arc<dyn Cache>, Arc<dyn Eve
     match &config.redis_url {
         Some(url) => {
             let url = url.expose_secret();
-            let cache = agentgov_cache_redis::RedisCache::connect(url, "agentgov:", config.redis_pool_size)
+            let prefix = &config.redis_prefix;
+            let cache = agentgov_cache_redis::RedisCache::connect(url, prefix, config.redis_pool_size)
                 .context("connecting to Redis")?;
-            let bus = agentgov_cache_redis::RedisBus::connect(url, "agentgov:events").context("connecting to Redis")?;
+            let channel = format!("{prefix}events");
+            let bus = agentgov_cache_redis::RedisBus::connect(url, &channel).context("connecting to Redis")?;
             Ok((Arc::new(cache), Arc::new(bus)))
         }
         None => Ok((

@@ -14,3 +14,6 @@ mod schema;
 mod store;
 
 pub use store::PgStore;
+
+#[cfg(feature = "testing")]
+pub mod testing;

@@ -3,6 +3,7 @@
 
 mod api_keys;
 mod auth;
+mod distributed;
 mod docs;
 mod errors;
 mod health;
