@@ -279,6 +279,9 @@ impl SessionRepo for SqliteStore {
         let key = key.map(ApiKeyRow::try_from).transpose()?;
         self.transaction(move |c| {
             diesel::insert_into(sessions::table).values(&session).execute(c)?;
+            diesel::update(users::table.find(&session.user_id))
+                .set(users::last_login_at.eq(session.created_at))
+                .execute(c)?;
             if let Some(key) = key {
                 diesel::insert_into(api_keys::table).values(&key).execute(c)?;
             }

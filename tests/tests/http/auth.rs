@@ -14,6 +14,7 @@ async fn login_returns_the_spec_shape_and_both_credentials_work() {
     assert_eq!(body["user"]["id"], t.admin_id.as_str());
     let me = expect(app.get("/auth/me").bearer_auth(body["access_token"].as_str().unwrap()), 200).await;
     assert_eq!(me["id"], t.admin_id.as_str());
+    assert!(me["last_login_at"].is_string(), "{me}");
     assert!(me.get("password_hash").is_none());
     expect(app.get("/stats").header("X-API-Key", body["api_key"].as_str().unwrap()), 200).await;
 }

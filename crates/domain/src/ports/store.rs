@@ -56,7 +56,8 @@ pub trait ApiKeyRepo: Send + Sync {
 
 #[async_trait]
 pub trait SessionRepo: Send + Sync {
-    /// Stores the session and its session-bound API key, all or nothing.
+    /// Stores the session and its session-bound API key, and sets the user's
+    /// `last_login_at` to the session's `created_at`, all or nothing.
     async fn insert_session(&self, session: &Session, key: Option<&ApiKey>) -> Result<()>;
     async fn get_session(&self, tenant: TenantId, id: SessionId) -> Result<Option<Session>>;
     /// Revokes the session and its API key. `NotFound` if absent or already revoked.

@@ -116,6 +116,9 @@ impl Tables {
             return Err(conflict("session owner does not exist"));
         }
         self.sessions.insert(session.id.0, session.clone());
+        if let Some(user) = self.users.get_mut(&session.user_id.0) {
+            user.last_login_at = Some(session.created_at);
+        }
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::error::{self, TxError};
 use crate::rows::{ApiKeyRow, SessionRow};
-use crate::schema::{api_keys, sessions};
+use crate::schema::{api_keys, sessions, users};
 use crate::store::PgStore;
 
 #[async_trait]
@@ -22,6 +22,10 @@ impl SessionRepo for PgStore {
         let conn: &mut AsyncPgConnection = &mut conn;
         conn.transaction(async |conn| -> Result<(), TxError> {
             diesel::insert_into(sessions::table).values(&session).execute(conn).await?;
+            diesel::update(users::table.find(session.user_id))
+                .set(users::last_login_at.eq(session.created_at))
+                .execute(conn)
+                .await?;
             if let Some(key) = &key {
                 diesel::insert_into(api_keys::table).values(key).execute(conn).await?;
             }
