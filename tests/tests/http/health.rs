@@ -19,21 +19,28 @@ async fn readiness_checks_database_cache_and_policy_engine() {
 }
 
 #[tokio::test]
-async fn readiness_is_503_naming_the_database_when_it_is_gone() {
+async fn a_dead_cache_makes_readiness_503_and_login_503_but_sessions_still_work() {
     let app = spawn_app().await;
-    // Make the SQLite file unusable under the running server.
-    let db = app.dir.path().join("agentgov.db");
-    std::fs::remove_file(&db).unwrap();
-    std::fs::create_dir(&db).unwrap();
-    for suffix in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(app.dir.path().join(format!("agentgov.db{suffix}")));
-    }
-    let res = app.get("/health/ready").send().await.unwrap();
-    // An open SQLite connection may keep working on the unlinked file; then it is ready.
-    if res.status() == 503 {
-        let (_, body) = read(res).await;
-        assert!(body["detail"].as_str().unwrap().contains("database"), "{body}");
-    }
+    let t = app.create_tenant("acme").await;
+    // The same database, but a Redis that is not there (nothing listens on port 1).
+    let dir = app.dir.path().to_path_buf();
+    let broken = spawn_with(|c| {
+        c.data_dir = dir;
+        c.redis_url = Some("redis://127.0.0.1:1".into());
+    })
+    .await;
+    let body = expect_problem(broken.get("/health/ready"), 503).await;
+    assert!(body["detail"].as_str().unwrap().contains("cache"), "{body}");
+    let cache = body["components"].as_array().unwrap().iter().find(|c| c["name"] == "cache").unwrap().clone();
+    assert_eq!(cache["up"], false);
+    assert_eq!(cache["backend"], "redis");
+    let db = body["components"].as_array().unwrap().iter().find(|c| c["name"] == "database").unwrap().clone();
+    assert_eq!(db["up"], true);
+    // Login needs the rate-limit counters: 503, never a 500.
+    let login = serde_json::json!({"email": t.admin_email, "password": PASSWORD});
+    expect_problem(broken.post("/auth/login").json(&login), 503).await;
+    // Sessions are checked against the database, so existing tokens keep working.
+    expect(broken.get("/auth/me").bearer_auth(&t.token), 200).await;
 }
 
 #[tokio::test]
