@@ -1,1 +1,68 @@
-fn main() {}
+//! Project automation, run as `cargo xtask <command>` (see `.cargo/config.toml`).
+//!
+//! Every step shells out to `cargo`, `curl` or `oha` with `std::process::Command`, so this
+//! crate needs nothing beyond `anyhow` and `serde_json`.
+
+mod bench;
+mod ci;
+mod cmd;
+mod openapi;
+
+use anyhow::bail;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  ci [--skip-tests]   the same checks CI runs: tests (with Postgres and Redis), rustfmt,
+                      clippy -D warnings, and the dependency-direction check
+  openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
+                      committed file differs
+  bench               build the release server, load it with oha and rewrite BENCHMARKS.md
+  help                print this message
+";
+
+fn main() {
+    if let Err(err) = run() {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (command, rest) = match args.split_first() {
+        Some((command, rest)) => (command.as_str(), rest),
+        None => ("help", &[][..]),
+    };
+    match command {
+        "ci" => ci::run(parse_flags(rest, &["--skip-tests"])?.contains(&"--skip-tests")),
+        "openapi" => openapi::run(parse_flags(rest, &["--check"])?.contains(&"--check")),
+        "bench" => {
+            parse_flags(rest, &[])?;
+            bench::run()
+        }
+        "help" | "-h" | "--help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => {
+            eprint!("{USAGE}");
+            bail!("unknown command `{other}`")
+        }
+    }
+}
+
+/// The flags given, each checked against `allowed`.
+fn parse_flags<'a>(args: &'a [String], allowed: &[&str]) -> anyhow::Result<Vec<&'a str>> {
+    args.iter()
+        .map(|arg| {
+            if allowed.contains(&arg.as_str()) {
+                Ok(arg.as_str())
+            } else {
+                eprint!("{USAGE}");
+                bail!("unexpected argument `{arg}`")
+            }
+        })
+        .collect()
+}

@@ -2,7 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use agentgov_store_postgres::PgStore;
-pub use agentgov_store_postgres::testing::{SchemaGuard, url_with_schema};
+pub use agentgov_store_postgres::testing::SchemaGuard;
 
 pub const URL_VAR: &str = "AGENTGOV_TEST_DATABASE_URL";
 
