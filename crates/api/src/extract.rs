@@ -191,9 +191,29 @@ impl FromRequest for AdminKey {
     }
 }
 
-/// The client's IP address, as seen on the socket (keys the login rate limit).
+/// The client's IP address (keys the login rate limit): the socket's peer, or behind
+/// `trusted_proxy_hops` proxies the address the outermost trusted proxy saw. Entries left of
+/// that in `X-Forwarded-For` are the client's own say and are never trusted.
 pub fn client_ip(req: &HttpRequest) -> Option<String> {
-    req.peer_addr().map(|a| a.ip().to_string())
+    let hops = req.app_data::<crate::HttpSettings>().map_or(0, |s| s.trusted_proxy_hops);
+    let peer = req.peer_addr().map(|a| a.ip().to_string());
+    if hops == 0 {
+        return peer;
+    }
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect();
+    forwarded
+        .len()
+        .checked_sub(hops)
+        .and_then(|i| forwarded.get(i))
+        .and_then(|ip| ip.parse::<std::net::IpAddr>().ok())
+        .map(|ip| ip.to_string())
+        .or(peer)
 }
 
 /// Path ids that are not UUIDs name nothing: 404, as for an unknown id.

@@ -45,6 +45,8 @@ pub struct Config {
     pub token_ttl_secs: u64,
     /// Largest request body in bytes (413 beyond).
     pub body_limit_bytes: usize,
+    /// Reverse proxies in front that append to `X-Forwarded-For` (0: trust only the socket).
+    pub trusted_proxy_hops: usize,
     pub login_max_failures_per_email: u64,
     pub login_max_failures_per_ip: u64,
     pub login_window_secs: u64,
@@ -86,6 +88,7 @@ impl Default for Config {
             webhook_secret: None,
             token_ttl_secs: 3600,
             body_limit_bytes: 1024 * 1024,
+            trusted_proxy_hops: 0,
             login_max_failures_per_email: 5,
             login_max_failures_per_ip: 50,
             login_window_secs: 900,
@@ -139,6 +142,9 @@ impl Config {
         self.database()?;
         if self.token_ttl_secs < 60 || self.token_ttl_secs > 7 * 24 * 3600 {
             bail!("token_ttl_secs must be between 60 and 604800");
+        }
+        if self.trusted_proxy_hops > 10 {
+            bail!("trusted_proxy_hops must be at most 10");
         }
         if self.body_limit_bytes < 1024 {
             bail!("body_limit_bytes must be at least 1024");
@@ -228,6 +234,7 @@ impl fmt::Debug for Config {
             .field("webhook_secret", &mask(&self.webhook_secret))
             .field("token_ttl_secs", &self.token_ttl_secs)
             .field("body_limit_bytes", &self.body_limit_bytes)
+            .field("trusted_proxy_hops", &self.trusted_proxy_hops)
             .field("login_max_failures_per_email", &self.login_max_failures_per_email)
             .field("login_max_failures_per_ip", &self.login_max_failures_per_ip)
             .field("login_window_secs", &self.login_window_secs)

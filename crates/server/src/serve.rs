@@ -22,7 +22,7 @@ pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Re
     let (services, info) = build_services(config).await?;
     let state = web::Data::new(AppState { services, info });
     let doc = agentgov_api::openapi();
-    let http = HttpSettings { body_limit: config.body_limit_bytes };
+    let http = HttpSettings { body_limit: config.body_limit_bytes, trusted_proxy_hops: config.trusted_proxy_hops };
     agentgov_api::metrics::handle();
     let mut server = HttpServer::new(move || agentgov_api::app(state.clone(), http, doc.clone()))
         .shutdown_timeout(config.shutdown_timeout_secs)

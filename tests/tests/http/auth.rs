@@ -122,3 +122,34 @@ async fn logging_in_with_an_api_key_session_cannot_logout() {
     let t = app.create_tenant("acme").await;
     expect_problem(app.post("/auth/logout").header("X-API-Key", &t.api_key), 401).await;
 }
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_the_forwarded_client_ip_is_limited_and_spoofing_does_not_help() {
+    let app = spawn_with(|c| {
+        c.login_max_failures_per_ip = 2;
+        c.trusted_proxy_hops = 1;
+    })
+    .await;
+    app.create_tenant("acme").await;
+    let fail = |i: usize, xff: &str| {
+        let body = json!({"email": format!("nobody{i}@acme.test"), "password": "wrong password!"});
+        app.post("/auth/login").header("X-Forwarded-For", xff.to_owned()).json(&body)
+    };
+    // The proxy appends what it saw (203.0.113.7); the client prepends anything it likes.
+    expect_problem(fail(0, "1.1.1.1, 203.0.113.7"), 401).await;
+    expect_problem(fail(1, "2.2.2.2, 203.0.113.7"), 401).await;
+    expect_problem(fail(2, "3.3.3.3, 203.0.113.7"), 429).await;
+    // Another client behind the same proxy is not affected.
+    expect_problem(fail(3, "198.51.100.9"), 401).await;
+}
+
+#[tokio::test]
+async fn without_trusted_proxies_x_forwarded_for_is_ignored() {
+    let app = spawn_with(|c| c.login_max_failures_per_ip = 2).await;
+    app.create_tenant("acme").await;
+    for (i, xff) in ["10.0.0.1", "10.0.0.2", "10.0.0.3"].into_iter().enumerate() {
+        let body = json!({"email": format!("nobody{i}@acme.test"), "password": "wrong password!"});
+        let status = if i < 2 { 401 } else { 429 };
+        expect_problem(app.post("/auth/login").header("X-Forwarded-For", xff).json(&body), status).await;
+    }
+}
