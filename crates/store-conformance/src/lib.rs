@@ -15,6 +15,7 @@ use std::sync::Arc;
 use agentgov_domain::ports::Store;
 
 pub mod cache;
+pub mod fixtures;
 pub mod store;
 
 /// A store under test, with whatever must live as long as it (temp dir, schema guard).

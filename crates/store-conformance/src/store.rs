@@ -7,12 +7,10 @@ use std::time::Duration;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, User, UserStatus};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::Store;
-use agentgov_domain::ports::clock::truncate_to_micros;
 use agentgov_domain::ports::store::ResourceCounts;
-use time::OffsetDateTime;
 use uuid::Uuid;
 
 /// Expands to one `#[tokio::test]` per behaviour of the suite. `$factory` is an
@@ -71,94 +69,7 @@ macro_rules! __store_conformance_tests {
     };
 }
 
-// ---------------------------------------------------------------------------------------
-// Fixtures
-// ---------------------------------------------------------------------------------------
-
-fn now() -> OffsetDateTime {
-    truncate_to_micros(OffsetDateTime::now_utc())
-}
-
-/// A timestamp with a non-zero microsecond part, to catch adapters that lose precision.
-fn precise(secs: i64, micros: u32) -> OffsetDateTime {
-    let base = OffsetDateTime::from_unix_timestamp(1_790_000_000 + secs).unwrap();
-    base.replace_microsecond(micros).unwrap()
-}
-
-fn new_tenant(name: &str) -> Tenant {
-    Tenant { id: TenantId(Uuid::now_v7()), name: name.to_owned(), created_at: now() }
-}
-
-fn new_user(tenant: TenantId, email: &str, role: Role) -> User {
-    let t = now();
-    User {
-        id: UserId(Uuid::now_v7()),
-        tenant_id: tenant,
-        email: email.to_owned(),
-        name: Some(format!("Name of {email}")),
-        role,
-        status: UserStatus::Active,
-        password_hash: Some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".to_owned()),
-        created_at: t,
-        updated_at: t,
-        last_login_at: None,
-    }
-}
-
-fn new_key(user: &User, prefix: &str) -> ApiKey {
-    ApiKey {
-        id: ApiKeyId(Uuid::now_v7()),
-        tenant_id: user.tenant_id,
-        user_id: user.id,
-        name: format!("key {prefix}"),
-        prefix: prefix.to_owned(),
-        key_hash: vec![0, 1, 2, 0xfe, 0xff, 42],
-        permissions: vec![Permission::AgentsRead, Permission::AuditWrite],
-        kind: ApiKeyKind::Standard,
-        session_id: None,
-        created_at: now(),
-        expires_at: None,
-        last_used_at: None,
-        revoked_at: None,
-    }
-}
-
-fn new_session(user: &User) -> Session {
-    let t = now();
-    Session {
-        id: SessionId(Uuid::now_v7()),
-        tenant_id: user.tenant_id,
-        user_id: user.id,
-        created_at: t,
-        expires_at: t + Duration::from_secs(3600),
-        revoked_at: None,
-    }
-}
-
-fn session_key(session: &Session, user: &User, prefix: &str) -> ApiKey {
-    ApiKey {
-        kind: ApiKeyKind::Session,
-        session_id: Some(session.id),
-        expires_at: Some(session.expires_at),
-        permissions: user.role.permissions().to_vec(),
-        ..new_key(user, prefix)
-    }
-}
-
-/// A tenant with its first admin and API key, stored through `create_tenant`.
-struct Seeded {
-    tenant: Tenant,
-    admin: User,
-    key: ApiKey,
-}
-
-async fn seed(store: &Arc<dyn Store>, name: &str) -> Seeded {
-    let tenant = new_tenant(name);
-    let admin = new_user(tenant.id, &format!("admin@{name}.example"), Role::Admin);
-    let key = new_key(&admin, &format!("agk_{}", &name[..name.len().min(8)]));
-    store.create_tenant(&tenant, &admin, &key).await.unwrap();
-    Seeded { tenant, admin, key }
-}
+use crate::fixtures::*;
 
 async fn add_user(store: &Arc<dyn Store>, tenant: TenantId, email: &str, role: Role) -> User {
     let user = new_user(tenant, email, role);
@@ -211,7 +122,7 @@ fn sorted_desc<T: Copy + Ord>(mut ids: Vec<T>) -> Vec<T> {
 pub async fn tenant_create_get_and_list_paginate(store: Arc<dyn Store>) {
     let mut ids = Vec::new();
     for i in 0..5 {
-        let s = seed(&store, &format!("tenant{i}")).await;
+        let s = seed(store.as_ref(), &format!("tenant{i}")).await;
         assert_eq!(store.get_tenant(s.tenant.id).await.unwrap(), Some(s.tenant.clone()));
         ids.push(s.tenant.id);
     }
@@ -240,7 +151,7 @@ pub async fn tenant_create_get_and_list_paginate(store: Arc<dyn Store>) {
 }
 
 pub async fn tenant_duplicate_name_conflicts(store: Arc<dyn Store>) {
-    seed(&store, "acme").await;
+    seed(store.as_ref(), "acme").await;
     let tenant = new_tenant("acme");
     let admin = new_user(tenant.id, "other@acme.example", Role::Admin);
     let key = new_key(&admin, "agk_other000");
@@ -251,7 +162,7 @@ pub async fn tenant_duplicate_name_conflicts(store: Arc<dyn Store>) {
 }
 
 pub async fn tenant_create_is_atomic(store: Arc<dyn Store>) {
-    let first = seed(&store, "first").await;
+    let first = seed(store.as_ref(), "first").await;
 
     // The admin's email is taken: nothing of the new tenant may remain.
     let tenant = new_tenant("second");
@@ -277,8 +188,8 @@ pub async fn tenant_create_is_atomic(store: Arc<dyn Store>) {
 }
 
 pub async fn other_tenants_records_are_absent(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let session = new_session(&a.admin);
     store.insert_session(&session, None).await.unwrap();
 
@@ -304,8 +215,8 @@ pub async fn other_tenants_records_are_absent(store: Arc<dyn Store>) {
 // ---------------------------------------------------------------------------------------
 
 pub async fn user_found_by_email(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let user = add_user(&store, b.tenant.id, "someone@beta.example", Role::Viewer).await;
     assert_eq!(store.find_user_by_email("someone@beta.example").await.unwrap(), Some(user));
     assert_eq!(store.find_user_by_email(&a.admin.email).await.unwrap(), Some(a.admin));
@@ -313,8 +224,8 @@ pub async fn user_found_by_email(store: Arc<dyn Store>) {
 }
 
 pub async fn user_duplicate_email_conflicts_on_insert(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     // Emails are unique across the platform, not per tenant.
     let dup = new_user(b.tenant.id, &a.admin.email, Role::Viewer);
     assert_conflict(store.insert_user(&dup).await, "email taken in another tenant");
@@ -325,8 +236,8 @@ pub async fn user_duplicate_email_conflicts_on_insert(store: Arc<dyn Store>) {
 }
 
 pub async fn user_duplicate_email_conflicts_on_update(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
     let changed = User { email: b.admin.email.clone(), ..user.clone() };
     assert_conflict(store.update_user(&changed).await, "email taken by another user");
@@ -339,7 +250,7 @@ pub async fn user_duplicate_email_conflicts_on_update(store: Arc<dyn Store>) {
 }
 
 pub async fn user_update_round_trips_every_field(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Viewer).await;
 
     let changed = User {
@@ -376,8 +287,8 @@ pub async fn user_update_round_trips_every_field(store: Arc<dyn Store>) {
 }
 
 pub async fn user_list_is_per_tenant_and_paginates(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let mut ids = vec![a.admin.id];
     for i in 0..4 {
         ids.push(add_user(&store, a.tenant.id, &format!("u{i}@alpha.example"), Role::Viewer).await.id);
@@ -401,7 +312,7 @@ pub async fn user_list_is_per_tenant_and_paginates(store: Arc<dyn Store>) {
 // ---------------------------------------------------------------------------------------
 
 pub async fn last_admin_cannot_be_demoted(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     add_user(&store, a.tenant.id, "viewer@alpha.example", Role::Viewer).await;
     for role in [Role::Analyst, Role::Viewer] {
         let demoted = User { role, ..a.admin.clone() };
@@ -416,23 +327,23 @@ pub async fn last_admin_cannot_be_demoted(store: Arc<dyn Store>) {
 }
 
 pub async fn last_admin_cannot_be_blocked(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let blocked = User { status: UserStatus::Blocked, ..a.admin.clone() };
     assert_conflict(store.update_user(&blocked).await, "blocking the only active admin");
     assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin));
 }
 
 pub async fn last_admin_cannot_be_deleted(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     // An active admin of another tenant does not help.
-    seed(&store, "beta").await;
+    seed(store.as_ref(), "beta").await;
     assert_conflict(store.delete_user(a.tenant.id, a.admin.id).await, "deleting the only active admin");
     assert_eq!(store.get_user(a.tenant.id, a.admin.id).await.unwrap(), Some(a.admin.clone()));
     assert_eq!(store.get_api_key(a.tenant.id, a.key.id).await.unwrap(), Some(a.key));
 }
 
 pub async fn admin_changes_allowed_when_another_active_admin_exists(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let second = add_user(&store, a.tenant.id, "second@alpha.example", Role::SuperAdmin).await;
 
     let demoted = User { role: Role::Viewer, ..a.admin.clone() };
@@ -455,7 +366,7 @@ pub async fn admin_changes_allowed_when_another_active_admin_exists(store: Arc<d
 }
 
 pub async fn blocked_admin_does_not_count_as_active_admin(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let mut blocked_admin = new_user(a.tenant.id, "blocked@alpha.example", Role::Admin);
     blocked_admin.status = UserStatus::Blocked;
     store.insert_user(&blocked_admin).await.unwrap();
@@ -472,7 +383,7 @@ pub async fn blocked_admin_does_not_count_as_active_admin(store: Arc<dyn Store>)
 }
 
 pub async fn user_delete_cascades_keys_and_sessions(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
     let key = new_key(&user, "agk_user0000");
     store.insert_api_key(&key).await.unwrap();
@@ -498,8 +409,8 @@ pub async fn user_delete_cascades_keys_and_sessions(store: Arc<dyn Store>) {
 }
 
 pub async fn user_update_or_delete_of_absent_user_is_not_found(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Viewer).await;
 
     let ghost = new_user(a.tenant.id, "ghost@alpha.example", Role::Viewer);
@@ -519,7 +430,7 @@ pub async fn user_update_or_delete_of_absent_user_is_not_found(store: Arc<dyn St
 // ---------------------------------------------------------------------------------------
 
 pub async fn api_key_insert_find_and_get(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
     let key = ApiKey {
         expires_at: Some(precise(86_400, 654_321)),
@@ -539,8 +450,8 @@ pub async fn api_key_insert_find_and_get(store: Arc<dyn Store>) {
 }
 
 pub async fn api_key_duplicate_prefix_conflicts(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let dup = new_key(&b.admin, &a.key.prefix);
     assert_conflict(store.insert_api_key(&dup).await, "prefix taken in another tenant");
     assert_eq!(store.get_api_key(b.tenant.id, dup.id).await.unwrap(), None);
@@ -548,8 +459,8 @@ pub async fn api_key_duplicate_prefix_conflicts(store: Arc<dyn Store>) {
 }
 
 pub async fn api_key_list_filters_and_paginates(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
     let mut user_keys = Vec::new();
     for i in 0..3 {
@@ -589,8 +500,8 @@ pub async fn api_key_list_filters_and_paginates(store: Arc<dyn Store>) {
 }
 
 pub async fn api_key_revoke(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let key = new_key(&a.admin, "agk_revoke00");
     store.insert_api_key(&key).await.unwrap();
 
@@ -610,7 +521,7 @@ pub async fn api_key_revoke(store: Arc<dyn Store>) {
 }
 
 pub async fn api_key_touch_records_use(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let first = precise(200, 42);
     store.touch_api_key(a.key.id, first).await.unwrap();
     let stored = store.get_api_key(a.tenant.id, a.key.id).await.unwrap().unwrap();
@@ -623,7 +534,7 @@ pub async fn api_key_touch_records_use(store: Arc<dyn Store>) {
 }
 
 pub async fn api_key_permissions_round_trip_in_order(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let mut reversed = Permission::ALL.to_vec();
     reversed.reverse();
     let cases = [vec![], vec![Permission::StatsRead, Permission::AgentsRead], reversed];
@@ -640,7 +551,7 @@ pub async fn api_key_permissions_round_trip_in_order(store: Arc<dyn Store>) {
 // ---------------------------------------------------------------------------------------
 
 pub async fn session_insert_with_and_without_key(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let plain = Session { expires_at: precise(3600, 500_500), ..new_session(&a.admin) };
     store.insert_session(&plain, None).await.unwrap();
     assert_eq!(store.get_session(a.tenant.id, plain.id).await.unwrap(), Some(plain));
@@ -659,7 +570,7 @@ pub async fn session_insert_with_and_without_key(store: Arc<dyn Store>) {
 }
 
 pub async fn session_insert_is_atomic(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let session = new_session(&a.admin);
     let key = session_key(&session, &a.admin, &a.key.prefix);
     assert_conflict(store.insert_session(&session, Some(&key)).await, "session key with a taken prefix");
@@ -670,8 +581,8 @@ pub async fn session_insert_is_atomic(store: Arc<dyn Store>) {
 }
 
 pub async fn session_revoke_revokes_its_key(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let session = new_session(&a.admin);
     let key = session_key(&session, &a.admin, "agk_sess0002");
     store.insert_session(&session, Some(&key)).await.unwrap();
@@ -698,7 +609,7 @@ pub async fn session_revoke_revokes_its_key(store: Arc<dyn Store>) {
 }
 
 pub async fn session_revoke_all_of_user_keeps_one(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
+    let a = seed(store.as_ref(), "alpha").await;
     let user = add_user(&store, a.tenant.id, "user@alpha.example", Role::Analyst).await;
     let mut sessions = Vec::new();
     for i in 0..4 {
@@ -737,7 +648,7 @@ pub async fn session_revoke_all_of_user_keeps_one(store: Arc<dyn Store>) {
     assert_eq!(store.get_api_key(a.tenant.id, standard.id).await.unwrap(), Some(standard), "standard keys stay");
 
     // Without `keep`, the remaining one goes too; another tenant revokes nothing.
-    let b = seed(&store, "beta").await;
+    let b = seed(store.as_ref(), "beta").await;
     assert!(store.revoke_user_sessions(b.tenant.id, user.id, None, at).await.unwrap().is_empty());
     let revoked = store.revoke_user_sessions(a.tenant.id, user.id, None, at).await.unwrap();
     assert_eq!(revoked, vec![keep.0.id]);
@@ -749,8 +660,8 @@ pub async fn session_revoke_all_of_user_keeps_one(store: Arc<dyn Store>) {
 // ---------------------------------------------------------------------------------------
 
 pub async fn count_resources_is_per_tenant(store: Arc<dyn Store>) {
-    let a = seed(&store, "alpha").await;
-    let b = seed(&store, "beta").await;
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
     let empty = TenantId(Uuid::now_v7());
     assert_eq!(store.count_resources(empty).await.unwrap(), ResourceCounts::default());
 

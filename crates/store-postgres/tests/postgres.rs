@@ -9,65 +9,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::ids::SessionId;
+use agentgov_domain::model::{ApiKey, ApiKeyKind, Role, Session, User, UserStatus};
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{ApiKeyRepo, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_store_conformance::fixtures::{new_key, new_tenant, new_user, now, seed_pair};
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use time::OffsetDateTime;
 use uuid::Uuid;
-
-fn now() -> OffsetDateTime {
-    let t = OffsetDateTime::now_utc();
-    t.replace_microsecond(t.microsecond()).unwrap()
-}
-
-fn tenant(name: &str) -> Tenant {
-    Tenant { id: TenantId(Uuid::now_v7()), name: name.into(), created_at: now() }
-}
-
-fn user(tenant: TenantId, email: &str, role: Role) -> User {
-    User {
-        id: UserId(Uuid::now_v7()),
-        tenant_id: tenant,
-        email: email.into(),
-        name: None,
-        role,
-        status: UserStatus::Active,
-        password_hash: None,
-        created_at: now(),
-        updated_at: now(),
-        last_login_at: None,
-    }
-}
-
-fn key(user: &User, prefix: &str) -> ApiKey {
-    ApiKey {
-        id: ApiKeyId(Uuid::now_v7()),
-        tenant_id: user.tenant_id,
-        user_id: user.id,
-        name: "k".into(),
-        prefix: prefix.into(),
-        key_hash: vec![1, 2, 3],
-        permissions: vec![Permission::AgentsRead],
-        kind: ApiKeyKind::Standard,
-        session_id: None,
-        created_at: now(),
-        expires_at: None,
-        last_used_at: None,
-        revoked_at: None,
-    }
-}
-
-async fn seeded(store: &PgStore, name: &str) -> (Tenant, User) {
-    let t = tenant(name);
-    let admin = user(t.id, &format!("admin@{name}.example"), Role::Admin);
-    store.create_tenant(&t, &admin, &key(&admin, &format!("agk_{name}"))).await.unwrap();
-    (t, admin)
-}
 
 #[derive(QueryableByName)]
 struct Regclass {
@@ -116,7 +67,7 @@ async fn migrations_go_up_down_and_up_again() {
     let store = PgStore::connect(&url, 2).await.unwrap();
     store.run_migrations().await.unwrap();
     store.run_migrations().await.unwrap(); // idempotent
-    seeded(&store, "first").await;
+    seed_pair(&store, "first").await;
 
     store.revert_all_migrations().await.unwrap();
     for table in ["tenants", "users", "sessions", "api_keys"] {
@@ -124,7 +75,7 @@ async fn migrations_go_up_down_and_up_again() {
     }
 
     store.run_migrations().await.unwrap();
-    let (t, _) = seeded(&store, "again").await;
+    let (t, _) = seed_pair(&store, "again").await;
     assert_eq!(store.get_tenant(t.id).await.unwrap(), Some(t));
 }
 
@@ -136,34 +87,34 @@ async fn concurrent_migrations_take_turns() {
     let (ra, rb) = tokio::join!(a.run_migrations(), b.run_migrations());
     ra.unwrap();
     rb.unwrap();
-    seeded(&a, "after").await;
+    seed_pair(&a, "after").await;
 }
 
 #[tokio::test]
 async fn conflicts_have_clear_messages() {
     let Some((store, _guard)) = common::migrated_store(2).await else { return };
-    let (t, admin) = seeded(&store, "acme").await;
+    let (t, admin) = seed_pair(&store, "acme").await;
 
-    let again = tenant("acme");
-    let other_admin = user(again.id, "x@acme.example", Role::Admin);
-    let err = store.create_tenant(&again, &other_admin, &key(&other_admin, "agk_x")).await.unwrap_err();
+    let again = new_tenant("acme");
+    let other_admin = new_user(again.id, "x@acme.example", Role::Admin);
+    let err = store.create_tenant(&again, &other_admin, &new_key(&other_admin, "agk_x")).await.unwrap_err();
     assert!(matches!(err, DomainError::Conflict(ref m) if m == "tenant name already taken"), "{err:?}");
 
-    let dup = user(t.id, &admin.email, Role::Viewer);
+    let dup = new_user(t.id, &admin.email, Role::Viewer);
     let err = store.insert_user(&dup).await.unwrap_err();
     assert!(matches!(err, DomainError::Conflict(ref m) if m == "email already registered"), "{err:?}");
 
-    let err = store.insert_api_key(&key(&admin, "agk_acme")).await.unwrap_err();
+    let err = store.insert_api_key(&new_key(&admin, "agk_acme")).await.unwrap_err();
     assert!(matches!(err, DomainError::Conflict(_)), "{err:?}");
 }
 
 #[tokio::test]
 async fn round_trips_and_tenant_isolation() {
     let Some((store, _guard)) = common::migrated_store(2).await else { return };
-    let (a, admin) = seeded(&store, "alpha").await;
-    let (b, _) = seeded(&store, "beta").await;
+    let (a, admin) = seed_pair(&store, "alpha").await;
+    let (b, _) = seed_pair(&store, "beta").await;
 
-    let mut viewer = user(a.id, "viewer@alpha.example", Role::Viewer);
+    let mut viewer = new_user(a.id, "viewer@alpha.example", Role::Viewer);
     viewer.name = Some("Vi".into());
     viewer.password_hash = Some("$argon2id$x".into());
     viewer.last_login_at = Some(now());
@@ -180,7 +131,7 @@ async fn round_trips_and_tenant_isolation() {
         expires_at: now() + Duration::from_secs(60),
         revoked_at: None,
     };
-    let skey = ApiKey { kind: ApiKeyKind::Session, session_id: Some(session.id), ..key(&viewer, "agk_sess") };
+    let skey = ApiKey { kind: ApiKeyKind::Session, session_id: Some(session.id), ..new_key(&viewer, "agk_sess") };
     store.insert_session(&session, Some(&skey)).await.unwrap();
     assert_eq!(store.get_session(b.id, session.id).await.unwrap(), None);
     assert_eq!(store.find_api_key_by_prefix("agk_sess").await.unwrap(), Some(skey.clone()));
@@ -206,7 +157,7 @@ async fn corrupt_rows_are_internal_errors() {
     let Some((url, _guard)) = common::fresh_schema().await else { return };
     let store = PgStore::connect(&url, 1).await.unwrap();
     store.run_migrations().await.unwrap();
-    let (t, admin) = seeded(&store, "alpha").await;
+    let (t, admin) = seed_pair(&store, "alpha").await;
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
     sql_query("UPDATE api_keys SET permissions = '[\"root:everything\"]'").execute(&mut conn).await.unwrap();
     let err = store.list_api_keys(t.id, Some(admin.id), &PageRequest::default()).await.unwrap_err();
@@ -221,8 +172,8 @@ async fn concurrent_demotions_leave_one_admin() {
     let Some((store, _guard)) = common::migrated_store(4).await else { return };
     let store: Arc<dyn Store> = Arc::new(store);
     for round in 0..20 {
-        let (t, first) = seeded_dyn(&store, &format!("race{round}")).await;
-        let second = user(t.id, &format!("second@race{round}.example"), Role::Admin);
+        let (t, first) = seed_pair(store.as_ref(), &format!("race{round}")).await;
+        let second = new_user(t.id, &format!("second@race{round}.example"), Role::Admin);
         store.insert_user(&second).await.unwrap();
 
         let demote = |u: &User| {
@@ -246,8 +197,8 @@ async fn concurrent_delete_and_demotion_leave_one_admin() {
     let Some((store, _guard)) = common::migrated_store(4).await else { return };
     let store: Arc<dyn Store> = Arc::new(store);
     for round in 0..10 {
-        let (t, first) = seeded_dyn(&store, &format!("race{round}")).await;
-        let second = user(t.id, &format!("second@race{round}.example"), Role::SuperAdmin);
+        let (t, first) = seed_pair(store.as_ref(), &format!("race{round}")).await;
+        let second = new_user(t.id, &format!("second@race{round}.example"), Role::SuperAdmin);
         store.insert_user(&second).await.unwrap();
 
         let s1 = store.clone();
@@ -263,13 +214,6 @@ async fn concurrent_delete_and_demotion_leave_one_admin() {
     }
 }
 
-async fn seeded_dyn(store: &Arc<dyn Store>, name: &str) -> (Tenant, User) {
-    let t = tenant(name);
-    let admin = user(t.id, &format!("admin@{name}.example"), Role::Admin);
-    store.create_tenant(&t, &admin, &key(&admin, &format!("agk_{name}"))).await.unwrap();
-    (t, admin)
-}
-
 /// A transaction whose future is dropped (the client went away) must not keep holding the
 /// tenant lock on an idle pooled connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -277,7 +221,7 @@ async fn cancelled_transaction_releases_the_tenant_lock() {
     let Some((url, _guard)) = common::fresh_schema().await else { return };
     let store = PgStore::connect(&url, 2).await.unwrap();
     store.run_migrations().await.unwrap();
-    let (t, admin) = seeded(&store, "alpha").await;
+    let (t, admin) = seed_pair(&store, "alpha").await;
     let lock_sql = format!("SELECT id::text AS name FROM tenants WHERE id = '{}' FOR NO KEY UPDATE NOWAIT", t.id);
 
     // Hold the tenant row so the update blocks inside its transaction, then give up on it.

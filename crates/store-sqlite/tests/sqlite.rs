@@ -5,58 +5,13 @@
 use std::sync::Arc;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::{ApiKeyId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Tenant, User, UserStatus};
+use agentgov_domain::ids::TenantId;
+use agentgov_domain::model::{Role, Tenant, User};
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::clock::truncate_to_micros;
 use agentgov_domain::ports::{ApiKeyRepo as _, Store, TenantRepo as _, UserRepo as _};
+use agentgov_store_conformance::fixtures::{new_key, new_user, seed_pair};
 use agentgov_store_sqlite::SqliteStore;
-use time::OffsetDateTime;
 use uuid::Uuid;
-
-fn now() -> OffsetDateTime {
-    truncate_to_micros(OffsetDateTime::now_utc())
-}
-
-fn user(tenant: TenantId, email: &str, role: Role) -> User {
-    User {
-        id: UserId(Uuid::now_v7()),
-        tenant_id: tenant,
-        email: email.to_owned(),
-        name: None,
-        role,
-        status: UserStatus::Active,
-        password_hash: None,
-        created_at: now(),
-        updated_at: now(),
-        last_login_at: None,
-    }
-}
-
-fn key(owner: &User, prefix: &str) -> ApiKey {
-    ApiKey {
-        id: ApiKeyId(Uuid::now_v7()),
-        tenant_id: owner.tenant_id,
-        user_id: owner.id,
-        name: "first".into(),
-        prefix: prefix.into(),
-        key_hash: vec![7; 32],
-        permissions: vec![Permission::StatsRead],
-        kind: ApiKeyKind::Standard,
-        session_id: None,
-        created_at: now(),
-        expires_at: None,
-        last_used_at: None,
-        revoked_at: None,
-    }
-}
-
-async fn seeded(store: &SqliteStore, name: &str) -> (Tenant, User) {
-    let tenant = Tenant { id: TenantId(Uuid::now_v7()), name: name.into(), created_at: now() };
-    let admin = user(tenant.id, &format!("admin@{name}.example"), Role::Admin);
-    store.create_tenant(&tenant, &admin, &key(&admin, &format!("agk_{name}"))).await.unwrap();
-    (tenant, admin)
-}
 
 #[tokio::test]
 async fn open_creates_the_directory_and_file_and_reopens() {
@@ -65,7 +20,7 @@ async fn open_creates_the_directory_and_file_and_reopens() {
     let store = SqliteStore::open(&path).unwrap();
     assert!(path.is_file());
     assert_eq!(store.backend(), "sqlite");
-    let (tenant, _) = seeded(&store, "persist").await;
+    let (tenant, _) = seed_pair(&store, "persist").await;
     drop(store);
 
     // Reopening runs no migration twice and finds the data.
@@ -77,7 +32,7 @@ async fn open_creates_the_directory_and_file_and_reopens() {
 async fn migrations_go_up_down_and_up_again() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
-    seeded(&store, "before").await;
+    seed_pair(&store, "before").await;
 
     store.revert_all_migrations().await.unwrap();
     let err = store.list_tenants(&PageRequest::default()).await.unwrap_err();
@@ -85,7 +40,7 @@ async fn migrations_go_up_down_and_up_again() {
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
-    let (tenant, admin) = seeded(&store, "after").await;
+    let (tenant, admin) = seed_pair(&store, "after").await;
     assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin));
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
@@ -95,12 +50,12 @@ async fn migrations_go_up_down_and_up_again() {
 async fn concurrent_writes_all_succeed_while_reads_continue() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = Arc::new(SqliteStore::open(&dir.path().join("agentgov.db")).unwrap());
-    let (tenant, _) = seeded(&store, "busy").await;
+    let (tenant, _) = seed_pair(&*store, "busy").await;
 
     let mut tasks = Vec::new();
     for i in 0..50 {
         let writer = store.clone();
-        let new_user = user(tenant.id, &format!("u{i}@busy.example"), Role::Viewer);
+        let new_user = new_user(tenant.id, &format!("u{i}@busy.example"), Role::Viewer);
         tasks.push(tokio::spawn(async move { writer.insert_user(&new_user).await }));
         let reader = store.clone();
         tasks.push(tokio::spawn(async move { reader.count_resources(tenant.id).await.map(drop) }));
@@ -116,8 +71,8 @@ async fn concurrent_writes_all_succeed_while_reads_continue() {
 async fn concurrent_last_admin_demotions_leave_one_admin() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = Arc::new(SqliteStore::open(&dir.path().join("agentgov.db")).unwrap());
-    let (tenant, first) = seeded(&store, "race").await;
-    let second = user(tenant.id, "second@race.example", Role::Admin);
+    let (tenant, first) = seed_pair(&*store, "race").await;
+    let second = new_user(tenant.id, "second@race.example", Role::Admin);
     store.insert_user(&second).await.unwrap();
 
     // Two requests each demote a different admin; only one may win.
@@ -135,13 +90,13 @@ async fn concurrent_last_admin_demotions_leave_one_admin() {
 async fn a_cancelled_write_does_not_break_the_store() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
-    let (tenant, _) = seeded(&store, "cancel").await;
+    let (tenant, _) = seed_pair(&store, "cancel").await;
     for i in 0..20 {
         // Dropped at its first await: the blocking task finishes or never starts, alone.
-        let doomed = user(tenant.id, &format!("c{i}@cancel.example"), Role::Viewer);
+        let doomed = new_user(tenant.id, &format!("c{i}@cancel.example"), Role::Viewer);
         let _ = tokio::time::timeout(std::time::Duration::from_micros(1), store.insert_user(&doomed)).await;
     }
-    store.insert_user(&user(tenant.id, "after@cancel.example", Role::Viewer)).await.unwrap();
+    store.insert_user(&new_user(tenant.id, "after@cancel.example", Role::Viewer)).await.unwrap();
     assert!(store.find_user_by_email("after@cancel.example").await.unwrap().is_some());
 }
 
@@ -158,13 +113,13 @@ async fn the_file_is_in_wal_mode_and_foreign_keys_are_enforced() {
     let dir = tempfile::TempDir::new().unwrap();
     let path = dir.path().join("agentgov.db");
     let store = SqliteStore::open(&path).unwrap();
-    seeded(&store, "wal").await;
+    seed_pair(&store, "wal").await;
     let mut raw = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
     let mode: Mode = sql_query("PRAGMA journal_mode").get_result(&mut raw).unwrap();
     assert_eq!(mode.journal_mode, "wal");
     assert!(dir.path().join("agentgov.db-wal").exists());
 
-    let orphan = user(TenantId(Uuid::now_v7()), "orphan@wal.example", Role::Viewer);
+    let orphan = new_user(TenantId(Uuid::now_v7()), "orphan@wal.example", Role::Viewer);
     let err = store.insert_user(&orphan).await.unwrap_err();
     assert!(matches!(err, DomainError::Conflict(_)), "a user of no tenant: {err:?}");
 }
@@ -176,7 +131,7 @@ async fn unreadable_stored_data_is_an_internal_error_not_a_panic() {
     let dir = tempfile::TempDir::new().unwrap();
     let path = dir.path().join("agentgov.db");
     let store = SqliteStore::open(&path).unwrap();
-    let (tenant, admin) = seeded(&store, "broken").await;
+    let (tenant, admin) = seed_pair(&store, "broken").await;
     let mut raw = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
     sql_query("UPDATE api_keys SET permissions = '[\"root:all\"]'").execute(&mut raw).unwrap();
     sql_query("UPDATE users SET created_at = 'yesterday'").execute(&mut raw).unwrap();
@@ -193,12 +148,12 @@ async fn unreadable_stored_data_is_an_internal_error_not_a_panic() {
 async fn conflicts_name_what_is_taken() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
-    let (tenant, admin) = seeded(&store, "named").await;
-    let err = store.insert_user(&user(tenant.id, &admin.email, Role::Viewer)).await.unwrap_err();
+    let (tenant, admin) = seed_pair(&store, "named").await;
+    let err = store.insert_user(&new_user(tenant.id, &admin.email, Role::Viewer)).await.unwrap_err();
     assert!(matches!(&err, DomainError::Conflict(m) if m == "email already registered"), "{err:?}");
 
     let again = Tenant { id: TenantId(Uuid::now_v7()), ..tenant };
-    let other = user(again.id, "other@named.example", Role::Admin);
-    let err = store.create_tenant(&again, &other, &key(&other, "agk_other")).await.unwrap_err();
+    let other = new_user(again.id, "other@named.example", Role::Admin);
+    let err = store.create_tenant(&again, &other, &new_key(&other, "agk_other")).await.unwrap_err();
     assert!(matches!(&err, DomainError::Conflict(m) if m == "tenant name already taken"), "{err:?}");
 }

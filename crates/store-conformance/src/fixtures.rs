@@ -1,0 +1,103 @@
+//! Records for store tests: fresh ids, microsecond-exact times, and a seeded tenant. Used by
+//! the conformance suite and by each adapter's own tests.
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
+use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::ports::Store;
+use agentgov_domain::ports::clock::truncate_to_micros;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+pub fn now() -> OffsetDateTime {
+    truncate_to_micros(OffsetDateTime::now_utc())
+}
+
+/// A timestamp with a non-zero microsecond part, to catch adapters that lose precision.
+pub fn precise(secs: i64, micros: u32) -> OffsetDateTime {
+    let base = OffsetDateTime::from_unix_timestamp(1_790_000_000 + secs).unwrap();
+    base.replace_microsecond(micros).unwrap()
+}
+
+pub fn new_tenant(name: &str) -> Tenant {
+    Tenant { id: TenantId(Uuid::now_v7()), name: name.to_owned(), created_at: now() }
+}
+
+pub fn new_user(tenant: TenantId, email: &str, role: Role) -> User {
+    let t = now();
+    User {
+        id: UserId(Uuid::now_v7()),
+        tenant_id: tenant,
+        email: email.to_owned(),
+        name: Some(format!("Name of {email}")),
+        role,
+        status: UserStatus::Active,
+        password_hash: Some("$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".to_owned()),
+        created_at: t,
+        updated_at: t,
+        last_login_at: None,
+    }
+}
+
+pub fn new_key(user: &User, prefix: &str) -> ApiKey {
+    ApiKey {
+        id: ApiKeyId(Uuid::now_v7()),
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        name: format!("key {prefix}"),
+        prefix: prefix.to_owned(),
+        key_hash: vec![0, 1, 2, 0xfe, 0xff, 42],
+        permissions: vec![Permission::AgentsRead, Permission::AuditWrite],
+        kind: ApiKeyKind::Standard,
+        session_id: None,
+        created_at: now(),
+        expires_at: None,
+        last_used_at: None,
+        revoked_at: None,
+    }
+}
+
+pub fn new_session(user: &User) -> Session {
+    let t = now();
+    Session {
+        id: SessionId(Uuid::now_v7()),
+        tenant_id: user.tenant_id,
+        user_id: user.id,
+        created_at: t,
+        expires_at: t + Duration::from_secs(3600),
+        revoked_at: None,
+    }
+}
+
+pub fn session_key(session: &Session, user: &User, prefix: &str) -> ApiKey {
+    ApiKey {
+        kind: ApiKeyKind::Session,
+        session_id: Some(session.id),
+        expires_at: Some(session.expires_at),
+        permissions: user.role.permissions().to_vec(),
+        ..new_key(user, prefix)
+    }
+}
+
+/// A tenant with its first admin and API key, stored through `create_tenant`.
+pub struct Seeded {
+    pub tenant: Tenant,
+    pub admin: User,
+    pub key: ApiKey,
+}
+
+pub async fn seed(store: &dyn Store, name: &str) -> Seeded {
+    let tenant = new_tenant(name);
+    let admin = new_user(tenant.id, &format!("admin@{name}.example"), Role::Admin);
+    let key = new_key(&admin, &format!("agk_{}", &name[..name.len().min(8)]));
+    store.create_tenant(&tenant, &admin, &key).await.unwrap();
+    Seeded { tenant, admin, key }
+}
+
+/// A seeded tenant and its admin, for tests that need no more.
+pub async fn seed_pair(store: &dyn Store, name: &str) -> (Tenant, User) {
+    let s = seed(store, name).await;
+    (s.tenant, s.admin)
+}
