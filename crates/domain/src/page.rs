@@ -76,10 +76,6 @@ impl<T> Page<T> {
         let next_cursor = if more { rows.last().map(|r| encode_cursor(id_of(r))) } else { None };
         Self { items: rows, next_cursor }
     }
-
-    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
-        Page { items: self.items.into_iter().map(f).collect(), next_cursor: self.next_cursor }
-    }
 }
 
 #[cfg(test)]

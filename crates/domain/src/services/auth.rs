@@ -48,10 +48,6 @@ impl AuthService {
         Self { ports, hasher, tokens, settings }
     }
 
-    pub fn settings(&self) -> &AuthSettings {
-        &self.settings
-    }
-
     /// Signs in with email and password. `client_ip` keys the per-IP failure limit.
     pub async fn login(&self, email: &str, password: &str, client_ip: Option<&str>) -> Result<LoginResult> {
         let email = normalize_email(email);
@@ -206,7 +202,7 @@ impl AuthService {
         };
         let now = self.ports.clock.now();
         self.ports.store.revoke_session(caller.tenant_id(), session_id, now).await?;
-        self.revoke_in_cache(&[session_id], expires_at - now).await;
+        self.revoke_in_cache(&[session_id], Duration::try_from(expires_at - now).unwrap_or(Duration::ZERO)).await;
         Ok(())
     }
 
@@ -215,12 +211,13 @@ impl AuthService {
     pub async fn revoke_user_sessions(&self, tenant: TenantId, user: UserId, keep: Option<SessionId>) -> Result<()> {
         let now = self.ports.clock.now();
         let revoked = self.ports.store.revoke_user_sessions(tenant, user, keep, now).await?;
-        self.revoke_in_cache(&revoked, self.settings.token_ttl.try_into().unwrap_or(time::Duration::HOUR)).await;
+        // A revoked session's token lives at most one token lifetime.
+        self.revoke_in_cache(&revoked, self.settings.token_ttl).await;
         Ok(())
     }
 
-    async fn revoke_in_cache(&self, sessions: &[SessionId], ttl: time::Duration) {
-        let ttl = Duration::try_from(ttl).unwrap_or(Duration::ZERO).max(Duration::from_secs(1));
+    async fn revoke_in_cache(&self, sessions: &[SessionId], ttl: Duration) {
+        let ttl = ttl.max(Duration::from_secs(1));
         for id in sessions {
             // The store already holds the revocation; the cache only speeds up rejection.
             if let Err(e) = self.ports.cache.revoke_token(&id.to_string(), ttl).await {

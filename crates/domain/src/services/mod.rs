@@ -80,7 +80,6 @@ pub struct Secrets {
 /// All services, cheap to clone (everything inside is shared).
 #[derive(Clone)]
 pub struct Services {
-    pub ports: Ports,
     pub auth: AuthService,
     pub tenants: TenantService,
     pub users: UserService,
@@ -97,7 +96,6 @@ impl Services {
             api_keys: ApiKeyService::new(ports.clone()),
             status: StatusService::new(ports.clone(), info),
             auth,
-            ports,
         }
     }
 }

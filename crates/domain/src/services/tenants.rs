@@ -1,7 +1,7 @@
 //! Tenants: created by the platform operator (admin key) with a first admin and API key.
 
+use super::Ports;
 use super::validate::{check_email, check_name, check_password, normalize_email};
-use super::{LoginUser, Ports};
 use crate::error::{Result, Violations};
 use crate::ids::{ApiKeyId, TenantId, UserId};
 use crate::model::{ApiKey, ApiKeyKind, Role, Tenant, User, UserStatus};
@@ -26,12 +26,6 @@ pub struct CreatedTenant {
     pub api_key: String,
     /// The stored record of `api_key` (no secret).
     pub api_key_info: ApiKey,
-}
-
-impl CreatedTenant {
-    pub fn admin_login(&self) -> LoginUser {
-        LoginUser { id: self.admin_user.id, email: self.admin_user.email.clone(), role: self.admin_user.role }
-    }
 }
 
 #[derive(Clone)]
