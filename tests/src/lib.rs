@@ -58,20 +58,38 @@ pub async fn spawn_with(tweak: impl FnOnce(&mut Config)) -> TestApp {
 /// A server in production mode: Postgres (a fresh schema, dropped with the guard) and Redis
 /// (a fresh key prefix). `None` when the test services are not configured (never in CI).
 pub async fn spawn_distributed() -> Option<(TestApp, agentgov_store_postgres::testing::SchemaGuard)> {
+    let (mut apps, guard) = spawn_replicas(1, |_, _| {}).await?;
+    Some((apps.remove(0), guard))
+}
+
+/// `n` replicas in production mode sharing one fresh Postgres schema and Redis prefix, like
+/// servers behind a load balancer; `tweak(i, config)` adjusts replica `i`.
+pub async fn spawn_replicas(
+    n: usize,
+    tweak: impl Fn(usize, &mut Config),
+) -> Option<(Vec<TestApp>, agentgov_store_postgres::testing::SchemaGuard)> {
     let db = agentgov_store_conformance::service_url("AGENTGOV_TEST_DATABASE_URL")?;
     let redis = agentgov_store_conformance::service_url("AGENTGOV_TEST_REDIS_URL")?;
     let (url, guard) = agentgov_store_postgres::testing::fresh_schema(&db).await;
     let prefix = format!("agentgov-test-{}:", uuid::Uuid::now_v7().simple());
-    let app = spawn_with(|c| {
-        c.database_url = Some(url.into());
-        c.redis_url = Some(redis.into());
-        c.redis_prefix = prefix;
-        c.jwt_secret = Some("distributed-test-secret-0123456789abcdef".into());
-        c.db_pool_size = 4;
-        c.redis_pool_size = 4;
-    })
-    .await;
-    Some((app, guard))
+    let mut apps = Vec::new();
+    for i in 0..n {
+        let app = spawn_with(|c| {
+            c.database_url = Some(url.clone().into());
+            c.redis_url = Some(redis.clone().into());
+            c.redis_prefix = prefix.clone();
+            c.jwt_secret = Some("distributed-test-secret-0123456789abcdef".into());
+            c.webhook_secret = Some("distributed-webhook-secret-0123456789abcdef".into());
+            c.db_pool_size = 4;
+            c.redis_pool_size = 4;
+            // Only the first replica migrates, as `agentgov migrate` would before a rollout.
+            c.migrate_on_start = i == 0;
+            tweak(i, c);
+        })
+        .await;
+        apps.push(app);
+    }
+    Some((apps, guard))
 }
 
 /// A tenant made through the API: its admin's credentials and the initial API key.

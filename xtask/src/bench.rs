@@ -1,69 +1,233 @@
-//! `cargo xtask bench`: HTTP load against a release build on loopback, with `oha`; rewrites the
-//! results section of `BENCHMARKS.md`.
+//! `cargo xtask bench`: HTTP load against a release build on loopback, with `oha`, in embedded
+//! mode (SQLite) and on Postgres; rewrites the results section of `BENCHMARKS.md`.
+//!
+//! For each mode: the GET endpoints for a fixed time, then `--audit-records` durable appends
+//! (`POST /audit/log`), a verification of the whole chain, and the streamed JSONL and CSV
+//! exports of everything appended, with the server's memory sampled meanwhile.
 
+mod audit;
+mod mem;
+mod oha;
 mod report;
 mod server;
 
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::cmd::{self, cargo, root, step};
-use report::{Machine, Row};
-use server::Server;
+use oha::{CONCURRENCY, Load, Stop};
+use report::{Machine, MemoryRow, Results, Row, Settings, Success};
+use server::{Backend, Server};
 
-const CONCURRENCY: u32 = 64;
 const WARM_UP: Duration = Duration::from_secs(2);
 const MEASURE: Duration = Duration::from_secs(10);
+/// The acceptance figure of the audit log: appends, then exported.
+const DEFAULT_AUDIT_RECORDS: u64 = 1_000_000;
+/// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
+/// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
+const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
 
-pub fn run() -> anyhow::Result<()> {
+#[derive(Debug, PartialEq, Eq)]
+struct Options {
+    skip_postgres: bool,
+    audit_records: u64,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> anyhow::Result<Self> {
+        let mut options = Options { skip_postgres: false, audit_records: DEFAULT_AUDIT_RECORDS };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let records = match arg.as_str() {
+                "--skip-postgres" => {
+                    options.skip_postgres = true;
+                    continue;
+                }
+                "--audit-records" => args.next().context("--audit-records needs a number")?.as_str(),
+                other => match other.strip_prefix("--audit-records=") {
+                    Some(n) => n,
+                    None => bail!("unexpected argument `{other}` (see `cargo xtask help`)"),
+                },
+            };
+            options.audit_records = records
+                .replace('_', "")
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .with_context(|| format!("--audit-records wants a positive number, got `{records}`"))?;
+        }
+        Ok(options)
+    }
+}
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args)?;
+    let load_at_start = report::load_average();
     if !cmd::exists("oha") {
         bail!("`oha` is not on PATH; install it with `cargo install oha --locked` (a few minutes), then rerun");
     }
     if !cmd::exists("curl") {
         bail!("`curl` is not on PATH; install it (e.g. `apt-get install curl`), then rerun");
     }
+    let postgres = if options.skip_postgres {
+        None
+    } else {
+        let url = std::env::var("AGENTGOV_BENCH_DATABASE_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.into());
+        Some((postgres_description(&url)?, url))
+    };
+
     step("bench: cargo build --release -p agentgov-server");
     let binary = build_release()?;
 
-    step("bench: starting the server on loopback");
-    let mut server = Server::start(&binary)?;
-    println!("    {} (data dir {})", server.base, server.data_dir().display());
-    let token = server.sign_in()?;
-
-    let targets =
-        [("GET /api/v1/health", "/api/v1/health", None), ("GET /api/v1/auth/me", "/api/v1/auth/me", Some(token))];
-    let mut rows = Vec::new();
-    for (label, path, bearer) in &targets {
-        let url = format!("{}{path}", server.base);
-        step(&format!(
-            "bench: {label}, {CONCURRENCY} connections, {}s warm-up + {}s",
-            WARM_UP.as_secs(),
-            MEASURE.as_secs()
-        ));
-        oha(&url, bearer.as_deref(), WARM_UP)?;
-        let result = oha(&url, bearer.as_deref(), MEASURE)?;
-        let row = Row::from_oha(label, CONCURRENCY, &result)?;
-        println!(
-            "    {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {:.2}% success",
-            row.requests_per_sec, row.p50_ms, row.p99_ms, row.success_percent
-        );
-        rows.push(row);
+    let settings = Settings { measure: MEASURE, audit_records: options.audit_records };
+    let mut results = Results::default();
+    bench_mode(&binary, &Backend::Embedded, settings, &mut results)?;
+    match &postgres {
+        Some((_, admin_url)) => {
+            bench_mode(&binary, &Backend::Postgres { admin_url: admin_url.clone() }, settings, &mut results)?
+        }
+        None => results.notes.push("Postgres mode not run (`--skip-postgres`)".into()),
     }
-    server.check_still_running()?;
-    drop(server);
 
     step("bench: rewriting BENCHMARKS.md");
-    let machine = Machine::describe(&oha_version()?)?;
-    report::write(&root().join("BENCHMARKS.md"), &machine, MEASURE, &rows)?;
+    let machine = Machine::describe(&oha::version()?, postgres.map(|(description, _)| description), load_at_start)?;
+    report::write(&root().join("BENCHMARKS.md"), &machine, settings, &results)?;
     println!("    done");
     Ok(())
 }
 
+/// One server in `backend` mode through every measurement; appends its rows to `results`.
+fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mut Results) -> anyhow::Result<()> {
+    let mode = backend.label();
+    step(&format!("bench [{mode}]: starting the server on loopback"));
+    let mut server = Server::start(binary, backend)?;
+    match server.database_name() {
+        Some(db) => println!("    {} (database {db}, log in {})", server.base, server.data_dir().display()),
+        None => println!("    {} (data dir {})", server.base, server.data_dir().display()),
+    }
+    let credentials = server.sign_in()?;
+    let pid = server.pid();
+    let idle_kib = mem::status_kib(pid, "VmRSS").context("reading the server's VmRSS")?;
+
+    let bearer = vec![format!("Authorization: Bearer {}", credentials.access_token)];
+    let targets =
+        [("GET /api/v1/health", "/api/v1/health", vec![]), ("GET /api/v1/auth/me", "/api/v1/auth/me", bearer)];
+    for (label, path, headers) in targets {
+        step(&format!(
+            "bench [{mode}]: {label}, {CONCURRENCY} connections, {}s warm-up + {}s",
+            WARM_UP.as_secs(),
+            settings.measure.as_secs()
+        ));
+        let url = format!("{}{path}", server.base);
+        Load::get(url.clone(), headers.clone(), Stop::After(WARM_UP)).run()?;
+        let json = Load::get(url, headers, Stop::After(settings.measure)).run()?;
+        let row = Row::from_oha(mode, label, CONCURRENCY, Success::AnyOk, &json)?;
+        print_row(&row);
+        results.gets.push(row);
+    }
+
+    step(&format!(
+        "bench [{mode}]: {}, {CONCURRENCY} connections, {}s warm-up + {} requests",
+        audit::APPEND_ENDPOINT,
+        WARM_UP.as_secs(),
+        settings.audit_records
+    ));
+    let row = audit::append_load(&server, mode, &credentials.api_key, WARM_UP, settings.audit_records)?;
+    print_row(&row);
+    results.appends.push(row);
+    server.check_still_running()?;
+    let after_appends_kib = mem::status_kib(pid, "VmRSS").context("reading the server's VmRSS")?;
+
+    step(&format!("bench [{mode}]: GET /api/v1/audit/verify over the whole log"));
+    let (verified, head_seq) = audit::verify(&server, mode, &credentials.api_key)?;
+    println!(
+        "    {} records in {:.2}s ({:.0}/s), valid: {}",
+        verified.records,
+        verified.seconds,
+        verified.records as f64 / verified.seconds,
+        verified.valid
+    );
+    results.verifies.push(verified);
+
+    for format in audit::EXPORTS {
+        step(&format!("bench [{mode}]: GET {} ({} rows expected)", format.1, head_seq));
+        // A failed export is a finding, not a reason to lose the run's other figures.
+        let row = match audit::export(&server, mode, &credentials.api_key, format) {
+            Ok(row) => row,
+            Err(err) => {
+                eprintln!("    error: {err:#}");
+                results.notes.push(format!("{mode}: the {} export failed: {err:#}", format.0));
+                continue;
+            }
+        };
+        println!(
+            "    {} rows, {:.0} MB in {:.2}s: {:.0} rows/s, {:.0} MB/s; server RSS {:.1} MiB before, peak {:.1} MiB",
+            row.rows,
+            row.bytes as f64 / 1e6,
+            row.seconds,
+            row.rows as f64 / row.seconds,
+            row.bytes as f64 / 1e6 / row.seconds,
+            row.rss_before_kib as f64 / 1024.0,
+            row.rss_peak_kib as f64 / 1024.0
+        );
+        if row.rows != head_seq {
+            let warning =
+                format!("{mode}: the {} export has {} rows, the log {head_seq} records", row.format, row.rows);
+            eprintln!("    warning: {warning}");
+            results.notes.push(warning);
+        }
+        results.exports.push(row);
+    }
+
+    server.check_still_running()?;
+    let hwm_kib = mem::status_kib(pid, "VmHWM").context("reading the server's VmHWM")?;
+    let now = |field| mem::status_kib(pid, field).map_or("?".into(), |kib| format!("{:.1}", kib as f64 / 1024.0));
+    println!(
+        "    server memory: {:.1} MiB idle, {:.1} MiB after the appends, lifetime peak {:.1} MiB; \
+         now RssAnon {} MiB, RssFile {} MiB",
+        idle_kib as f64 / 1024.0,
+        after_appends_kib as f64 / 1024.0,
+        hwm_kib as f64 / 1024.0,
+        now("RssAnon"),
+        now("RssFile")
+    );
+    results.memory.push(MemoryRow { mode: mode.to_owned(), idle_kib, after_appends_kib, hwm_kib });
+    drop(server);
+    Ok(())
+}
+
+fn print_row(row: &Row) {
+    println!(
+        "    {} requests in {:.1}s: {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {:.2}% success",
+        row.requests, row.seconds, row.requests_per_sec, row.p50_ms, row.p99_ms, row.success_percent
+    );
+}
+
+/// Checks that Postgres answers at `url` (before any long run) and describes it.
+fn postgres_description(url: &str) -> anyhow::Result<String> {
+    if !cmd::exists("psql") {
+        bail!("`psql` is not on PATH; install the Postgres client, or pass --skip-postgres");
+    }
+    let sql = "SELECT split_part(version(), ' ', 2), current_setting('synchronous_commit'), current_setting('fsync')";
+    let out = cmd::output(std::process::Command::new("psql").args(["-X", "-At", "-F", " ", "-d", url, "-c", sql]))
+        .with_context(|| {
+            format!("Postgres does not answer at {url} (set AGENTGOV_BENCH_DATABASE_URL, or pass --skip-postgres)")
+        })?;
+    let fields: Vec<&str> = out.split_whitespace().collect();
+    match fields[..] {
+        [version, synchronous_commit, fsync] => Ok(format!(
+            "PostgreSQL {version} on the same machine, synchronous_commit={synchronous_commit}, fsync={fsync}"
+        )),
+        _ => bail!("unexpected answer from Postgres: {out:?}"),
+    }
+}
+
 /// Builds the server in release mode and returns the path of the `agentgov` binary.
-fn build_release() -> anyhow::Result<std::path::PathBuf> {
+fn build_release() -> anyhow::Result<PathBuf> {
     let mut command = cargo();
     command
         .args(["build", "--release", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])
@@ -73,25 +237,29 @@ fn build_release() -> anyhow::Result<std::path::PathBuf> {
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "agentgov")
-        .find_map(|msg| msg["executable"].as_str().map(std::path::PathBuf::from))
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
         .context("cargo build reported no `agentgov` executable")
 }
 
-/// One `oha` run; returns its JSON summary.
-fn oha(url: &str, bearer: Option<&str>, duration: Duration) -> anyhow::Result<Value> {
-    let mut command = Command::new("oha");
-    command
-        // `-w`: requests in flight at the deadline finish (and count) rather than being aborted.
-        .args(["--no-tui", "--output-format", "json", "-w", "-c", &CONCURRENCY.to_string()])
-        .args(["-z", &format!("{}s", duration.as_secs())]);
-    if let Some(token) = bearer {
-        command.args(["-H", &format!("Authorization: Bearer {token}")]);
-    }
-    command.arg(url);
-    let out = cmd::output(&mut command)?;
-    serde_json::from_str(&out).context("parsing oha's JSON output")
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn oha_version() -> anyhow::Result<String> {
-    Ok(cmd::output(Command::new("oha").arg("--version"))?.trim().to_owned())
+    fn parse(args: &[&str]) -> anyhow::Result<Options> {
+        Options::parse(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn options_are_parsed() {
+        assert_eq!(parse(&[]).unwrap(), Options { skip_postgres: false, audit_records: 1_000_000 });
+        assert_eq!(
+            parse(&["--skip-postgres", "--audit-records", "5000"]).unwrap(),
+            Options { skip_postgres: true, audit_records: 5000 }
+        );
+        assert_eq!(parse(&["--audit-records=1_000"]).unwrap().audit_records, 1000);
+        assert!(parse(&["--audit-records"]).is_err());
+        assert!(parse(&["--audit-records", "0"]).is_err());
+        assert!(parse(&["--audit-records", "x"]).is_err());
+        assert!(parse(&["--fast"]).is_err());
+    }
 }

@@ -18,7 +18,10 @@ commands:
                       clippy -D warnings, and the dependency-direction check
   openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
                       committed file differs
-  bench               build the release server, load it with oha and rewrite BENCHMARKS.md
+  bench [--skip-postgres] [--audit-records N]
+                      build the release server, load it with oha (embedded mode, then
+                      Postgres at $AGENTGOV_BENCH_DATABASE_URL) and rewrite BENCHMARKS.md;
+                      N durable appends per mode, then exported (default 1000000)
   help                print this message
 ";
 
@@ -38,10 +41,7 @@ fn run() -> anyhow::Result<()> {
     match command {
         "ci" => ci::run(parse_flags(rest, &["--skip-tests"])?.contains(&"--skip-tests")),
         "openapi" => openapi::run(parse_flags(rest, &["--check"])?.contains(&"--check")),
-        "bench" => {
-            parse_flags(rest, &[])?;
-            bench::run()
-        }
+        "bench" => bench::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -43,7 +43,7 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{api_keys, auth, health, tenants, users};
+    use routes::{api_keys, audit, auth, health, tenants, users};
     cfg.service(
         utoipa_actix_web::scope("/api/v1")
             .service(health::health)
@@ -69,7 +69,18 @@ fn register(cfg: &mut ServiceConfig) {
             .service(api_keys::list)
             .service(api_keys::revoke)
             .service(tenants::create)
-            .service(tenants::list),
+            .service(tenants::list)
+            .service(audit::write)
+            .service(audit::list)
+            // Fixed paths before `/audit/{id}`.
+            .service(audit::verify)
+            .service(audit::export_jsonl)
+            .service(audit::export_json)
+            .service(audit::export_csv)
+            .service(audit::start_export)
+            .service(audit::export_status)
+            .service(audit::download)
+            .service(audit::get),
     );
 }
 

@@ -11,8 +11,12 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
+/// How often histogram samples are folded into their buckets.
+const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The process-wide recorder, installed on first use (several servers in one test process
-/// share it).
+/// share it). A thread folds recorded samples into the histograms every few seconds:
+/// without it they pile up until `/metrics` is scraped, which grew memory with every request.
 pub fn handle() -> Option<&'static PrometheusHandle> {
     HANDLE
         .get_or_init(|| {
@@ -23,6 +27,16 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
                 .build_recorder();
             let handle = recorder.handle();
             metrics::set_global_recorder(recorder).ok()?;
+            let upkeep = handle.clone();
+            std::thread::Builder::new()
+                .name("metrics-upkeep".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(UPKEEP_EVERY);
+                        upkeep.run_upkeep();
+                    }
+                })
+                .ok()?;
             Some(handle)
         })
         .as_ref()

@@ -26,6 +26,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "users", description = "Users of a tenant"),
         (name = "api-keys", description = "API keys for agents and SDKs"),
         (name = "tenants", description = "Tenants (platform operator, X-Admin-Key)"),
+        (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
     )
 )]
 pub struct ApiDoc;

@@ -53,3 +53,11 @@ id_type!(
     /// A login session; also the `jti` of its JWT.
     SessionId
 );
+id_type!(
+    /// A record of the audit log.
+    AuditId
+);
+id_type!(
+    /// An asynchronous export of the audit log.
+    ExportJobId
+);

@@ -26,13 +26,7 @@ impl Default for PageRequest {
 impl PageRequest {
     /// Validates the raw query values of a list endpoint.
     pub fn parse(limit: Option<i64>, cursor: Option<&str>) -> Result<Self> {
-        let limit = match limit {
-            None => DEFAULT_LIMIT,
-            Some(n) if (1..=i64::from(MAX_LIMIT)).contains(&n) => n as u32,
-            Some(_) => {
-                return Err(DomainError::invalid("limit", format!("must be between 1 and {MAX_LIMIT}")));
-            }
-        };
+        let limit = parse_limit(limit)?;
         let after = match cursor {
             None | Some("") => None,
             Some(c) => Some(decode_cursor(c)?),
@@ -50,10 +44,35 @@ impl PageRequest {
     }
 }
 
+/// Validates a list's `limit` (default 50, 1 to 500).
+pub fn parse_limit(limit: Option<i64>) -> Result<u32> {
+    match limit {
+        None => Ok(DEFAULT_LIMIT),
+        Some(n) if (1..=i64::from(MAX_LIMIT)).contains(&n) => Ok(n as u32),
+        Some(_) => Err(DomainError::invalid("limit", format!("must be between 1 and {MAX_LIMIT}"))),
+    }
+}
+
+fn bad_cursor() -> DomainError {
+    DomainError::invalid("cursor", "is not a cursor returned by this list")
+}
+
 fn decode_cursor(cursor: &str) -> Result<Uuid> {
-    let bad = || DomainError::invalid("cursor", "is not a cursor returned by this list");
-    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad())?;
-    Uuid::from_slice(&bytes).map_err(|_| bad())
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad_cursor())?;
+    Uuid::from_slice(&bytes).map_err(|_| bad_cursor())
+}
+
+/// The cursor of a list ordered by a sequence number (the audit log): the last `seq` seen.
+pub fn encode_seq_cursor(seq: i64) -> String {
+    URL_SAFE_NO_PAD.encode(seq.to_be_bytes())
+}
+
+/// Reads a cursor made by [`encode_seq_cursor`]; an absent or empty one is `None`.
+pub fn decode_seq_cursor(cursor: Option<&str>) -> Result<Option<i64>> {
+    let Some(cursor) = cursor.filter(|c| !c.is_empty()) else { return Ok(None) };
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| bad_cursor())?;
+    let bytes = <[u8; 8]>::try_from(bytes.as_slice()).map_err(|_| bad_cursor())?;
+    Ok(Some(i64::from_be_bytes(bytes)))
 }
 
 pub fn encode_cursor(id: Uuid) -> String {
@@ -70,10 +89,15 @@ pub struct Page<T> {
 
 impl<T> Page<T> {
     /// Builds a page from up to `fetch_limit()` rows ordered newest first.
-    pub fn from_rows(mut rows: Vec<T>, req: &PageRequest, id_of: impl Fn(&T) -> Uuid) -> Self {
-        let more = rows.len() > req.limit as usize;
-        rows.truncate(req.limit as usize);
-        let next_cursor = if more { rows.last().map(|r| encode_cursor(id_of(r))) } else { None };
+    pub fn from_rows(rows: Vec<T>, req: &PageRequest, id_of: impl Fn(&T) -> Uuid) -> Self {
+        Self::from_rows_by(rows, req.limit, |r| encode_cursor(id_of(r)))
+    }
+
+    /// Builds a page from up to `limit + 1` rows; `cursor_of` makes the cursor of the last.
+    pub fn from_rows_by(mut rows: Vec<T>, limit: u32, cursor_of: impl Fn(&T) -> String) -> Self {
+        let more = rows.len() > limit as usize;
+        rows.truncate(limit as usize);
+        let next_cursor = if more { rows.last().map(cursor_of) } else { None };
         Self { items: rows, next_cursor }
     }
 }
@@ -96,6 +120,14 @@ mod tests {
         let req = PageRequest::parse(None, Some(&encode_cursor(id))).unwrap();
         assert_eq!(req.after, Some(id));
         assert!(PageRequest::parse(None, Some("not-a-cursor!")).is_err());
+    }
+
+    #[test]
+    fn seq_cursors_round_trip_and_uuid_cursors_are_not_seq_cursors() {
+        assert_eq!(decode_seq_cursor(Some(&encode_seq_cursor(42))).unwrap(), Some(42));
+        assert_eq!(decode_seq_cursor(Some("")).unwrap(), None);
+        assert!(decode_seq_cursor(Some(&encode_cursor(Uuid::now_v7()))).is_err());
+        assert!(decode_seq_cursor(Some("%%%")).is_err());
     }
 
     #[test]

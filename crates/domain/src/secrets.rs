@@ -157,6 +157,47 @@ impl AdminKey {
     }
 }
 
+/// The `detail` of every webhook signature failure (spec 5, rule 5; API.md).
+pub const INVALID_WEBHOOK_SIGNATURE: &str = "Invalid webhook signature";
+/// Shortest accepted `WEBHOOK_SECRET`.
+pub const MIN_WEBHOOK_SECRET_LEN: usize = 32;
+
+/// Verifies `X-Webhook-Signature: sha256=<hex>`: HMAC-SHA256 of the exact body bytes with
+/// `WEBHOOK_SECRET`, compared in constant time (`ring::hmac::verify`). The prefix must be
+/// exactly `sha256=`; the 64 hex digits may be in either case (they name the same bytes).
+#[derive(Clone)]
+pub struct WebhookVerifier {
+    key: ring::hmac::Key,
+}
+
+impl std::fmt::Debug for WebhookVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WebhookVerifier(****)")
+    }
+}
+
+impl WebhookVerifier {
+    pub fn new(secret: &[u8]) -> Self {
+        Self { key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret) }
+    }
+
+    /// `Unauthorized("Invalid webhook signature")` for a missing, malformed or wrong header.
+    pub fn verify(&self, body: &[u8], header: Option<&str>) -> Result<()> {
+        let invalid = || DomainError::Unauthorized(INVALID_WEBHOOK_SIGNATURE.into());
+        let digest = header.and_then(|h| h.trim().strip_prefix("sha256=")).ok_or_else(invalid)?;
+        if digest.len() != 64 {
+            return Err(invalid());
+        }
+        let tag = hex::decode(digest).map_err(|_| invalid())?;
+        ring::hmac::verify(&self.key, body, &tag).map_err(|_| invalid())
+    }
+
+    /// The header value for `body` (for tests and for clients of this crate).
+    pub fn sign(&self, body: &[u8]) -> String {
+        format!("sha256={}", hex::encode(ring::hmac::sign(&self.key, body).as_ref()))
+    }
+}
+
 /// The claims of a session JWT.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Claims {
@@ -292,5 +333,57 @@ mod tests {
             matches!(codec.verify(&codec.sign(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "token expired")
         );
         assert!(TokenCodec::hs256(b"short").is_err());
+    }
+
+    mod webhook {
+        use hmac::{Hmac, Mac};
+
+        use super::super::{INVALID_WEBHOOK_SIGNATURE, WebhookVerifier};
+        use crate::DomainError;
+
+        const SECRET: &[u8] = b"whsec-0123456789abcdef0123456789abcdef";
+        const BODY: &[u8] =
+            br#"{"event":"agent.action","payload":{"agent_id":"0193a4c2-0000-7000-8000-000000000001"}}"#;
+
+        /// The signature as a sender computes it, with the `hmac` crate rather than ring.
+        fn independent(body: &[u8]) -> String {
+            let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SECRET).unwrap();
+            mac.update(body);
+            format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+        }
+
+        fn refused(v: &WebhookVerifier, body: &[u8], header: Option<&str>) -> bool {
+            matches!(v.verify(body, header), Err(DomainError::Unauthorized(m)) if m == INVALID_WEBHOOK_SIGNATURE)
+        }
+
+        #[test]
+        fn an_independently_computed_signature_is_accepted() {
+            let v = WebhookVerifier::new(SECRET);
+            let header = independent(BODY);
+            assert_eq!(v.sign(BODY), header);
+            v.verify(BODY, Some(&header)).unwrap();
+            // The digest names bytes: upper-case hex is the same signature.
+            let upper = format!("sha256={}", header["sha256=".len()..].to_uppercase());
+            v.verify(BODY, Some(&upper)).unwrap();
+        }
+
+        #[test]
+        fn every_malformed_or_wrong_signature_is_the_same_401() {
+            let v = WebhookVerifier::new(SECRET);
+            let header = independent(BODY);
+            let mut flipped = BODY.to_vec();
+            flipped[10] ^= 0x01;
+            assert!(refused(&v, &flipped, Some(&header)), "one flipped body byte");
+            assert!(refused(&v, BODY, None), "missing header");
+            assert!(refused(&v, BODY, Some(&header.replace("sha256=", "sha1="))), "wrong prefix");
+            assert!(refused(&v, BODY, Some(&header.replace("sha256=", "SHA256="))), "prefix is case-sensitive");
+            assert!(refused(&v, BODY, Some(&header["sha256=".len()..])), "no prefix");
+            assert!(refused(&v, BODY, Some(&header[..header.len() - 2])), "truncated digest");
+            assert!(refused(&v, BODY, Some(&format!("{header}00"))), "digest too long");
+            let not_hex = format!("{}z", &header[..header.len() - 1]);
+            assert!(refused(&v, BODY, Some(&not_hex)), "not hex");
+            let other = WebhookVerifier::new(b"another secret, another environment");
+            assert!(refused(&other, BODY, Some(&header)), "another secret");
+        }
     }
 }

@@ -83,7 +83,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let (services, _) = crate::wiring::build_services(&config).await?;
             let req = NewTenant { name, admin_email, admin_password: password };
-            let created = services.tenants.create(req).await.map_err(|e| match e {
+            let created = services.tenants.create(req, "cli").await.map_err(|e| match e {
                 agentgov_domain::DomainError::Validation(errs) => anyhow::anyhow!(
                     "invalid: {}",
                     errs.iter().map(|e| format!("{} {}", e.field, e.message)).collect::<Vec<_>>().join("; ")

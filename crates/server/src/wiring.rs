@@ -5,13 +5,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::ports::{Cache, EventBus, Store, SystemClock, UuidV7Gen};
-use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec};
-use agentgov_domain::services::{AuthSettings, Ports, Secrets, ServerInfo, Services};
+use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
+use agentgov_domain::services::audit::AuditLogSettings;
+use agentgov_domain::services::{
+    AuditService, AuditSettings, AuthSettings, Background, Ports, Secrets, ServerInfo, Services, Settings,
+};
 use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use futures::StreamExt;
 use ring::rand::{SecureRandom, SystemRandom};
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 
 use crate::config::{Config, Database};
 
@@ -56,13 +60,18 @@ fn cache_and_bus(config: &Config) -> anyhow::Result<(Arc<dyn Cache>, Arc<dyn Eve
     }
 }
 
-/// The configured JWT secret, or (embedded mode) one generated once and kept under
-/// `data_dir`, so tokens survive a restart.
-fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
-    if let Some(secret) = &config.jwt_secret {
+/// A configured secret, or (embedded mode) one generated once and kept in `data_dir/file`
+/// (mode 0600), so it survives a restart. Its path is logged, never its value.
+fn secret_or_generated(
+    config: &Config,
+    configured: Option<&SecretString>,
+    file: &str,
+    what: &str,
+) -> anyhow::Result<Vec<u8>> {
+    if let Some(secret) = configured {
         return Ok(secret.expose_secret().as_bytes().to_vec());
     }
-    let path = config.data_dir.join("jwt-secret");
+    let path = config.data_dir.join(file);
     if path.exists() {
         let secret = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         return Ok(secret.trim_ascii().to_vec());
@@ -71,7 +80,7 @@ fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
     SystemRandom::new().fill(&mut bytes).map_err(|_| anyhow::anyhow!("system random source failed"))?;
     let secret = URL_SAFE_NO_PAD.encode(bytes);
     write_private(&path, secret.as_bytes())?;
-    tracing::info!(path = %path.display(), "generated a JWT signing secret for embedded mode");
+    tracing::info!(path = %path.display(), "generated the {what} for embedded mode; read it from this file");
     Ok(secret.into_bytes())
 }
 
@@ -88,7 +97,45 @@ fn write_private(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Everything the HTTP layer needs.
+/// How often the export worker looks for jobs queued by other replicas.
+const EXPORT_POLL: Duration = Duration::from_secs(2);
+/// How often expired export files are deleted.
+const EXPORT_PURGE_EVERY: Duration = Duration::from_secs(300);
+
+/// Starts the work that runs beside the handlers on the current runtime: the audit log's
+/// group-commit writer and the export worker.
+fn spawn_background(audit: AuditService, background: Background, export_worker_on: bool) {
+    tokio::spawn(background.audit_writer.run());
+    if export_worker_on {
+        tokio::spawn(export_worker(audit, background.export_wakeups));
+    }
+}
+
+/// Runs queued exports (from any replica) one at a time, and deletes expired files.
+async fn export_worker(audit: AuditService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
+    let mut next_purge = tokio::time::Instant::now();
+    loop {
+        match audit.run_next_export().await {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "export worker could not claim a job"),
+        }
+        if tokio::time::Instant::now() >= next_purge {
+            match audit.purge_expired_exports().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "deleted expired exports"),
+                Err(e) => tracing::warn!(error = %e, "could not delete expired exports"),
+            }
+            next_purge = tokio::time::Instant::now() + EXPORT_PURGE_EVERY;
+        }
+        tokio::select! {
+            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(EXPORT_POLL).await },
+            () = tokio::time::sleep(EXPORT_POLL) => {}
+        }
+    }
+}
+
+/// Everything the HTTP layer needs; starts the background work on the current runtime.
 pub async fn build_services(config: &Config) -> anyhow::Result<(Services, ServerInfo)> {
     let store = open_store(config, config.migrate_on_start).await?;
     let (cache, bus) = cache_and_bus(config)?;
@@ -97,20 +144,66 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
     let ports = Ports { store, cache, bus, policy: Arc::new(policy), clock: clock.clone(), ids: Arc::new(UuidV7Gen) };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
-        tokens: TokenCodec::hs256(&jwt_secret(config)?).context("JWT secret")?,
+        tokens: TokenCodec::hs256(&secret_or_generated(
+            config,
+            config.jwt_secret.as_ref(),
+            "jwt-secret",
+            "JWT signing secret",
+        )?)
+        .context("JWT secret")?,
+        webhook: WebhookVerifier::new(&secret_or_generated(
+            config,
+            config.webhook_secret.as_ref(),
+            "webhook-secret",
+            "webhook signing secret (WEBHOOK_SECRET)",
+        )?),
         admin_key: AdminKey::new(config.admin_key.as_ref().map(|k| k.expose_secret())),
     };
-    let settings = AuthSettings {
-        token_ttl: Duration::from_secs(config.token_ttl_secs),
-        login_max_failures_per_email: config.login_max_failures_per_email,
-        login_max_failures_per_ip: config.login_max_failures_per_ip,
-        login_window: Duration::from_secs(config.login_window_secs),
-        ..AuthSettings::default()
+    let settings = Settings {
+        auth: AuthSettings {
+            token_ttl: Duration::from_secs(config.token_ttl_secs),
+            login_max_failures_per_email: config.login_max_failures_per_email,
+            login_max_failures_per_ip: config.login_max_failures_per_ip,
+            login_window: Duration::from_secs(config.login_window_secs),
+            ..AuthSettings::default()
+        },
+        audit: AuditSettings {
+            log: AuditLogSettings { max_batch: config.audit_max_batch, ..AuditLogSettings::default() },
+            export_retention: Duration::from_secs(config.audit_export_retention_secs),
+            ..AuditSettings::default()
+        },
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),
         mode: config.mode(),
         started_at: agentgov_domain::ports::Clock::now(clock.as_ref()),
     };
-    Ok((Services::new(ports, secrets, settings, info.clone()), info))
+    let (services, background) = Services::new(ports, secrets, settings, info.clone());
+    spawn_background(services.audit.clone(), background, config.audit_export_worker);
+    Ok((services, info))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn embedded_secrets_are_generated_once_privately_and_configured_ones_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+        let first = secret_or_generated(&config, None, "webhook-secret", "webhook signing secret").unwrap();
+        assert!(first.len() >= agentgov_domain::secrets::MIN_WEBHOOK_SECRET_LEN);
+        let again = secret_or_generated(&config, None, "webhook-secret", "webhook signing secret").unwrap();
+        assert_eq!(first, again, "kept across restarts");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join("webhook-secret")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let configured = SecretString::from("configured-secret-0123456789abcdef");
+        let used = secret_or_generated(&config, Some(&configured), "webhook-secret", "x").unwrap();
+        assert_eq!(used, b"configured-secret-0123456789abcdef");
+    }
 }

@@ -4,8 +4,11 @@
 
 use std::time::Duration;
 
-use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::ids::{ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
+use agentgov_domain::model::{
+    Actor, ActorType, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, ExportFormat, ExportJob, JobStatus, JsonText,
+    Permission, Role, Session, Tenant, User, UserStatus,
+};
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
 use time::OffsetDateTime;
@@ -100,4 +103,45 @@ pub async fn seed(store: &dyn Store, name: &str) -> Seeded {
 pub async fn seed_pair(store: &dyn Store, name: &str) -> (Tenant, User) {
     let s = seed(store, name).await;
     (s.tenant, s.admin)
+}
+
+/// An audit entry of `tenant` stamped `at`, with every optional field set and details whose
+/// text (key order, escapes, non-ASCII) must come back byte for byte.
+pub fn new_entry(tenant: TenantId, event_type: &str, at: OffsetDateTime) -> AuditEntry {
+    AuditEntry {
+        id: AuditId(Uuid::now_v7()),
+        tenant_id: tenant,
+        timestamp: at,
+        actor: Actor::new(ActorType::ApiKey, Uuid::now_v7()),
+        event_type: event_type.to_owned(),
+        agent_id: Some(Uuid::now_v7()),
+        action: Some("read".to_owned()),
+        resource: Some("db/customers".to_owned()),
+        decision: Some("allow".to_owned()),
+        risk_score: Some(0.125),
+        details: JsonText::from_stored(r#"{"z": 1, "a": "caf\u00e9 ü \"q\"", "n": [1.5e3, null]}"#.to_owned()).unwrap(),
+    }
+}
+
+/// An export job of `tenant`, queued now.
+pub fn new_export_job(tenant: TenantId, format: ExportFormat) -> ExportJob {
+    ExportJob {
+        id: ExportJobId(Uuid::now_v7()),
+        tenant_id: tenant,
+        requested_by: Actor::new(ActorType::User, Uuid::now_v7()),
+        format,
+        filters: AuditFilter { event_type: Some("agent.action".into()), max_seq: Some(10), ..AuditFilter::default() },
+        status: JobStatus::Queued,
+        progress: 0.0,
+        rows: 0,
+        bytes: 0,
+        error: None,
+        created_at: now(),
+        started_at: None,
+        finished_at: None,
+        expires_at: None,
+        chunks: 0,
+        attempts: 0,
+        lease: None,
+    }
 }

@@ -14,9 +14,14 @@ use std::sync::Arc;
 
 use agentgov_domain::ports::Store;
 
+pub mod audit;
 pub mod cache;
 pub mod fixtures;
 pub mod store;
+
+/// How long one conformance behaviour may run before it fails as stuck (each takes well
+/// under a second when healthy).
+pub const TEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// A store under test, with whatever must live as long as it (temp dir, schema guard).
 pub struct TestStore {

@@ -10,12 +10,16 @@ pub(crate) fn unavailable() -> DomainError {
     DomainError::Unavailable(SERVICE.into())
 }
 
-/// A query failed: unique violations are conflicts, a lost connection is `Unavailable`,
-/// anything else is a bug or an unexpected state (`Internal`).
+/// A query failed: unique and foreign-key violations are conflicts (the record exists, or
+/// the one it belongs to does not), a lost connection is `Unavailable`, anything else is a
+/// bug or an unexpected state (`Internal`).
 pub(crate) fn db(err: DieselError) -> DomainError {
     match err {
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             DomainError::Conflict(conflict_message(info.constraint_name()).into())
+        }
+        DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, info) => {
+            DomainError::Conflict(missing_parent_message(info.constraint_name()).into())
         }
         DieselError::DatabaseError(
             DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
@@ -74,7 +78,20 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("users_pkey") => "user already exists",
         Some("api_keys_pkey") => "API key already exists",
         Some("sessions_pkey") => "session already exists",
+        Some("audit_records_pkey") => "an audit record with this id exists",
+        Some("export_jobs_pkey") => "an export job with this id exists",
         _ => "record already exists",
+    }
+}
+
+/// The message of a foreign-key violation: what the new row refers to does not exist.
+fn missing_parent_message(constraint: Option<&str>) -> &'static str {
+    match constraint {
+        Some(name) if name.ends_with("_tenant_id_fkey") => "tenant does not exist",
+        Some(name) if name.ends_with("_user_id_fkey") => "user does not exist",
+        Some(name) if name.ends_with("_session_id_fkey") => "session does not exist",
+        Some(name) if name.ends_with("_job_id_fkey") => "export job does not exist",
+        _ => "a referenced record does not exist",
     }
 }
 
@@ -87,6 +104,14 @@ mod tests {
         assert_eq!(conflict_message(Some("users_email_key")), "email already registered");
         assert_eq!(conflict_message(Some("tenants_name_key")), "tenant name already taken");
         assert_eq!(conflict_message(None), "record already exists");
+        assert_eq!(missing_parent_message(Some("audit_heads_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(missing_parent_message(None), "a referenced record does not exist");
+    }
+
+    #[test]
+    fn foreign_key_violations_are_conflicts() {
+        let err = DieselError::DatabaseError(DatabaseErrorKind::ForeignKeyViolation, Box::new("no parent".to_owned()));
+        assert!(matches!(db(err), DomainError::Conflict(_)));
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! Isolation between tenants is by a `tenant_id` filter on every scoped query; a record of
 //! another tenant is reported absent. Operations that write several rows run in one
 //! transaction. The "last active admin" rule is checked under a lock on the tenant row, so
-//! concurrent demotions are serialised.
+//! concurrent demotions are serialised. Audit appends lock each tenant's chain head row
+//! (`audit_heads`), so replicas sharing the database extend a chain one at a time; a
+//! trigger keeps `audit_records` append-only. Export workers claim jobs with
+//! `FOR UPDATE SKIP LOCKED`.
 
 mod error;
 mod migrate;

@@ -1,14 +1,17 @@
 //! Row structs, one per table, and their conversions to and from the domain's records.
 //! Reading never panics: a value the domain cannot represent becomes `Internal`.
 
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::model::{
+    Actor, ActorType, ApiKey, ApiKeyKind, AuditHash, AuditRecord, ChainHead, ExportFormat, ExportJob, JobStatus,
+    JsonText, Lease, Permission, Role, Session, Tenant, User, UserStatus,
+};
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
 use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::schema::{api_keys, sessions, tenants, users};
+use crate::schema::{api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = tenants, check_for_backend(diesel::pg::Pg))]
@@ -181,6 +184,173 @@ impl TryFrom<ApiKeyRow> for ApiKey {
             expires_at: r.expires_at,
             last_used_at: r.last_used_at,
             revoked_at: r.revoked_at,
+        })
+    }
+}
+
+/// Read only: appends insert whole batches as arrays (see `repo/audit.rs`).
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = audit_records, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AuditRecordRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub seq: i64,
+    pub ts: OffsetDateTime,
+    pub actor_type: String,
+    pub actor_id: String,
+    pub event_type: String,
+    pub agent_id: Option<Uuid>,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    pub decision: Option<String>,
+    pub risk_score: Option<f64>,
+    /// The exact JSON text that was hashed; never re-serialised.
+    pub details: String,
+    pub prev_hash: Vec<u8>,
+    pub hash: Vec<u8>,
+}
+
+impl TryFrom<AuditRecordRow> for AuditRecord {
+    type Error = DomainError;
+
+    fn try_from(r: AuditRecordRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("audit_records", r.id, problem);
+        let kind =
+            ActorType::parse(&r.actor_type).ok_or_else(|| bad(format!("unknown actor type `{}`", r.actor_type)))?;
+        let prev_hash = hash_of(&r.prev_hash).map_err(|e| bad(format!("prev_hash: {e}")))?;
+        let hash = hash_of(&r.hash).map_err(|e| bad(format!("hash: {e}")))?;
+        let details = JsonText::from_stored(r.details).map_err(|e| bad(format!("details: {e}")))?;
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            seq: r.seq,
+            timestamp: r.ts,
+            actor: Actor { kind, id: r.actor_id },
+            event_type: r.event_type,
+            agent_id: r.agent_id,
+            action: r.action,
+            resource: r.resource,
+            decision: r.decision,
+            risk_score: r.risk_score,
+            details,
+            prev_hash,
+            hash,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = audit_heads, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AuditHeadRow {
+    pub tenant_id: Uuid,
+    pub seq: i64,
+    pub hash: Vec<u8>,
+    pub ts: OffsetDateTime,
+}
+
+impl AuditHeadRow {
+    /// The head as stored; the placeholder row an append inserts for a new tenant (seq 0)
+    /// is the genesis head.
+    pub(crate) fn head(&self) -> Result<ChainHead> {
+        if self.seq == 0 {
+            return Ok(ChainHead::GENESIS);
+        }
+        let hash = hash_of(&self.hash).map_err(|e| corrupt("audit_heads", self.tenant_id, e))?;
+        Ok(ChainHead { seq: self.seq, hash, timestamp: self.ts })
+    }
+}
+
+fn hash_of(bytes: &[u8]) -> std::result::Result<AuditHash, String> {
+    AuditHash::from_slice(bytes).ok_or_else(|| format!("{} bytes, not 32", bytes.len()))
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = export_jobs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct ExportJobRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub format: String,
+    /// serde_json of the `AuditFilter`.
+    pub filters: Value,
+    pub status: String,
+    pub progress: f64,
+    pub rows: i64,
+    pub bytes: i64,
+    pub error: Option<String>,
+    pub created_at: OffsetDateTime,
+    pub started_at: Option<OffsetDateTime>,
+    pub finished_at: Option<OffsetDateTime>,
+    pub expires_at: Option<OffsetDateTime>,
+    pub chunks: i32,
+    pub attempts: i32,
+    pub lease_token: Option<Uuid>,
+    pub lease_until: Option<OffsetDateTime>,
+}
+
+impl TryFrom<&ExportJob> for ExportJobRow {
+    type Error = DomainError;
+
+    fn try_from(j: &ExportJob) -> Result<Self> {
+        let filters = serde_json::to_value(&j.filters)
+            .map_err(|e| DomainError::Internal(format!("encoding the filters of export job {}: {e}", j.id)))?;
+        Ok(Self {
+            id: j.id.as_uuid(),
+            tenant_id: j.tenant_id.as_uuid(),
+            requested_by_type: j.requested_by.kind.as_str().to_owned(),
+            requested_by_id: j.requested_by.id.clone(),
+            format: j.format.as_str().to_owned(),
+            filters,
+            status: j.status.as_str().to_owned(),
+            progress: j.progress,
+            rows: j.rows,
+            bytes: j.bytes,
+            error: j.error.clone(),
+            created_at: j.created_at,
+            started_at: j.started_at,
+            finished_at: j.finished_at,
+            expires_at: j.expires_at,
+            chunks: j.chunks,
+            attempts: j.attempts,
+            lease_token: j.lease.map(|l| l.token),
+            lease_until: j.lease.map(|l| l.until),
+        })
+    }
+}
+
+impl TryFrom<ExportJobRow> for ExportJob {
+    type Error = DomainError;
+
+    fn try_from(r: ExportJobRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("export_jobs", r.id, problem);
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
+        let format = ExportFormat::parse(&r.format).ok_or_else(|| bad(format!("unknown format `{}`", r.format)))?;
+        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
+        let filters = serde_json::from_value(r.filters).map_err(|e| bad(format!("filters: {e}")))?;
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease { token, until }),
+            _ => None,
+        };
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            requested_by: Actor { kind, id: r.requested_by_id },
+            format,
+            filters,
+            status,
+            progress: r.progress,
+            rows: r.rows,
+            bytes: r.bytes,
+            error: r.error,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            expires_at: r.expires_at,
+            chunks: r.chunks,
+            attempts: r.attempts,
+            lease,
         })
     }
 }

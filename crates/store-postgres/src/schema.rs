@@ -52,6 +52,67 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    audit_records (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        seq -> Int8,
+        ts -> Timestamptz,
+        actor_type -> Text,
+        actor_id -> Text,
+        event_type -> Text,
+        agent_id -> Nullable<Uuid>,
+        action -> Nullable<Text>,
+        resource -> Nullable<Text>,
+        decision -> Nullable<Text>,
+        risk_score -> Nullable<Float8>,
+        details -> Text,
+        prev_hash -> Bytea,
+        hash -> Bytea,
+    }
+}
+
+diesel::table! {
+    audit_heads (tenant_id) {
+        tenant_id -> Uuid,
+        seq -> Int8,
+        hash -> Bytea,
+        ts -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    export_jobs (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        format -> Text,
+        filters -> Jsonb,
+        status -> Text,
+        progress -> Float8,
+        rows -> Int8,
+        bytes -> Int8,
+        error -> Nullable<Text>,
+        created_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        finished_at -> Nullable<Timestamptz>,
+        expires_at -> Nullable<Timestamptz>,
+        chunks -> Int4,
+        attempts -> Int4,
+        lease_token -> Nullable<Uuid>,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    export_chunks (job_id, idx) {
+        job_id -> Uuid,
+        idx -> Int4,
+        data -> Bytea,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -59,4 +120,18 @@ diesel::joinable!(api_keys -> tenants (tenant_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(api_keys -> sessions (session_id));
 
-diesel::allow_tables_to_appear_in_same_query!(tenants, users, sessions, api_keys);
+diesel::joinable!(audit_records -> tenants (tenant_id));
+diesel::joinable!(audit_heads -> tenants (tenant_id));
+diesel::joinable!(export_jobs -> tenants (tenant_id));
+diesel::joinable!(export_chunks -> export_jobs (job_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    tenants,
+    users,
+    sessions,
+    api_keys,
+    audit_records,
+    audit_heads,
+    export_jobs,
+    export_chunks,
+);

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::ids::TenantId;
@@ -15,6 +16,7 @@ use diesel_async::pooled_connection::{AsyncDieselConnectionManager, PoolableConn
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 
 use crate::error;
+use crate::repo::audit::HeadsSeen;
 
 /// How long a request waits for a pooled connection before the database counts as
 /// unavailable (the pool has no runtime of its own, so the wait is bounded here).
@@ -22,10 +24,21 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub(crate) type Conn = Object<AsyncPgConnection>;
 
-/// The PostgreSQL store. Cheap to clone: clones share one pool.
+/// Connections reserved for audit appends.
+const AUDIT_CONNECTIONS: usize = 2;
+
+/// The PostgreSQL store. Cheap to clone: clones share the pools.
 #[derive(Clone)]
 pub struct PgStore {
     pool: Pool<AsyncPgConnection>,
+    /// Audit appends get their own connections. A connection's I/O is driven by a task on
+    /// the runtime that opened it; in the shared pool that is often a busy HTTP worker's,
+    /// which left the audit writer's transaction waiting between statements (the batch
+    /// commit is the append path's critical section). Opened lazily by the writer itself,
+    /// these are driven on the writer's runtime.
+    audit_pool: Pool<AsyncPgConnection>,
+    /// The tenants known to have an audit head row.
+    pub(crate) heads_seen: Arc<HeadsSeen>,
 }
 
 impl fmt::Debug for PgStore {
@@ -40,19 +53,33 @@ impl PgStore {
     /// Builds a pool of at most `max_connections` (at least one) and checks that one
     /// connection can be made. `Unavailable` when the database cannot be reached.
     pub async fn connect(url: &str, max_connections: usize) -> Result<PgStore> {
-        let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(url);
-        let pool = Pool::builder(manager)
-            .max_size(max_connections.max(1))
-            .build()
-            .map_err(|e| DomainError::Internal(format!("building the database pool: {e}")))?;
-        let store = PgStore { pool };
+        let build = |size: usize| {
+            Pool::builder(AsyncDieselConnectionManager::<AsyncPgConnection>::new(url))
+                .max_size(size)
+                .build()
+                .map_err(|e| DomainError::Internal(format!("building the database pool: {e}")))
+        };
+        let store = PgStore {
+            pool: build(max_connections.max(1))?,
+            audit_pool: build(AUDIT_CONNECTIONS)?,
+            heads_seen: Arc::default(),
+        };
         store.ping().await?;
         Ok(store)
     }
 
     /// A pooled connection; `Unavailable` if none can be had in time.
     pub(crate) async fn conn(&self) -> Result<Conn> {
-        match tokio::time::timeout(ACQUIRE_TIMEOUT, self.pool.get()).await {
+        Self::checkout(&self.pool).await
+    }
+
+    /// A connection for an audit append's transaction; see [`TxConn`].
+    pub(crate) async fn audit_tx_conn(&self) -> Result<TxConn> {
+        Ok(TxConn(Some(Self::checkout(&self.audit_pool).await?)))
+    }
+
+    async fn checkout(pool: &Pool<AsyncPgConnection>) -> Result<Conn> {
+        match tokio::time::timeout(ACQUIRE_TIMEOUT, pool.get()).await {
             Ok(Ok(conn)) => Ok(conn),
             Ok(Err(e)) => Err(error::pool(e)),
             Err(_) => Err(error::pool(format!("timed out after {ACQUIRE_TIMEOUT:?} waiting for a connection"))),

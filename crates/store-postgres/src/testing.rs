@@ -17,6 +17,15 @@ impl Drop for SchemaGuard {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(async {
                 let mut conn = AsyncPgConnection::establish(&url).await?;
+                // The test's own connections may still be open, even inside a transaction
+                // holding locks, when a test panicked midway: its runtime is blocked in this
+                // very drop, so they never finish, and DROP SCHEMA would wait for them forever.
+                // They carry the schema's name as their application name; end them first.
+                conn.batch_execute(&format!(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                     WHERE application_name = '{schema}' AND pid <> pg_backend_pid()"
+                ))
+                .await?;
                 conn.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE")).await?;
                 Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
             })
@@ -28,11 +37,19 @@ impl Drop for SchemaGuard {
     }
 }
 
-/// `url` with `search_path` set to `schema` through the startup `options` parameter.
+/// `url` with `search_path` set to `schema` through the startup `options` parameter, and
+/// the schema's name as `application_name`, so that [`SchemaGuard`] can find its
+/// connections. Lock waits are bounded (`lock_timeout`): a test that would wait forever on a
+/// lock fails with an error instead.
 pub fn url_with_schema(url: &str, schema: &str) -> String {
     let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}options=-c%20search_path%3D{schema}")
+    format!(
+        "{url}{sep}application_name={schema}&options=-c%20search_path%3D{schema}%20-c%20lock_timeout%3D{TEST_LOCK_TIMEOUT_MS}"
+    )
 }
+
+/// The longest a test's statement waits for a lock.
+const TEST_LOCK_TIMEOUT_MS: u32 = 30_000;
 
 /// Creates an empty schema in the database at `base_url`; returns a URL whose connections
 /// use it, and the guard that drops it. Panics if the database cannot be reached (tests only).

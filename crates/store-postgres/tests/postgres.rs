@@ -12,7 +12,7 @@ use agentgov_domain::DomainError;
 use agentgov_domain::ids::SessionId;
 use agentgov_domain::model::{ApiKey, ApiKeyKind, Role, Session, User, UserStatus};
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::{ApiKeyRepo, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_domain::ports::{ApiKeyRepo, AuditRepo, SessionRepo, Store, TenantRepo, UserRepo};
 use agentgov_store_conformance::fixtures::{new_key, new_tenant, new_user, now, seed_pair};
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -70,13 +70,21 @@ async fn migrations_go_up_down_and_up_again() {
     seed_pair(&store, "first").await;
 
     store.revert_all_migrations().await.unwrap();
-    for table in ["tenants", "users", "sessions", "api_keys"] {
+    for table in
+        ["tenants", "users", "sessions", "api_keys", "audit_records", "audit_heads", "export_jobs", "export_chunks"]
+    {
         assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
     }
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    let function: Regclass =
+        sql_query("SELECT to_regproc('audit_records_append_only')::text AS name").get_result(&mut conn).await.unwrap();
+    assert_eq!(function.name, None, "the trigger function is dropped by down.sql");
 
     store.run_migrations().await.unwrap();
     let (t, _) = seed_pair(&store, "again").await;
-    assert_eq!(store.get_tenant(t.id).await.unwrap(), Some(t));
+    assert_eq!(store.get_tenant(t.id).await.unwrap(), Some(t.clone()));
+    let entry = agentgov_store_conformance::fixtures::new_entry(t.id, "after.migrations", now());
+    assert_eq!(store.append_audit(vec![entry]).await.unwrap()[0].seq, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -247,4 +255,24 @@ async fn cancelled_transaction_releases_the_tenant_lock() {
     }
     assert!(free, "the tenant row is still locked by the abandoned transaction");
     assert_eq!(store.get_user(t.id, admin.id).await.unwrap(), Some(admin), "the update was rolled back");
+}
+
+/// A test that panics midway leaves its connections open, maybe inside a transaction, on a
+/// runtime that its schema guard then blocks: the guard must still drop the schema (ending
+/// those connections) instead of waiting for their locks forever.
+#[tokio::test]
+async fn the_schema_guard_ends_the_tests_own_connections() {
+    let Some((url, guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let mut holder = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("BEGIN").execute(&mut holder).await.unwrap();
+    sql_query("LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE").execute(&mut holder).await.unwrap();
+    let schema = guard.schema.clone();
+    drop(guard); // blocks this (current-thread) runtime, so `holder` cannot make progress
+    let base = agentgov_store_conformance::service_url(common::URL_VAR).unwrap();
+    let mut admin = AsyncPgConnection::establish(&base).await.unwrap();
+    let row: Regclass =
+        sql_query(format!("SELECT to_regnamespace('{schema}')::text AS name")).get_result(&mut admin).await.unwrap();
+    assert_eq!(row.name, None, "the schema is gone");
 }

@@ -24,9 +24,11 @@ use crate::error::{TxError, TxResult, unavailable};
 
 /// Set on every connection. `journal_mode` is a property of the file but answering it is
 /// cheap; `busy_timeout` covers other processes (`agentgov migrate`) holding the lock.
+/// `synchronous = FULL` syncs the WAL on every commit, so a committed write (an audit
+/// record above all) survives a power loss, not only a crash of the process.
 const PRAGMAS: &str = "PRAGMA journal_mode = WAL; \
                        PRAGMA busy_timeout = 5000; \
-                       PRAGMA synchronous = NORMAL; \
+                       PRAGMA synchronous = FULL; \
                        PRAGMA foreign_keys = ON;";
 
 /// Spawns blocking tasks on the current tokio runtime.
@@ -93,5 +95,30 @@ impl Readers {
             }
         }
         Ok(self.conns[start].lock().await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use diesel::sql_types::Integer;
+    use diesel::{QueryableByName, RunQueryDsl, sql_query};
+
+    use super::*;
+
+    #[derive(QueryableByName)]
+    struct Synchronous {
+        #[diesel(sql_type = Integer)]
+        synchronous: i32,
+    }
+
+    #[test]
+    fn commits_are_synced_to_disk() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let mut conn = connect(dir.path().join("sync.db").to_str().unwrap()).unwrap();
+        let mode: Synchronous = sql_query("PRAGMA synchronous").get_result(&mut conn).unwrap();
+        // 2 is FULL: the WAL is synced on every commit, so a committed append is durable.
+        assert_eq!(mode.synchronous, 2);
     }
 }

@@ -67,6 +67,8 @@ fn unique_violation_message(message: &str) -> &'static str {
         "users.id" => "user id already exists",
         "api_keys.id" => "api key id already exists",
         "sessions.id" => "session id already exists",
+        "audit_records.id" => "an audit record with this id exists",
+        "export_jobs.id" => "an export job with this id exists",
         _ => "record already exists",
     }
 }
@@ -93,6 +95,10 @@ mod tests {
     fn unique_violations_name_what_is_taken() {
         assert_eq!(unique_violation_message("UNIQUE constraint failed: users.email"), "email already registered");
         assert_eq!(unique_violation_message("UNIQUE constraint failed: tenants.name"), "tenant name already taken");
+        assert_eq!(
+            unique_violation_message("UNIQUE constraint failed: audit_records.id"),
+            "an audit record with this id exists"
+        );
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }
 }

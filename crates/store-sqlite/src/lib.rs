@@ -1,9 +1,11 @@
 //! agentgov's embedded store: SQLite through diesel, one writer and a few readers.
 //!
 //! `SqliteStore::open` creates the file if needed, applies the pragmas (WAL, `busy_timeout`,
-//! `synchronous = NORMAL`, foreign keys) to every connection and runs the embedded
-//! migrations of `migrations/sqlite`.
+//! `synchronous = FULL`, foreign keys) to every connection and runs the embedded
+//! migrations of `migrations/sqlite`. `synchronous = FULL` makes every commit durable when
+//! it returns (the WAL is synced on each commit), which the audit log requires.
 
+mod audit;
 mod conn;
 mod error;
 mod repo;

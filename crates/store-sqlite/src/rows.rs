@@ -1,13 +1,17 @@
 //! Row structs and their conversions to and from the domain records. Reading never panics:
 //! a value the domain cannot represent is an `Internal` error naming the column.
 
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
+use agentgov_domain::model::{
+    Actor, ActorType, ApiKey, ApiKeyKind, AuditFilter, AuditHash, AuditRecord, ChainHead, ExportFormat, ExportJob,
+    JobStatus, JsonText, Lease, Permission, Role, Session, Tenant, User, UserStatus,
+};
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::schema::{api_keys, sessions, tenants, users};
+use crate::schema::{api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users};
 
 fn bad(column: &str, value: &str) -> DomainError {
     DomainError::Internal(format!("unreadable stored value in {column}: {value:?}"))
@@ -190,6 +194,204 @@ impl TryFrom<ApiKeyRow> for ApiKey {
             expires_at: r.expires_at,
             last_used_at: r.last_used_at,
             revoked_at: r.revoked_at,
+        })
+    }
+}
+
+fn instant(column: &str, micros: i64) -> Result<OffsetDateTime> {
+    from_unix_micros(micros).ok_or_else(|| bad(column, &micros.to_string()))
+}
+
+fn hash(column: &str, bytes: &[u8]) -> Result<AuditHash> {
+    AuditHash::from_slice(bytes).ok_or_else(|| bad(column, &hex_text(bytes)))
+}
+
+fn hex_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One record of the audit log. `None` is written as NULL (never as a column default), so
+/// a batch of rows goes in as one multi-row `INSERT`.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = audit_records, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct AuditRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub seq: i64,
+    pub ts: i64,
+    pub actor_type: String,
+    pub actor_id: String,
+    pub event_type: String,
+    pub agent_id: Option<String>,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    pub decision: Option<String>,
+    pub risk_score: Option<f64>,
+    pub details: String,
+    pub prev_hash: Vec<u8>,
+    pub hash: Vec<u8>,
+}
+
+impl From<&AuditRecord> for AuditRow {
+    fn from(r: &AuditRecord) -> Self {
+        Self {
+            id: id_text(r.id.0),
+            tenant_id: id_text(r.tenant_id.0),
+            seq: r.seq,
+            ts: unix_micros(r.timestamp),
+            actor_type: r.actor.kind.as_str().to_owned(),
+            actor_id: r.actor.id.clone(),
+            event_type: r.event_type.clone(),
+            agent_id: r.agent_id.map(id_text),
+            action: r.action.clone(),
+            resource: r.resource.clone(),
+            decision: r.decision.clone(),
+            risk_score: r.risk_score,
+            // The exact text that was hashed; never re-serialised.
+            details: r.details.as_str().to_owned(),
+            prev_hash: r.prev_hash.0.to_vec(),
+            hash: r.hash.0.to_vec(),
+        }
+    }
+}
+
+impl TryFrom<AuditRow> for AuditRecord {
+    type Error = DomainError;
+    fn try_from(r: AuditRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.actor_type).ok_or_else(|| bad("audit_records.actor_type", &r.actor_type))?;
+        Ok(AuditRecord {
+            id: parse_id("audit_records.id", &r.id)?,
+            tenant_id: parse_id("audit_records.tenant_id", &r.tenant_id)?,
+            seq: r.seq,
+            timestamp: instant("audit_records.ts", r.ts)?,
+            actor: Actor { kind, id: r.actor_id },
+            event_type: r.event_type,
+            agent_id: r.agent_id.as_deref().map(|a| parse_id("audit_records.agent_id", a)).transpose()?,
+            action: r.action,
+            resource: r.resource,
+            decision: r.decision,
+            risk_score: r.risk_score,
+            details: JsonText::from_stored(r.details).map_err(|e| bad("audit_records.details", &e.to_string()))?,
+            prev_hash: hash("audit_records.prev_hash", &r.prev_hash)?,
+            hash: hash("audit_records.hash", &r.hash)?,
+        })
+    }
+}
+
+/// A tenant's chain head.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = audit_heads, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct HeadRow {
+    pub tenant_id: String,
+    pub seq: i64,
+    pub hash: Vec<u8>,
+    pub ts: i64,
+}
+
+impl HeadRow {
+    pub(crate) fn new(tenant: Uuid, head: &ChainHead) -> Self {
+        Self { tenant_id: id_text(tenant), seq: head.seq, hash: head.hash.0.to_vec(), ts: unix_micros(head.timestamp) }
+    }
+}
+
+impl TryFrom<HeadRow> for ChainHead {
+    type Error = DomainError;
+    fn try_from(r: HeadRow) -> Result<Self> {
+        Ok(ChainHead {
+            seq: r.seq,
+            hash: hash("audit_heads.hash", &r.hash)?,
+            timestamp: instant("audit_heads.ts", r.ts)?,
+        })
+    }
+}
+
+/// An export job; timestamps are unix microseconds.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = export_jobs, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct ExportJobRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub format: String,
+    pub filters: String,
+    pub status: String,
+    pub progress: f64,
+    pub rows: i64,
+    pub bytes: i64,
+    pub error: Option<String>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub expires_at: Option<i64>,
+    pub chunks: i32,
+    pub attempts: i32,
+    pub lease_token: Option<String>,
+    pub lease_until: Option<i64>,
+}
+
+impl TryFrom<&ExportJob> for ExportJobRow {
+    type Error = DomainError;
+    fn try_from(j: &ExportJob) -> Result<Self> {
+        Ok(Self {
+            id: id_text(j.id.0),
+            tenant_id: id_text(j.tenant_id.0),
+            requested_by_type: j.requested_by.kind.as_str().to_owned(),
+            requested_by_id: j.requested_by.id.clone(),
+            format: j.format.as_str().to_owned(),
+            filters: serde_json::to_string(&j.filters).map_err(DomainError::internal)?,
+            status: j.status.as_str().to_owned(),
+            progress: j.progress,
+            rows: j.rows,
+            bytes: j.bytes,
+            error: j.error.clone(),
+            created_at: unix_micros(j.created_at),
+            started_at: j.started_at.map(unix_micros),
+            finished_at: j.finished_at.map(unix_micros),
+            expires_at: j.expires_at.map(unix_micros),
+            chunks: j.chunks,
+            attempts: j.attempts,
+            lease_token: j.lease.map(|l| id_text(l.token)),
+            lease_until: j.lease.map(|l| unix_micros(l.until)),
+        })
+    }
+}
+
+impl TryFrom<ExportJobRow> for ExportJob {
+    type Error = DomainError;
+    fn try_from(r: ExportJobRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad("export_jobs.requested_by_type", &r.requested_by_type))?;
+        let filters: AuditFilter =
+            serde_json::from_str(&r.filters).map_err(|_| bad("export_jobs.filters", &r.filters))?;
+        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease {
+                token: parse_id("export_jobs.lease_token", &token)?,
+                until: instant("export_jobs.lease_until", until)?,
+            }),
+            _ => None,
+        };
+        Ok(ExportJob {
+            id: parse_id("export_jobs.id", &r.id)?,
+            tenant_id: parse_id("export_jobs.tenant_id", &r.tenant_id)?,
+            requested_by: Actor { kind, id: r.requested_by_id },
+            format: ExportFormat::parse(&r.format).ok_or_else(|| bad("export_jobs.format", &r.format))?,
+            filters,
+            status: JobStatus::parse(&r.status).ok_or_else(|| bad("export_jobs.status", &r.status))?,
+            progress: r.progress,
+            rows: r.rows,
+            bytes: r.bytes,
+            error: r.error,
+            created_at: instant("export_jobs.created_at", r.created_at)?,
+            started_at: optional("export_jobs.started_at", r.started_at)?,
+            finished_at: optional("export_jobs.finished_at", r.finished_at)?,
+            expires_at: optional("export_jobs.expires_at", r.expires_at)?,
+            chunks: r.chunks,
+            attempts: r.attempts,
+            lease,
         })
     }
 }

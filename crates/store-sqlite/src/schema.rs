@@ -1,5 +1,7 @@
 //! The tables of `migrations/sqlite`, column for column. Ids are UUID text, timestamps
 //! RFC 3339 text (`TimestamptzSqlite`), `permissions` a JSON array of permission strings.
+//! The audit and export tables keep timestamps as unix microseconds (`BigInt`), so SQL
+//! compares them exactly, and hashes as 32-byte blobs.
 
 diesel::table! {
     tenants (id) {
@@ -53,9 +55,81 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    audit_records (id) {
+        id -> Text,
+        tenant_id -> Text,
+        seq -> BigInt,
+        ts -> BigInt,
+        actor_type -> Text,
+        actor_id -> Text,
+        event_type -> Text,
+        agent_id -> Nullable<Text>,
+        action -> Nullable<Text>,
+        resource -> Nullable<Text>,
+        decision -> Nullable<Text>,
+        risk_score -> Nullable<Double>,
+        details -> Text,
+        prev_hash -> Binary,
+        hash -> Binary,
+    }
+}
+
+diesel::table! {
+    audit_heads (tenant_id) {
+        tenant_id -> Text,
+        seq -> BigInt,
+        hash -> Binary,
+        ts -> BigInt,
+    }
+}
+
+diesel::table! {
+    export_jobs (id) {
+        id -> Text,
+        tenant_id -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        format -> Text,
+        filters -> Text,
+        status -> Text,
+        progress -> Double,
+        rows -> BigInt,
+        bytes -> BigInt,
+        error -> Nullable<Text>,
+        created_at -> BigInt,
+        started_at -> Nullable<BigInt>,
+        finished_at -> Nullable<BigInt>,
+        expires_at -> Nullable<BigInt>,
+        chunks -> Integer,
+        attempts -> Integer,
+        lease_token -> Nullable<Text>,
+        lease_until -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    export_chunks (job_id, idx) {
+        job_id -> Text,
+        idx -> Integer,
+        data -> Binary,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(api_keys -> sessions (session_id));
 
-diesel::allow_tables_to_appear_in_same_query!(tenants, users, sessions, api_keys);
+diesel::joinable!(export_chunks -> export_jobs (job_id));
+
+diesel::allow_tables_to_appear_in_same_query!(
+    tenants,
+    users,
+    sessions,
+    api_keys,
+    audit_records,
+    audit_heads,
+    export_jobs,
+    export_chunks
+);

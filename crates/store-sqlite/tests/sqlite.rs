@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::{Role, Tenant, User};
+use agentgov_domain::model::{ExportFormat, Role, Tenant, User};
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::{ApiKeyRepo as _, Store, TenantRepo as _, UserRepo as _};
-use agentgov_store_conformance::fixtures::{new_key, new_user, seed_pair};
+use agentgov_domain::ports::{ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, Store, TenantRepo as _, UserRepo as _};
+use agentgov_store_conformance::fixtures::{new_entry, new_export_job, new_key, new_user, now, seed_pair};
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
 
@@ -32,16 +32,26 @@ async fn open_creates_the_directory_and_file_and_reopens() {
 async fn migrations_go_up_down_and_up_again() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
-    seed_pair(&store, "before").await;
+    let (before, _) = seed_pair(&store, "before").await;
+    store.append_audit(vec![new_entry(before.id, "agent.action", now())]).await.unwrap();
 
     store.revert_all_migrations().await.unwrap();
     let err = store.list_tenants(&PageRequest::default()).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no tables after down: {err:?}");
+    let err = store.audit_head(before.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "no audit tables after down: {err:?}");
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
     let (tenant, admin) = seed_pair(&store, "after").await;
     assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin));
+    // The audit tables (and their triggers) came back too.
+    let records = store.append_audit(vec![new_entry(tenant.id, "agent.action", now())]).await.unwrap();
+    assert_eq!(records[0].seq, 1);
+    assert_eq!(store.audit_head(tenant.id).await.unwrap().map(|h| h.hash), Some(records[0].hash));
+    let job = new_export_job(tenant.id, ExportFormat::Jsonl);
+    store.insert_export_job(&job).await.unwrap();
+    assert_eq!(store.get_export_job(tenant.id, job.id).await.unwrap(), Some(job));
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
 }

@@ -68,6 +68,8 @@ async fn stats_count_only_the_callers_tenant() {
     assert_eq!(body["tenant_id"], t.id.as_str());
     assert_eq!(body["counts"]["users"], 2);
     assert_eq!(body["counts"]["active_users"], 2);
+    // tenant.created, the admin's login, user.created and the viewer's login.
+    assert_eq!(body["audit_records"], 4);
     expect_problem(
         app.get("/stats").header("X-API-Key", "agk_nothere_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
         401,

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod api_keys;
+mod audit;
 mod auth;
 mod distributed;
 mod docs;

@@ -16,19 +16,49 @@ const END: &str = "<!-- xtask bench: end -->";
 /// oha cancels requests still in flight when the duration ends; those are not failures.
 const DEADLINE_ABORT: &str = "aborted due to deadline";
 
+/// Which responses count as successes in the success % column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Success {
+    /// Any 2xx status.
+    AnyOk,
+    /// Exactly this status (e.g. 201 for an append).
+    Status(u16),
+}
+
+impl Success {
+    fn accepts(self, code: &str) -> bool {
+        match self {
+            Success::AnyOk => code.starts_with('2') && code.len() == 3,
+            Success::Status(status) => code == status.to_string(),
+        }
+    }
+}
+
+/// One `oha` run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    pub mode: String,
     pub endpoint: String,
     pub concurrency: u32,
+    /// Requests that completed or failed (deadline aborts excluded).
+    pub requests: u64,
+    /// Wall time of the run in seconds.
+    pub seconds: f64,
     pub requests_per_sec: f64,
     pub p50_ms: f64,
     pub p99_ms: f64,
-    /// 2xx responses as a share of all requests that completed or failed (not deadline aborts).
+    /// Successes as a share of all requests that completed or failed (not deadline aborts).
     pub success_percent: f64,
 }
 
 impl Row {
-    pub fn from_oha(endpoint: &str, concurrency: u32, json: &Value) -> anyhow::Result<Self> {
+    pub fn from_oha(
+        mode: &str,
+        endpoint: &str,
+        concurrency: u32,
+        success: Success,
+        json: &Value,
+    ) -> anyhow::Result<Self> {
         let number = |pointer: &str| {
             json.pointer(pointer)
                 .and_then(Value::as_f64)
@@ -41,7 +71,7 @@ impl Row {
                 .unwrap_or_default()
         };
         let statuses = counts("/statusCodeDistribution");
-        let ok: f64 = statuses.iter().filter(|(code, _)| code.starts_with('2')).map(|(_, n)| n).sum();
+        let ok: f64 = statuses.iter().filter(|(code, _)| success.accepts(code)).map(|(_, n)| n).sum();
         let answered: f64 = statuses.iter().map(|(_, n)| n).sum();
         let errors: f64 =
             counts("/errorDistribution").iter().filter(|(e, _)| e != DEADLINE_ABORT).map(|(_, n)| n).sum();
@@ -49,14 +79,72 @@ impl Row {
             bail!("oha completed no requests against {endpoint}");
         }
         Ok(Row {
+            mode: mode.to_owned(),
             endpoint: endpoint.to_owned(),
             concurrency,
+            requests: (answered + errors) as u64,
+            seconds: number("/summary/total")?,
             requests_per_sec: number("/summary/requestsPerSec")?,
             p50_ms: number("/latencyPercentiles/p50")? * 1000.0,
             p99_ms: number("/latencyPercentiles/p99")? * 1000.0,
             success_percent: 100.0 * ok / (answered + errors),
         })
     }
+}
+
+/// `GET /audit/verify` over the whole log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifyRow {
+    pub mode: String,
+    pub records: u64,
+    pub seconds: f64,
+    pub valid: bool,
+}
+
+/// One streamed export, downloaded whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportRow {
+    pub mode: String,
+    pub format: String,
+    /// Records in the file (lines, less the CSV header).
+    pub rows: u64,
+    pub bytes: u64,
+    pub seconds: f64,
+    /// The server's `VmRSS` just before the request, KiB.
+    pub rss_before_kib: u64,
+    /// The highest `VmRSS` sampled during the download, KiB.
+    pub rss_peak_kib: u64,
+}
+
+/// The server's memory over a mode's run, KiB.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryRow {
+    pub mode: String,
+    /// `VmRSS` after start-up and sign-in, before any load.
+    pub idle_kib: u64,
+    /// `VmRSS` after the append load (before verify and the exports).
+    pub after_appends_kib: u64,
+    /// `VmHWM` (the lifetime peak) at the end of the run.
+    pub hwm_kib: u64,
+}
+
+/// Everything one `cargo xtask bench` measured.
+#[derive(Debug, Default)]
+pub struct Results {
+    pub gets: Vec<Row>,
+    pub appends: Vec<Row>,
+    pub verifies: Vec<VerifyRow>,
+    pub exports: Vec<ExportRow>,
+    pub memory: Vec<MemoryRow>,
+    /// Lines printed under the machine block (e.g. a mode that was skipped).
+    pub notes: Vec<String>,
+}
+
+/// How the run was set up.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub measure: Duration,
+    pub audit_records: u64,
 }
 
 pub struct Machine {
@@ -66,12 +154,17 @@ pub struct Machine {
     pub os: String,
     pub rustc: String,
     pub oha: String,
+    /// The Postgres server and its durability settings, when the Postgres mode ran.
+    pub postgres: Option<String>,
+    /// `/proc/loadavg`'s 1, 5 and 15 minute figures when the run started: other work on the
+    /// machine skews every figure.
+    pub load_at_start: String,
     pub date: String,
     pub commit: String,
 }
 
 impl Machine {
-    pub fn describe(oha: &str) -> anyhow::Result<Self> {
+    pub fn describe(oha: &str, postgres: Option<String>, load_at_start: String) -> anyhow::Result<Self> {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
         let commit = cmd::output(Command::new("git").args(["rev-parse", "--short", "HEAD"]).current_dir(cmd::root()))
@@ -86,10 +179,19 @@ impl Machine {
             os: cmd::output(Command::new("uname").args(["-sr"])).map(|s| s.trim().to_owned())?,
             rustc: cmd::output(Command::new("rustc").arg("--version")).map(|s| s.trim().to_owned())?,
             oha: oha.to_owned(),
+            postgres,
+            load_at_start,
             date: cmd::output(Command::new("date").args(["-u", "+%Y-%m-%d %H:%M UTC"])).map(|s| s.trim().to_owned())?,
             commit: if dirty { format!("{commit} (with uncommitted changes)") } else { commit },
         })
     }
+}
+
+/// The 1, 5 and 15 minute load averages.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// The value of the first `key: value` line in a /proc file.
@@ -107,8 +209,17 @@ fn kib_to_gib(value: &str) -> String {
     }
 }
 
-/// The generated section: machine, then one table row per endpoint.
-pub fn render(machine: &Machine, measure: Duration, rows: &[Row]) -> String {
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// `n / seconds`, or 0 for a zero duration.
+fn rate(n: f64, seconds: f64) -> f64 {
+    if seconds > 0.0 { n / seconds } else { 0.0 }
+}
+
+/// The generated section: the machine, then one table per kind of measurement.
+pub fn render(machine: &Machine, settings: Settings, results: &Results) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{START}\n");
     let _ = writeln!(out, "Measured {} at commit {}.\n", machine.date, machine.commit);
@@ -117,14 +228,92 @@ pub fn render(machine: &Machine, measure: Duration, rows: &[Row]) -> String {
     let _ = writeln!(out, "- memory: {}", machine.memory);
     let _ = writeln!(out, "- OS: {}", machine.os);
     let _ = writeln!(out, "- {}", machine.rustc);
-    let _ = writeln!(out, "- {}, {} s per endpoint after a warm-up\n", machine.oha, measure.as_secs());
-    let _ = writeln!(out, "| endpoint | concurrency | requests/s | p50 ms | p99 ms | success % |");
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
-    for r in rows {
+    if let Some(postgres) = &machine.postgres {
+        let _ = writeln!(out, "- {postgres}");
+    }
+    let _ = writeln!(out, "- load average (1, 5, 15 min) before the run: {}", machine.load_at_start);
+    let _ = writeln!(
+        out,
+        "- {}; GET endpoints: {} s each after a warm-up; `POST /audit/log`: {} requests after a warm-up",
+        machine.oha,
+        settings.measure.as_secs(),
+        settings.audit_records
+    );
+    for note in &results.notes {
+        let _ = writeln!(out, "- {note}");
+    }
+
+    let _ = writeln!(out, "\n### GET endpoints\n");
+    let _ = writeln!(out, "| mode | endpoint | concurrency | requests/s | p50 ms | p99 ms | success % |");
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|");
+    for r in &results.gets {
         let _ = writeln!(
             out,
-            "| `{}` | {} | {:.0} | {:.2} | {:.2} | {:.2} |",
-            r.endpoint, r.concurrency, r.requests_per_sec, r.p50_ms, r.p99_ms, r.success_percent
+            "| {} | `{}` | {} | {:.0} | {:.2} | {:.2} | {:.2} |",
+            r.mode, r.endpoint, r.concurrency, r.requests_per_sec, r.p50_ms, r.p99_ms, r.success_percent
+        );
+    }
+
+    let _ = writeln!(out, "\n### Durable appends: `POST /api/v1/audit/log`\n");
+    let _ =
+        writeln!(out, "| mode | concurrency | requests | seconds | appends/s | p50 ms | p99 ms | success % (201) |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &results.appends {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} |",
+            r.mode, r.concurrency, r.requests, r.seconds, r.requests_per_sec, r.p50_ms, r.p99_ms, r.success_percent
+        );
+    }
+
+    let _ = writeln!(out, "\n### Chain verification: `GET /api/v1/audit/verify` (whole log)\n");
+    let _ = writeln!(out, "| mode | records | seconds | records/s | valid |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---|");
+    for v in &results.verifies {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} | {:.0} | {} |",
+            v.mode,
+            v.records,
+            v.seconds,
+            rate(v.records as f64, v.seconds),
+            v.valid
+        );
+    }
+
+    let _ = writeln!(out, "\n### Streamed exports of the whole log\n");
+    let _ = writeln!(
+        out,
+        "| mode | format | rows | MB | seconds | rows/s | MB/s | server RSS before, MiB | peak RSS during, MiB |"
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    for e in &results.exports {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.0} | {:.2} | {:.0} | {:.0} | {:.1} | {:.1} |",
+            e.mode,
+            e.format,
+            e.rows,
+            e.bytes as f64 / 1e6,
+            e.seconds,
+            rate(e.rows as f64, e.seconds),
+            rate(e.bytes as f64 / 1e6, e.seconds),
+            mib(e.rss_before_kib),
+            mib(e.rss_peak_kib)
+        );
+    }
+
+    let _ = writeln!(out, "\n### Server memory\n");
+    let _ = writeln!(out, "| mode | RSS idle, MiB | RSS after the appends, MiB | lifetime peak (VmHWM), MiB |");
+    let _ = writeln!(out, "|---|---:|---:|---:|");
+    for m in &results.memory {
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.1} | {:.1} |",
+            m.mode,
+            mib(m.idle_kib),
+            mib(m.after_appends_kib),
+            mib(m.hwm_kib)
         );
     }
     let _ = write!(out, "\n{END}");
@@ -132,13 +321,13 @@ pub fn render(machine: &Machine, measure: Duration, rows: &[Row]) -> String {
 }
 
 /// Replaces the generated section of `path` (or appends one), keeping everything else.
-pub fn write(path: &Path, machine: &Machine, measure: Duration, rows: &[Row]) -> anyhow::Result<()> {
+pub fn write(path: &Path, machine: &Machine, settings: Settings, results: &Results) -> anyhow::Result<()> {
     let existing = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => "# Benchmarks\n\n## Results\n".into(),
         Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
     };
-    let updated = splice(&existing, &render(machine, measure, rows));
+    let updated = splice(&existing, &render(machine, settings, results));
     std::fs::write(path, updated).with_context(|| format!("writing {}", path.display()))
 }
 
@@ -159,13 +348,14 @@ mod tests {
     #[test]
     fn row_reads_oha_json_and_ignores_deadline_aborts() {
         let json = json!({
-            "summary": {"requestsPerSec": 1234.5},
+            "summary": {"requestsPerSec": 1234.5, "total": 0.81},
             "latencyPercentiles": {"p50": 0.0015, "p99": 0.012},
             "statusCodeDistribution": {"200": 990, "429": 10},
             "errorDistribution": {"aborted due to deadline": 64}
         });
-        let row = Row::from_oha("GET /x", 64, &json).unwrap();
+        let row = Row::from_oha("embedded", "GET /x", 64, Success::AnyOk, &json).unwrap();
         assert_eq!(row.requests_per_sec, 1234.5);
+        assert_eq!((row.requests, row.seconds), (1000, 0.81));
         assert!((row.p50_ms - 1.5).abs() < 1e-9 && (row.p99_ms - 12.0).abs() < 1e-9);
         assert!((row.success_percent - 99.0).abs() < 1e-9);
     }
@@ -173,12 +363,75 @@ mod tests {
     #[test]
     fn row_counts_connection_errors_as_failures() {
         let json = json!({
-            "summary": {"requestsPerSec": 1.0},
+            "summary": {"requestsPerSec": 1.0, "total": 4.0},
             "latencyPercentiles": {"p50": 0.001, "p99": 0.001},
             "statusCodeDistribution": {"200": 3},
             "errorDistribution": {"connection refused": 1}
         });
-        assert!((Row::from_oha("GET /x", 1, &json).unwrap().success_percent - 75.0).abs() < 1e-9);
+        let row = Row::from_oha("embedded", "GET /x", 1, Success::AnyOk, &json).unwrap();
+        assert!((row.success_percent - 75.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_exact_status_is_required_when_asked() {
+        let json = json!({
+            "summary": {"requestsPerSec": 1.0, "total": 4.0},
+            "latencyPercentiles": {"p50": 0.001, "p99": 0.001},
+            "statusCodeDistribution": {"201": 3, "200": 1},
+        });
+        let row = Row::from_oha("embedded", "POST /x", 1, Success::Status(201), &json).unwrap();
+        assert!((row.success_percent - 75.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn render_has_every_table() {
+        let machine = Machine {
+            cores: 2,
+            cpu: "cpu".into(),
+            memory: "1.0 GiB".into(),
+            os: "Linux".into(),
+            rustc: "rustc".into(),
+            oha: "oha".into(),
+            postgres: Some("PostgreSQL 15".into()),
+            load_at_start: "0.10 0.20 0.30".into(),
+            date: "today".into(),
+            commit: "abc".into(),
+        };
+        let row = |endpoint: &str| Row {
+            mode: "embedded (SQLite)".into(),
+            endpoint: endpoint.into(),
+            concurrency: 64,
+            requests: 1000,
+            seconds: 0.1,
+            requests_per_sec: 10000.0,
+            p50_ms: 1.0,
+            p99_ms: 2.0,
+            success_percent: 100.0,
+        };
+        let results = Results {
+            gets: vec![row("GET /api/v1/health")],
+            appends: vec![row("POST /api/v1/audit/log")],
+            verifies: vec![VerifyRow { mode: "m".into(), records: 1000, seconds: 0.5, valid: true }],
+            exports: vec![ExportRow {
+                mode: "m".into(),
+                format: "CSV".into(),
+                rows: 1000,
+                bytes: 2_000_000,
+                seconds: 0.5,
+                rss_before_kib: 2048,
+                rss_peak_kib: 4096,
+            }],
+            memory: vec![MemoryRow { mode: "m".into(), idle_kib: 1024, after_appends_kib: 2048, hwm_kib: 3072 }],
+            notes: vec!["a note".into()],
+        };
+        let text = render(&machine, Settings { measure: Duration::from_secs(10), audit_records: 1000 }, &results);
+        assert!(text.starts_with(START) && text.ends_with(END));
+        assert!(text.contains("| embedded (SQLite) | `GET /api/v1/health` | 64 | 10000 | 1.00 | 2.00 | 100.00 |"));
+        assert!(text.contains("| embedded (SQLite) | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 |"));
+        assert!(text.contains("| m | 1000 | 0.50 | 2000 | true |"));
+        assert!(text.contains("| m | CSV | 1000 | 2 | 0.50 | 2000 | 4 | 2.0 | 4.0 |"));
+        assert!(text.contains("| m | 1.0 | 2.0 | 3.0 |"));
+        assert!(text.contains("- PostgreSQL 15\n") && text.contains("- a note\n"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The server under test: a child process on a free loopback port with a temporary data dir,
-//! killed and cleaned up when dropped (also when the benchmark fails part-way).
+//! in embedded mode (SQLite in that dir) or on a throwaway Postgres database; killed and
+//! cleaned up (data dir, database) when dropped, also when the benchmark fails part-way.
 
 use std::fs::File;
 use std::net::TcpListener;
@@ -14,43 +15,87 @@ use serde_json::{Value, json};
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const ADMIN_EMAIL: &str = "bench-admin@agentgov.test";
 
+/// Where the server keeps its data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite in the temporary data dir, in-process cache and bus.
+    Embedded,
+    /// A database created for the run next to the one `admin_url` names (dropped afterwards),
+    /// with the in-process cache and bus (a single replica needs no Redis).
+    Postgres { admin_url: String },
+}
+
+impl Backend {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Backend::Embedded => "embedded (SQLite)",
+            Backend::Postgres { .. } => "Postgres",
+        }
+    }
+}
+
+/// What a signed-in tenant admin holds.
+pub struct Credentials {
+    pub access_token: String,
+    /// The tenant's first API key (the admin's: every permission, `audit:write` included).
+    pub api_key: String,
+}
+
 pub struct Server {
     child: Child,
     dir: PathBuf,
     pub base: String,
     admin_key: String,
     password: String,
+    /// Dropped after `Server::drop` has killed the child (fields drop after the struct).
+    database: Option<Database>,
 }
 
 impl Server {
-    pub fn start(binary: &Path) -> anyhow::Result<Self> {
+    pub fn start(binary: &Path, backend: &Backend) -> anyhow::Result<Self> {
         let nonce = nonce();
         let dir = std::env::temp_dir().join(format!("agentgov-bench-{nonce}"));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let dir_guard = DirGuard(Some(dir.clone()));
+        let database = match backend {
+            Backend::Embedded => None,
+            Backend::Postgres { admin_url } => Some(Database::create(admin_url, &nonce)?),
+        };
         let log = File::create(dir.join("server.log")).context("creating the server log")?;
         let port = free_port()?;
         let admin_key = format!("bench-admin-key-{nonce}");
-        let child = Command::new(binary)
+        let mut command = Command::new(binary);
+        command
             .arg("serve")
             .env("AGENTGOV_DATA_DIR", &dir)
             .env("AGENTGOV_BIND", format!("127.0.0.1:{port}"))
             .env("AGENTGOV_ADMIN_KEY", &admin_key)
             .env("AGENTGOV_LOG_LEVEL", "warn")
+            // As in deploy/Dockerfile: two glibc malloc arenas instead of eight per core.
+            .env("MALLOC_ARENA_MAX", "2")
             .env_remove("DATABASE_URL")
             .env_remove("REDIS_URL")
+            .env_remove("AGENTGOV_JWT_SECRET")
+            .env_remove("WEBHOOK_SECRET");
+        if let Some(db) = &database {
+            command
+                .env("DATABASE_URL", &db.url)
+                .env("AGENTGOV_JWT_SECRET", format!("bench-jwt-secret-{nonce}-0123456789abcdef"))
+                .env("WEBHOOK_SECRET", format!("bench-webhook-secret-{nonce}-0123456789abcdef"));
+        }
+        let child = command
             .stdout(log.try_clone()?)
             .stderr(log)
             .spawn()
-            .with_context(|| format!("starting {}", binary.display()));
-        let child = match child {
-            Ok(child) => child,
-            Err(err) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(err);
-            }
+            .with_context(|| format!("starting {}", binary.display()))?;
+        let mut server = Server {
+            child,
+            dir: dir_guard.release(),
+            base: format!("http://127.0.0.1:{port}"),
+            admin_key,
+            password: format!("pw-{nonce}"),
+            database,
         };
-        let mut server =
-            Server { child, dir, base: format!("http://127.0.0.1:{port}"), admin_key, password: format!("pw-{nonce}") };
         server.wait_healthy()?;
         Ok(server)
     }
@@ -59,20 +104,31 @@ impl Server {
         &self.dir
     }
 
-    /// Creates a tenant and signs its admin in; returns the access token.
-    pub fn sign_in(&self) -> anyhow::Result<String> {
+    /// The throwaway database's name, in Postgres mode.
+    pub fn database_name(&self) -> Option<&str> {
+        self.database.as_ref().map(|db| db.name.as_str())
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Creates a tenant and signs its admin in.
+    pub fn sign_in(&self) -> anyhow::Result<Credentials> {
         let tenant = json!({"name": "bench", "admin_email": ADMIN_EMAIL, "admin_password": self.password});
         let admin_header = format!("X-Admin-Key: {}", self.admin_key);
         let created = self.post("/api/v1/tenants", &[&admin_header], &tenant, 201)?;
-        if created["api_key"].as_str().is_none() {
-            bail!("POST /api/v1/tenants returned no api_key: {created}");
-        }
-        let login =
-            self.post("/api/v1/auth/login", &[], &json!({"email": ADMIN_EMAIL, "password": self.password}), 200)?;
-        login["access_token"]
+        let api_key = created["api_key"]
             .as_str()
             .map(str::to_owned)
-            .with_context(|| format!("login returned no access_token: {login}"))
+            .with_context(|| format!("POST /api/v1/tenants returned no api_key: {created}"))?;
+        let login =
+            self.post("/api/v1/auth/login", &[], &json!({"email": ADMIN_EMAIL, "password": self.password}), 200)?;
+        let access_token = login["access_token"]
+            .as_str()
+            .map(str::to_owned)
+            .with_context(|| format!("login returned no access_token: {login}"))?;
+        Ok(Credentials { access_token, api_key })
     }
 
     /// Fails (with the server's log) if the server died during the run.
@@ -99,6 +155,27 @@ impl Server {
             }
             sleep(Duration::from_millis(200));
         }
+    }
+
+    /// GETs `path` (which must answer 200 with JSON); returns the JSON and curl's total time
+    /// in seconds.
+    pub fn get(&self, path: &str, headers: &[&str], max_time: Duration) -> anyhow::Result<(Value, f64)> {
+        let mut command = Command::new("curl");
+        command.args(["-sS", "--max-time", &max_time.as_secs().max(1).to_string()]);
+        for header in headers {
+            command.args(["-H", header]);
+        }
+        command.args(["-w", "\n%{http_code} %{time_total}"]).arg(format!("{}{path}", self.base));
+        let out = crate::cmd::output(&mut command)?;
+        let (response, trailer) = out.rsplit_once('\n').context("curl printed no status code")?;
+        let (status, seconds) = trailer.trim().split_once(' ').context("curl printed no time")?;
+        if status != "200" {
+            bail!("GET {path} answered {status}, expected 200: {response}");
+        }
+        let seconds: f64 = seconds.parse().with_context(|| format!("curl time_total {seconds:?}"))?;
+        let json =
+            serde_json::from_str(response).with_context(|| format!("GET {path} returned non-JSON: {response}"))?;
+        Ok((json, seconds))
     }
 
     /// POSTs `body` as JSON and returns the JSON response, which must have status `expect`.
@@ -128,7 +205,72 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+        // `self.database` drops next, now that no server holds connections to it.
     }
+}
+
+/// Removes the data dir if the server never got to own it.
+struct DirGuard(Option<PathBuf>);
+
+impl DirGuard {
+    fn release(mut self) -> PathBuf {
+        self.0.take().unwrap_or_default()
+    }
+}
+
+impl Drop for DirGuard {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// A throwaway Postgres database, dropped (with any lingering connections) on drop.
+struct Database {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl Database {
+    fn create(admin_url: &str, nonce: &str) -> anyhow::Result<Self> {
+        let name = format!("agentgov_bench_{}", nonce.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        let url = with_database(admin_url, &name)?;
+        psql(admin_url, &format!("CREATE DATABASE {name}"))
+            .with_context(|| format!("creating the benchmark database {name}"))?;
+        Ok(Database { admin_url: admin_url.to_owned(), name, url })
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        if let Err(err) = psql(&self.admin_url, &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name)) {
+            eprintln!("warning: could not drop the benchmark database {}: {err:#}", self.name);
+        }
+    }
+}
+
+/// Runs one SQL command with `psql` against `url`.
+pub fn psql(url: &str, sql: &str) -> anyhow::Result<String> {
+    crate::cmd::output(Command::new("psql").args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql]))
+}
+
+/// `url` with its database (the path) replaced by `name`; the query string is kept.
+pub fn with_database(url: &str, name: &str) -> anyhow::Result<String> {
+    let (scheme, rest) = url.split_once("://").with_context(|| format!("not a URL: {url}"))?;
+    let (location, query) = match rest.split_once('?') {
+        Some((location, query)) => (location, Some(query)),
+        None => (rest, None),
+    };
+    let authority = location.split_once('/').map_or(location, |(authority, _)| authority);
+    if authority.is_empty() {
+        bail!("no host in {url}");
+    }
+    Ok(match query {
+        Some(query) => format!("{scheme}://{authority}/{name}?{query}"),
+        None => format!("{scheme}://{authority}/{name}"),
+    })
 }
 
 /// A port the OS just handed out on loopback (released again for the server to bind).
@@ -137,8 +279,22 @@ fn free_port() -> anyhow::Result<u16> {
     Ok(listener.local_addr()?.port())
 }
 
-/// Unique enough for a temp dir name and throwaway credentials.
+/// Unique enough for a temp dir name, a database name and throwaway credentials.
 fn nonce() -> String {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
     format!("{}-{nanos:x}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_is_replaced_in_the_url() {
+        let url = |u: &str| with_database(u, "db2").unwrap();
+        assert_eq!(url("postgres://postgres@127.0.0.1:5432/test"), "postgres://postgres@127.0.0.1:5432/db2");
+        assert_eq!(url("postgres://u:p@h/test?sslmode=disable"), "postgres://u:p@h/db2?sslmode=disable");
+        assert_eq!(url("postgresql://h:5432"), "postgresql://h:5432/db2");
+        assert!(with_database("localhost", "db2").is_err());
+    }
 }

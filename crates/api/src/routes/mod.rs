@@ -2,6 +2,7 @@
 //! extractor, calls one domain service and renders.
 
 pub mod api_keys;
+pub mod audit;
 pub mod auth;
 pub mod health;
 pub mod tenants;

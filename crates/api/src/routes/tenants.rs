@@ -21,7 +21,7 @@ use crate::problem::{ApiResult, Problem};
 )]
 #[post("/tenants")]
 pub async fn create(state: web::Data<AppState>, _: AdminKey, body: Json<NewTenant>) -> ApiResult<HttpResponse> {
-    let created = state.services.tenants.create(body.0).await?;
+    let created = state.services.tenants.create(body.0, "admin_key").await?;
     Ok(HttpResponse::Created().json(created))
 }
 

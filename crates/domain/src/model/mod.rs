@@ -1,12 +1,19 @@
 //! The records the domain works on.
 
 pub mod api_key;
+pub mod audit;
+pub mod export;
 pub mod role;
 pub mod session;
 pub mod tenant;
 pub mod user;
 
 pub use api_key::{ApiKey, ApiKeyKind};
+pub use audit::{
+    Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,
+    ChainVerification, ChainVerifier, JsonText, SeqOrder,
+};
+pub use export::{ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Lease};
 pub use role::{Permission, Role};
 pub use session::Session;
 pub use tenant::Tenant;

@@ -10,4 +10,4 @@ pub use cache::{Cache, Counter};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use events::{Event, EventBus, EventStream};
 pub use policy::PolicyEngine;
-pub use store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
+pub use store::{ApiKeyRepo, AuditRepo, ExportRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};

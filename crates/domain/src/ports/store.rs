@@ -8,8 +8,11 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::error::Result;
-use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use crate::model::{ApiKey, Session, Tenant, User};
+use crate::ids::{ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
+use crate::model::{
+    ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan, ChainHead, ExportJob, ExportOutcome, ExportProgress,
+    Session, Tenant, User,
+};
 use crate::page::{Page, PageRequest};
 
 #[async_trait]
@@ -73,6 +76,60 @@ pub trait SessionRepo: Send + Sync {
     ) -> Result<Vec<SessionId>>;
 }
 
+/// The audit log. Append-only: there is no update or delete.
+#[async_trait]
+pub trait AuditRepo: Send + Sync {
+    /// Appends `entries` in one transaction, all or nothing, and returns the records in the
+    /// same order. Entries of one tenant are chained in the order given, each sealed with
+    /// [`ChainHead::seal`] on the tenant's stored head, which is read and advanced inside the
+    /// transaction (locked against concurrent appends from other processes). Durable when
+    /// this returns.
+    async fn append_audit(&self, entries: Vec<AuditEntry>) -> Result<Vec<AuditRecord>>;
+    async fn get_audit(&self, tenant: TenantId, id: AuditId) -> Result<Option<AuditRecord>>;
+    /// Up to `scan.limit` records of the tenant passing `filter`, in `scan.order` of `seq`,
+    /// strictly after `scan.after_seq`.
+    async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>>;
+    /// How many records of the tenant pass `filter`.
+    async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64>;
+    /// The tenant's chain head as stored; `None` before the first append.
+    async fn audit_head(&self, tenant: TenantId) -> Result<Option<ChainHead>>;
+}
+
+/// Asynchronous export jobs and their files, shared by every replica.
+#[async_trait]
+pub trait ExportRepo: Send + Sync {
+    async fn insert_export_job(&self, job: &ExportJob) -> Result<()>;
+    async fn get_export_job(&self, tenant: TenantId, id: ExportJobId) -> Result<Option<ExportJob>>;
+    /// Claims the oldest job (by id) that is `queued`, or `running` with a lease that ended
+    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
+    /// to `now` if unset, adds one to `attempts`, resets rows, bytes and progress, and drops
+    /// any chunks a previous attempt wrote. Atomic: two workers never claim the same job.
+    async fn claim_export_job(
+        &self,
+        now: OffsetDateTime,
+        token: uuid::Uuid,
+        lease_until: OffsetDateTime,
+    ) -> Result<Option<ExportJob>>;
+    /// Stores chunk `index` of the file, records `progress` and extends the lease, if the
+    /// job is still `running` under `token`; `Conflict` otherwise (the lease was lost).
+    async fn put_export_chunk(
+        &self,
+        id: ExportJobId,
+        token: uuid::Uuid,
+        index: i32,
+        data: Vec<u8>,
+        progress: ExportProgress,
+        lease_until: OffsetDateTime,
+    ) -> Result<()>;
+    /// Ends the job held under `token` with `outcome` and clears the lease; `Conflict` if
+    /// the job is not `running` under `token`.
+    async fn finish_export_job(&self, id: ExportJobId, token: uuid::Uuid, outcome: &ExportOutcome) -> Result<()>;
+    /// Chunk `index` of the tenant's job's file; `None` if absent.
+    async fn export_chunk(&self, tenant: TenantId, id: ExportJobId, index: i32) -> Result<Option<Vec<u8>>>;
+    /// Deletes every job whose `expires_at` is before `now`, with its file; returns how many.
+    async fn purge_expired_exports(&self, now: OffsetDateTime) -> Result<u64>;
+}
+
 /// Counts of a tenant's resources, for `/stats`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct ResourceCounts {
@@ -85,7 +142,7 @@ pub struct ResourceCounts {
 
 /// Everything a store adapter provides.
 #[async_trait]
-pub trait Store: TenantRepo + UserRepo + ApiKeyRepo + SessionRepo {
+pub trait Store: TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo {
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;
     async fn count_resources(&self, tenant: TenantId) -> Result<ResourceCounts>;

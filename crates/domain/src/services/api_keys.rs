@@ -2,8 +2,11 @@
 
 use time::OffsetDateTime;
 
+use serde_json::json;
+
+use super::audit::caller_actor;
 use super::validate::check_name;
-use super::{Caller, Ports};
+use super::{AuditEvent, AuditLog, AuthService, Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::ApiKeyId;
 use crate::model::{ApiKey, ApiKeyKind, Permission, Role};
@@ -35,11 +38,24 @@ pub struct CreatedApiKey {
 #[derive(Clone)]
 pub struct ApiKeyService {
     ports: Ports,
+    audit: AuditLog,
+    auth: AuthService,
 }
 
 impl ApiKeyService {
-    pub fn new(ports: Ports) -> Self {
-        Self { ports }
+    pub fn new(ports: Ports, audit: AuditLog, auth: AuthService) -> Self {
+        Self { ports, audit, auth }
+    }
+
+    async fn audited(&self, caller: &Caller, event_type: &str, key: &ApiKey) {
+        let details = json!({
+            "name": key.name, "prefix": key.prefix, "permissions": key.permissions, "owner": key.user_id,
+        });
+        let event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), event_type)
+            .action(event_type.rsplit('.').next().unwrap_or(event_type))
+            .resource(format!("api_keys/{}", key.id))
+            .details(details);
+        self.audit.record_after(event).await;
     }
 
     pub async fn create(&self, caller: &Caller, req: NewApiKey) -> Result<CreatedApiKey> {
@@ -81,6 +97,7 @@ impl ApiKeyService {
             revoked_at: None,
         };
         self.ports.store.insert_api_key(&key).await?;
+        self.audited(caller, "api_key.created", &key).await;
         Ok(CreatedApiKey { key, api_key: generated.full })
     }
 
@@ -100,6 +117,9 @@ impl ApiKeyService {
         if key.user_id != caller.user.id && caller.role() < Role::Admin {
             return Err(DomainError::Forbidden("only an admin can revoke another user's key".into()));
         }
-        self.ports.store.revoke_api_key(caller.tenant_id(), id, self.ports.clock.now()).await
+        self.ports.store.revoke_api_key(caller.tenant_id(), id, self.ports.clock.now()).await?;
+        self.auth.credentials_changed(caller.tenant_id()).await;
+        self.audited(caller, "api_key.revoked", &key).await;
+        Ok(())
     }
 }

@@ -4,11 +4,14 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
+use serde_json::json;
+
+use super::auth_cache::AuthCache;
 use super::validate::normalize_email;
-use super::{AuthSettings, Caller, Credential, Ports};
+use super::{AuditEvent, AuditLog, AuthSettings, Caller, Credential, Ports};
 use crate::error::{DomainError, Result};
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use crate::model::{ApiKey, ApiKeyKind, Permission, Role, Session, User, UserStatus};
+use crate::model::{Actor, ActorType, ApiKey, ApiKeyKind, Permission, Role, Session, User, UserStatus};
 use crate::secrets::{self, Claims, PasswordHasher, TOKEN_ISSUER, TokenCodec};
 
 /// The user part of a login response.
@@ -38,14 +41,23 @@ const INVALID_LOGIN: &str = "invalid email or password";
 #[derive(Clone)]
 pub struct AuthService {
     ports: Ports,
+    audit: AuditLog,
+    cache: AuthCache,
     hasher: PasswordHasher,
     tokens: TokenCodec,
     settings: AuthSettings,
 }
 
 impl AuthService {
-    pub fn new(ports: Ports, hasher: PasswordHasher, tokens: TokenCodec, settings: AuthSettings) -> Self {
-        Self { ports, hasher, tokens, settings }
+    pub fn new(
+        ports: Ports,
+        audit: AuditLog,
+        hasher: PasswordHasher,
+        tokens: TokenCodec,
+        settings: AuthSettings,
+    ) -> Self {
+        let cache = AuthCache::new(ports.cache.clone());
+        Self { ports, audit, cache, hasher, tokens, settings }
     }
 
     /// Signs in with email and password. `client_ip` keys the per-IP failure limit.
@@ -58,26 +70,49 @@ impl AuthService {
             self.check_login_limit(key, self.settings.login_max_failures_per_ip).await?;
         }
 
-        let user = if password.len() > secrets::MAX_PASSWORD_LEN {
-            None
+        let (found, verified) = if password.len() > secrets::MAX_PASSWORD_LEN {
+            (None, false)
         } else {
             let user = self.ports.store.find_user_by_email(&email).await?;
             let hash = user.as_ref().and_then(|u| u.password_hash.as_deref());
             // Verify even for an unknown email, so timing does not reveal which emails exist.
-            if self.hasher.verify(password, hash) { user } else { None }
+            let verified = self.hasher.verify(password, hash);
+            (user, verified)
         };
-        let Some(user) = user else {
-            self.ports.cache.incr(&email_key, self.settings.login_window).await?;
-            if let Some(key) = &ip_key {
-                self.ports.cache.incr(key, self.settings.login_window).await?;
+        let user = match found {
+            Some(user) if verified => user,
+            found => {
+                self.ports.cache.incr(&email_key, self.settings.login_window).await?;
+                if let Some(key) = &ip_key {
+                    self.ports.cache.incr(key, self.settings.login_window).await?;
+                }
+                if let Some(user) = found {
+                    self.audit_login_failure(&user, "wrong_password", client_ip).await;
+                }
+                return Err(DomainError::Unauthorized(INVALID_LOGIN.into()));
             }
-            return Err(DomainError::Unauthorized(INVALID_LOGIN.into()));
         };
         if user.status == UserStatus::Blocked {
+            self.audit_login_failure(&user, "blocked", client_ip).await;
             return Err(DomainError::Forbidden("this user is blocked".into()));
         }
         self.ports.cache.delete(&email_key).await?;
-        self.open_session(&user).await
+        let (result, session) = self.start_session(&user).await?;
+        let event = AuditEvent::new(user.tenant_id, Actor::new(ActorType::User, user.id), "auth.login")
+            .action("login")
+            .resource(format!("users/{}", user.id))
+            .details(json!({"method": "password", "session_id": session, "client_ip": client_ip}));
+        self.audit.record_after(event).await;
+        Ok(result)
+    }
+
+    /// A failed login of an existing user. The actor is unknown (someone with the email).
+    async fn audit_login_failure(&self, user: &User, reason: &str, client_ip: Option<&str>) {
+        let event = AuditEvent::new(user.tenant_id, Actor::system("login"), "auth.login_failed")
+            .action("login")
+            .resource(format!("users/{}", user.id))
+            .details(json!({"reason": reason, "client_ip": client_ip}));
+        self.audit.record_after(event).await;
     }
 
     async fn check_login_limit(&self, key: &str, max: u64) -> Result<()> {
@@ -92,6 +127,10 @@ impl AuthService {
     /// Creates a session with its JWT and session-bound API key for an authenticated user
     /// (password login here; SSO later).
     pub async fn open_session(&self, user: &User) -> Result<LoginResult> {
+        self.start_session(user).await.map(|(result, _)| result)
+    }
+
+    async fn start_session(&self, user: &User) -> Result<(LoginResult, SessionId)> {
         let now = self.ports.clock.now();
         let expires_at = now + self.settings.token_ttl;
         let session = Session {
@@ -128,13 +167,14 @@ impl AuthService {
             exp: expires_at.unix_timestamp(),
             iss: TOKEN_ISSUER.into(),
         };
-        Ok(LoginResult {
+        let result = LoginResult {
             access_token: self.tokens.sign(&claims)?,
             token_type: "Bearer",
             expires_in: self.settings.token_ttl.as_secs(),
             api_key: generated.full,
             user: LoginUser { id: user.id, email: user.email.clone(), role: user.role },
-        })
+        };
+        Ok((result, session.id))
     }
 
     /// Authenticates a session JWT: signature and expiry, then the session (not revoked) and
@@ -150,12 +190,23 @@ impl AuthService {
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "revocation cache unavailable; checking the session store"),
         }
-        let session = self.ports.store.get_session(claims.tid, claims.jti).await?;
-        let session = match session {
-            Some(s) if s.user_id == claims.sub && s.is_live_at(now) => s,
-            _ => return Err(revoked),
+        let epoch = self.cache.epoch(claims.tid).await;
+        let (session, user) = match epoch.and_then(|e| self.cache.session(claims.jti, e)) {
+            Some(hit) => hit,
+            None => {
+                let session = self.ports.store.get_session(claims.tid, claims.jti).await?.ok_or(revoked.clone())?;
+                let user = self.ports.store.get_user(claims.tid, claims.sub).await?;
+                let user = user.ok_or_else(|| DomainError::Unauthorized("user no longer exists".into()))?;
+                if let Some(e) = epoch {
+                    self.cache.put_session(e, session.clone(), user.clone());
+                }
+                (session, user)
+            }
         };
-        let user = self.active_user(claims.tid, claims.sub).await?;
+        if session.user_id != claims.sub || !session.is_live_at(now) {
+            return Err(revoked);
+        }
+        let user = Self::active(user)?;
         Ok(Caller { user, credential: Credential::Session { session_id: session.id, expires_at: session.expires_at } })
     }
 
@@ -164,7 +215,24 @@ impl AuthService {
     pub async fn authenticate_api_key(&self, presented: &str) -> Result<Caller> {
         let invalid = || DomainError::Unauthorized("invalid API key".into());
         let prefix = secrets::api_key_prefix(presented).ok_or_else(invalid)?;
-        let key = self.ports.store.find_api_key_by_prefix(prefix).await?.ok_or_else(invalid)?;
+        // A key's tenant never changes; knowing it lets the epoch be read before the store.
+        let epoch = match self.cache.key_tenant(prefix) {
+            Some(tenant) => self.cache.epoch(tenant).await,
+            None => None,
+        };
+        let (key, user) = match epoch.and_then(|e| self.cache.key(prefix, e)) {
+            Some(hit) => hit,
+            None => {
+                let key = self.ports.store.find_api_key_by_prefix(prefix).await?.ok_or_else(invalid)?;
+                let user = self.ports.store.get_user(key.tenant_id, key.user_id).await?;
+                let user = user.ok_or_else(|| DomainError::Unauthorized("user no longer exists".into()))?;
+                match epoch {
+                    Some(e) => self.cache.put_key(e, key.clone(), user.clone()),
+                    None => self.cache.remember_key_tenant(prefix, key.tenant_id),
+                }
+                (key, user)
+            }
+        };
         if !secrets::api_key_matches(presented, &key.key_hash) {
             return Err(invalid());
         }
@@ -172,25 +240,41 @@ impl AuthService {
         if !key.is_usable_at(now) {
             return Err(DomainError::Unauthorized("API key revoked or expired".into()));
         }
-        let user = self.active_user(key.tenant_id, key.user_id).await?;
-        self.touch(&key, now).await;
+        let user = Self::active(user)?;
+        self.touch(key.clone(), &user, epoch, now).await;
         let permissions: Vec<Permission> = key.permissions.iter().copied().filter(|p| user.role.holds(*p)).collect();
         Ok(Caller { user, credential: Credential::ApiKey { key_id: key.id, permissions } })
     }
 
-    async fn active_user(&self, tenant: TenantId, id: UserId) -> Result<User> {
-        match self.ports.store.get_user(tenant, id).await? {
-            Some(u) if u.status == UserStatus::Active => Ok(u),
-            Some(_) => Err(DomainError::Unauthorized("user is blocked".into())),
-            None => Err(DomainError::Unauthorized("user no longer exists".into())),
+    fn active(user: User) -> Result<User> {
+        match user.status {
+            UserStatus::Active => Ok(user),
+            UserStatus::Blocked => Err(DomainError::Unauthorized("user is blocked".into())),
         }
     }
 
-    async fn touch(&self, key: &ApiKey, now: OffsetDateTime) {
+    /// Records the key's use, at most once per `key_touch_interval`.
+    async fn touch(&self, mut key: ApiKey, user: &User, epoch: Option<super::auth_cache::Epoch>, now: OffsetDateTime) {
         let stale = key.last_used_at.is_none_or(|t| now - t >= self.settings.key_touch_interval);
-        if stale && let Err(e) = self.ports.store.touch_api_key(key.id, now).await {
-            tracing::warn!(error = %e, key = %key.prefix, "could not record API key use");
+        if !stale {
+            return;
         }
+        match self.ports.store.touch_api_key(key.id, now).await {
+            Ok(()) => {
+                if let Some(e) = epoch {
+                    key.last_used_at = Some(now);
+                    self.cache.put_key(e, key, user.clone());
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, key = %key.prefix, "could not record API key use"),
+        }
+    }
+
+    /// Call after a change that affects authentication in `tenant` has committed (a user
+    /// changed or removed, a key revoked, a session ended): cached credentials of the tenant
+    /// stop being used, on every replica.
+    pub async fn credentials_changed(&self, tenant: TenantId) {
+        self.cache.bump(tenant).await;
     }
 
     /// Ends the caller's session: the JWT and the session's API key stop working at once.
@@ -202,7 +286,13 @@ impl AuthService {
         };
         let now = self.ports.clock.now();
         self.ports.store.revoke_session(caller.tenant_id(), session_id, now).await?;
+        self.credentials_changed(caller.tenant_id()).await;
         self.revoke_in_cache(&[session_id], Duration::try_from(expires_at - now).unwrap_or(Duration::ZERO)).await;
+        let event = AuditEvent::new(caller.tenant_id(), Actor::new(ActorType::User, caller.user.id), "auth.logout")
+            .action("logout")
+            .resource(format!("users/{}", caller.user.id))
+            .details(json!({"session_id": session_id}));
+        self.audit.record_after(event).await;
         Ok(())
     }
 
@@ -211,6 +301,7 @@ impl AuthService {
     pub async fn revoke_user_sessions(&self, tenant: TenantId, user: UserId, keep: Option<SessionId>) -> Result<()> {
         let now = self.ports.clock.now();
         let revoked = self.ports.store.revoke_user_sessions(tenant, user, keep, now).await?;
+        self.credentials_changed(tenant).await;
         // A revoked session's token lives at most one token lifetime.
         self.revoke_in_cache(&revoked, self.settings.token_ttl).await;
         Ok(())

@@ -2,7 +2,9 @@
 //! what the caller may do, validates input, and talks to the ports.
 
 mod api_keys;
+pub mod audit;
 mod auth;
+mod auth_cache;
 mod caller;
 mod status;
 mod tenants;
@@ -13,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
+pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
 pub use auth::{AuthService, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
@@ -21,7 +24,7 @@ pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 
 use crate::ports::{Cache, Clock, EventBus, IdGen, PolicyEngine, Store};
-use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
+use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 
 /// Every port the services use, built once by the server.
 #[derive(Clone)]
@@ -75,6 +78,15 @@ pub struct Secrets {
     pub hasher: PasswordHasher,
     pub tokens: TokenCodec,
     pub admin_key: AdminKey,
+    /// Checks the inbound webhook's `X-Webhook-Signature`.
+    pub webhook: WebhookVerifier,
+}
+
+/// Tunables of every service.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub auth: AuthSettings,
+    pub audit: AuditSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -85,18 +97,32 @@ pub struct Services {
     pub users: UserService,
     pub api_keys: ApiKeyService,
     pub status: StatusService,
+    pub audit: AuditService,
+}
+
+/// Work the server runs beside the request handlers, once per process.
+pub struct Background {
+    /// Commits the audit log's batches; run it for as long as the services live.
+    pub audit_writer: AuditWriter,
+    /// Signals that an export was queued by this process (the worker should look now).
+    pub export_wakeups: futures::channel::mpsc::Receiver<()>,
 }
 
 impl Services {
-    pub fn new(ports: Ports, secrets: Secrets, settings: AuthSettings, info: ServerInfo) -> Self {
-        let auth = AuthService::new(ports.clone(), secrets.hasher.clone(), secrets.tokens, settings);
-        Self {
-            tenants: TenantService::new(ports.clone(), secrets.hasher.clone(), secrets.admin_key),
-            users: UserService::new(ports.clone(), secrets.hasher, auth.clone()),
-            api_keys: ApiKeyService::new(ports.clone()),
+    pub fn new(ports: Ports, secrets: Secrets, settings: Settings, info: ServerInfo) -> (Self, Background) {
+        let (log, audit_writer) =
+            AuditLog::new(ports.store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
+        let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
+        let auth = AuthService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.tokens, settings.auth);
+        let services = Self {
+            tenants: TenantService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.admin_key),
+            users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),
+            api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),
             status: StatusService::new(ports.clone(), info),
+            audit: AuditService::new(ports, log, settings.audit, wake),
             auth,
-        }
+        };
+        (services, Background { audit_writer, export_wakeups })
     }
 }
 

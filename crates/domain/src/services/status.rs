@@ -46,6 +46,8 @@ pub struct Stats {
     #[serde(with = "time::serde::rfc3339")]
     pub generated_at: time::OffsetDateTime,
     pub counts: ResourceCounts,
+    /// Records in the tenant's audit log (its chain's last sequence number).
+    pub audit_records: i64,
 }
 
 #[derive(Clone)]
@@ -111,6 +113,7 @@ impl StatusService {
 
     pub async fn stats(&self, caller: &Caller) -> Result<Stats> {
         let counts = self.ports.store.count_resources(caller.tenant_id()).await?;
-        Ok(Stats { tenant_id: caller.tenant_id(), generated_at: self.ports.clock.now(), counts })
+        let audit_records = self.ports.store.audit_head(caller.tenant_id()).await?.map_or(0, |h| h.seq);
+        Ok(Stats { tenant_id: caller.tenant_id(), generated_at: self.ports.clock.now(), counts, audit_records })
     }
 }

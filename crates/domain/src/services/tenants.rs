@@ -1,10 +1,12 @@
 //! Tenants: created by the platform operator (admin key) with a first admin and API key.
 
-use super::Ports;
+use serde_json::json;
+
 use super::validate::{check_email, check_name, check_password, normalize_email};
+use super::{AuditEvent, AuditLog, Ports};
 use crate::error::{Result, Violations};
 use crate::ids::{ApiKeyId, TenantId, UserId};
-use crate::model::{ApiKey, ApiKeyKind, Role, Tenant, User, UserStatus};
+use crate::model::{Actor, ApiKey, ApiKeyKind, Role, Tenant, User, UserStatus};
 use crate::page::{Page, PageRequest};
 use crate::secrets::{self, AdminKey, PasswordHasher};
 
@@ -31,13 +33,14 @@ pub struct CreatedTenant {
 #[derive(Clone)]
 pub struct TenantService {
     ports: Ports,
+    audit: AuditLog,
     hasher: PasswordHasher,
     admin_key: AdminKey,
 }
 
 impl TenantService {
-    pub fn new(ports: Ports, hasher: PasswordHasher, admin_key: AdminKey) -> Self {
-        Self { ports, hasher, admin_key }
+    pub fn new(ports: Ports, audit: AuditLog, hasher: PasswordHasher, admin_key: AdminKey) -> Self {
+        Self { ports, audit, hasher, admin_key }
     }
 
     /// Checks the operator's `X-Admin-Key` (constant time; 401 when unset or wrong).
@@ -45,7 +48,8 @@ impl TenantService {
         self.admin_key.verify(presented)
     }
 
-    pub async fn create(&self, req: NewTenant) -> Result<CreatedTenant> {
+    /// Creates a tenant; `by` names who asked (`admin_key`, `cli`) in the tenant's audit log.
+    pub async fn create(&self, req: NewTenant, by: &str) -> Result<CreatedTenant> {
         let email = normalize_email(&req.admin_email);
         let mut v = Violations::new();
         check_name(&mut v, "name", &req.name);
@@ -85,6 +89,13 @@ impl TenantService {
             revoked_at: None,
         };
         self.ports.store.create_tenant(&tenant, &admin, &key).await?;
+        let event = AuditEvent::new(tenant.id, Actor::system(by), "tenant.created")
+            .action("created")
+            .resource(format!("tenants/{}", tenant.id))
+            .details(
+                json!({"name": tenant.name, "admin_user": admin.id, "admin_email": admin.email, "api_key": key.prefix}),
+            );
+        self.audit.record_after(event).await;
         Ok(CreatedTenant { tenant, admin_user: admin, api_key: generated.full, api_key_info: key })
     }
 

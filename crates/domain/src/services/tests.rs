@@ -8,22 +8,38 @@ use super::*;
 use crate::error::DomainError;
 use crate::model::{Permission, Role, UserStatus};
 use crate::page::PageRequest;
+use crate::ports::UserRepo;
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
 use crate::testing::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
 
-struct Harness {
-    svc: Services,
-    clock: Arc<FixedClock>,
-    cache: Arc<FakeCache>,
+pub(crate) struct Harness {
+    pub(crate) svc: Services,
+    pub(crate) clock: Arc<FixedClock>,
+    pub(crate) cache: Arc<FakeCache>,
+    pub(crate) store: Arc<MemoryStore>,
 }
 
-const PASSWORD: &str = "correct horse battery staple";
+pub(crate) const PASSWORD: &str = "correct horse battery staple";
 
-fn harness() -> Harness {
+pub(crate) fn harness() -> Harness {
+    harness_with(AuditSettings::default())
+}
+
+pub(crate) fn harness_with(audit: AuditSettings) -> Harness {
     let clock = Arc::new(FixedClock::default());
     let cache = Arc::new(FakeCache::default());
+    let store = Arc::new(MemoryStore::new());
+    build(audit, clock, cache, store)
+}
+
+/// A second server process over the same store, cache and clock (another replica).
+pub(crate) fn replica(h: &Harness) -> Harness {
+    build(AuditSettings::default(), h.clock.clone(), h.cache.clone(), h.store.clone())
+}
+
+fn build(audit: AuditSettings, clock: Arc<FixedClock>, cache: Arc<FakeCache>, store: Arc<MemoryStore>) -> Harness {
     let ports = Ports {
-        store: Arc::new(MemoryStore::new()),
+        store: store.clone(),
         cache: cache.clone(),
         bus: Arc::new(FakeBus::default()),
         policy: Arc::new(FakePolicyEngine),
@@ -34,25 +50,28 @@ fn harness() -> Harness {
         hasher: PasswordHasher::new(256, 1).unwrap(),
         tokens: TokenCodec::hs256(&[42u8; 32]).unwrap(),
         admin_key: AdminKey::new(Some("operator-key")),
+        webhook: crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789"),
     };
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
-    Harness { svc: Services::new(ports, secrets, AuthSettings::default(), info), clock, cache }
+    let (svc, background) = Services::new(ports, secrets, Settings { audit, ..Settings::default() }, info);
+    tokio::spawn(background.audit_writer.run());
+    Harness { svc, clock, cache, store }
 }
 
 impl Harness {
-    async fn tenant(&self, name: &str) -> CreatedTenant {
+    pub(crate) async fn tenant(&self, name: &str) -> CreatedTenant {
         let req =
             NewTenant { name: name.into(), admin_email: format!("admin@{name}.test"), admin_password: PASSWORD.into() };
-        self.svc.tenants.create(req).await.unwrap()
+        self.svc.tenants.create(req, "test").await.unwrap()
     }
 
-    async fn login(&self, email: &str) -> (LoginResult, Caller) {
+    pub(crate) async fn login(&self, email: &str) -> (LoginResult, Caller) {
         let res = self.svc.auth.login(email, PASSWORD, Some("10.0.0.1")).await.unwrap();
         let caller = self.svc.auth.authenticate_token(&res.access_token).await.unwrap();
         (res, caller)
     }
 
-    async fn user(&self, admin: &Caller, email: &str, role: Role) -> Caller {
+    pub(crate) async fn user(&self, admin: &Caller, email: &str, role: Role) -> Caller {
         let req = NewUser { email: email.into(), password: PASSWORD.into(), role: Some(role), name: None };
         self.svc.users.create(admin, req).await.unwrap();
         self.login(email).await.1
@@ -244,11 +263,11 @@ async fn changing_the_password_signs_out_other_sessions_only() {
 async fn tenants_validate_and_reject_duplicates() {
     let h = harness();
     let bad = NewTenant { name: " ".into(), admin_email: "nope".into(), admin_password: "short".into() };
-    let Err(DomainError::Validation(errs)) = h.svc.tenants.create(bad).await else { panic!() };
+    let Err(DomainError::Validation(errs)) = h.svc.tenants.create(bad, "test").await else { panic!() };
     assert_eq!(errs.len(), 3);
     h.tenant("acme").await;
     let dup = NewTenant { name: "acme".into(), admin_email: "other@acme.test".into(), admin_password: PASSWORD.into() };
-    assert!(matches!(h.svc.tenants.create(dup).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(h.svc.tenants.create(dup, "test").await, Err(DomainError::Conflict(_))));
     let page = h.svc.tenants.list(&PageRequest::default()).await.unwrap();
     assert_eq!(page.items.len(), 1);
 }
@@ -273,4 +292,91 @@ async fn users_can_edit_their_own_profile_and_status_is_kept() {
     let me = h.svc.users.update_me(&admin, UpdateUser { email: None, name: Some("  Ada  ".into()) }).await.unwrap();
     assert_eq!(me.name.as_deref(), Some("Ada"));
     assert_eq!(me.status, UserStatus::Active);
+}
+
+#[tokio::test]
+async fn cached_credentials_stop_working_at_once_on_every_replica() {
+    let a = harness();
+    let b = replica(&a);
+    let t = a.tenant("acme").await;
+    let (_, admin) = a.login("admin@acme.test").await;
+    let bob = a.user(&admin, "bob@acme.test", Role::Analyst).await;
+    let key = a.svc.api_keys.create(&bob, NewApiKey { name: "k".into(), permissions: None, expires_at: None });
+    let key = key.await.unwrap();
+    let (bob_login, _) = a.login("bob@acme.test").await;
+    // Warm both replicas' caches.
+    for replica in [&a, &b] {
+        for _ in 0..2 {
+            replica.svc.auth.authenticate_api_key(&key.api_key).await.unwrap();
+            replica.svc.auth.authenticate_token(&bob_login.access_token).await.unwrap();
+        }
+    }
+    // A demotion on replica A narrows the key on replica B at once.
+    a.svc.users.set_role(&admin, bob.user.id, Role::Viewer).await.unwrap();
+    let narrowed = b.svc.auth.authenticate_api_key(&key.api_key).await.unwrap();
+    assert!(!narrowed.has_permission(Permission::AuditWrite));
+    assert_eq!(b.svc.auth.authenticate_token(&bob_login.access_token).await.unwrap().role(), Role::Viewer);
+    // A block on B locks Bob out of A.
+    b.svc.users.block(&admin, bob.user.id).await.unwrap();
+    assert!(matches!(a.svc.auth.authenticate_api_key(&key.api_key).await, Err(DomainError::Unauthorized(_))));
+    assert!(matches!(a.svc.auth.authenticate_token(&bob_login.access_token).await, Err(DomainError::Unauthorized(_))));
+
+    // A revoked key, cached on both, fails on both.
+    let admin_key = t.api_key.clone();
+    a.svc.auth.authenticate_api_key(&admin_key).await.unwrap();
+    b.svc.auth.authenticate_api_key(&admin_key).await.unwrap();
+    b.svc.auth.authenticate_api_key(&admin_key).await.unwrap();
+    a.svc.api_keys.revoke(&admin, t.api_key_info.id).await.unwrap();
+    assert!(matches!(b.svc.auth.authenticate_api_key(&admin_key).await, Err(DomainError::Unauthorized(_))));
+}
+
+#[tokio::test]
+async fn a_cached_key_is_still_checked_against_its_secret_and_expiry() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    // Same prefix, wrong secret.
+    let (prefix, _) = t.api_key.rsplit_once('_').unwrap();
+    let forged = format!("{prefix}_{}", "A".repeat(43));
+    assert!(matches!(h.svc.auth.authenticate_api_key(&forged).await, Err(DomainError::Unauthorized(_))));
+}
+
+#[tokio::test]
+async fn without_the_cache_authentication_reads_the_store() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let (_, admin) = h.login("admin@acme.test").await;
+    h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    h.cache.set_down(true);
+    // No epoch can be read or bumped: cached entries are not used, so the change shows.
+    h.svc.api_keys.revoke(&admin, t.api_key_info.id).await.unwrap();
+    assert!(matches!(h.svc.auth.authenticate_api_key(&t.api_key).await, Err(DomainError::Unauthorized(_))));
+    h.cache.set_down(false);
+    assert!(matches!(h.svc.auth.authenticate_api_key(&t.api_key).await, Err(DomainError::Unauthorized(_))));
+}
+
+#[tokio::test]
+async fn repeated_requests_are_served_from_the_cache() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    for _ in 0..3 {
+        h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    }
+    // A change made behind the services' back (no epoch bump) is not seen while the entry
+    // lives: proof that the store is not read on every request. Changes go through services.
+    let mut admin = h.store.get_user(t.tenant.id, t.admin_user.id).await.unwrap().unwrap();
+    admin.role = Role::Viewer;
+    admin.name = Some("second admin needed".into());
+    let mut other = admin.clone();
+    other.id = crate::ids::UserId(uuid::Uuid::now_v7());
+    other.email = "other@acme.test".into();
+    other.role = Role::Admin;
+    h.store.insert_user(&other).await.unwrap();
+    h.store.update_user(&admin).await.unwrap();
+    let caller = h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    assert_eq!(caller.role(), Role::Admin, "served from the cache");
+    h.svc.auth.credentials_changed(t.tenant.id).await;
+    assert_eq!(h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap().role(), Role::Viewer);
 }

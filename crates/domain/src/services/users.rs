@@ -1,7 +1,10 @@
 //! User management: admins manage their tenant's users; everyone manages their own profile.
 
+use serde_json::json;
+
+use super::audit::caller_actor;
 use super::validate::{check_email, check_name, check_password, normalize_email};
-use super::{AuthService, Caller, Ports};
+use super::{AuditEvent, AuditLog, AuthService, Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::UserId;
 use crate::model::{Role, User, UserStatus};
@@ -31,13 +34,23 @@ pub struct UpdateUser {
 #[derive(Clone)]
 pub struct UserService {
     ports: Ports,
+    audit: AuditLog,
     hasher: PasswordHasher,
     auth: AuthService,
 }
 
 impl UserService {
-    pub fn new(ports: Ports, hasher: PasswordHasher, auth: AuthService) -> Self {
-        Self { ports, hasher, auth }
+    pub fn new(ports: Ports, audit: AuditLog, hasher: PasswordHasher, auth: AuthService) -> Self {
+        Self { ports, audit, hasher, auth }
+    }
+
+    /// Records an admin change to `user`, made by `caller`.
+    async fn audited(&self, caller: &Caller, event_type: &str, user: &User, details: serde_json::Value) {
+        let event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), event_type)
+            .action(event_type.rsplit('.').next().unwrap_or(event_type))
+            .resource(format!("users/{}", user.id))
+            .details(details);
+        self.audit.record_after(event).await;
     }
 
     pub async fn create(&self, caller: &Caller, req: NewUser) -> Result<User> {
@@ -66,6 +79,7 @@ impl UserService {
             last_login_at: None,
         };
         self.ports.store.insert_user(&user).await?;
+        self.audited(caller, "user.created", &user, json!({"email": user.email, "role": user.role})).await;
         Ok(user)
     }
 
@@ -82,14 +96,14 @@ impl UserService {
     pub async fn update(&self, caller: &Caller, id: UserId, req: UpdateUser) -> Result<User> {
         caller.require_role(Role::Admin)?;
         let user = self.find_manageable(caller, id).await?;
-        self.apply_update(user, req).await
+        self.apply_update(caller, user, req).await
     }
 
     pub async fn update_me(&self, caller: &Caller, req: UpdateUser) -> Result<User> {
-        self.apply_update(caller.user.clone(), req).await
+        self.apply_update(caller, caller.user.clone(), req).await
     }
 
-    async fn apply_update(&self, mut user: User, req: UpdateUser) -> Result<User> {
+    async fn apply_update(&self, caller: &Caller, mut user: User, req: UpdateUser) -> Result<User> {
         let mut v = Violations::new();
         if let Some(email) = &req.email {
             check_email(&mut v, "email", &normalize_email(email));
@@ -104,15 +118,22 @@ impl UserService {
         if let Some(name) = req.name {
             user.name = Some(name.trim().to_owned());
         }
-        self.save(user).await
+        let before = (user.email.clone(), user.name.clone());
+        let user = self.save(user).await?;
+        let details = json!({"email": user.email, "name": user.name, "previous_email": before.0});
+        self.audited(caller, "user.updated", &user, details).await;
+        Ok(user)
     }
 
     pub async fn set_role(&self, caller: &Caller, id: UserId, role: Role) -> Result<User> {
         caller.require_role(Role::Admin)?;
         let mut user = self.find_manageable(caller, id).await?;
         Self::may_grant(caller, role)?;
+        let previous = user.role;
         user.role = role;
-        self.save(user).await
+        let user = self.save(user).await?;
+        self.audited(caller, "user.role_changed", &user, json!({"previous_role": previous, "role": role})).await;
+        Ok(user)
     }
 
     /// Blocks a user: their tokens and keys stop working at once, and their sessions are
@@ -126,6 +147,7 @@ impl UserService {
         user.status = UserStatus::Blocked;
         let user = self.save(user).await?;
         self.auth.revoke_user_sessions(user.tenant_id, user.id, None).await?;
+        self.audited(caller, "user.blocked", &user, json!({"email": user.email})).await;
         Ok(user)
     }
 
@@ -136,13 +158,17 @@ impl UserService {
             return Ok(user);
         }
         user.status = UserStatus::Active;
-        self.save(user).await
+        let user = self.save(user).await?;
+        self.audited(caller, "user.unblocked", &user, json!({"email": user.email})).await;
+        Ok(user)
     }
 
     pub async fn delete(&self, caller: &Caller, id: UserId) -> Result<()> {
         caller.require_role(Role::Admin)?;
         let user = self.find_manageable(caller, id).await?;
         self.ports.store.delete_user(user.tenant_id, user.id).await?;
+        self.auth.credentials_changed(user.tenant_id).await;
+        self.audited(caller, "user.deleted", &user, json!({"email": user.email, "role": user.role})).await;
         // Their sessions are gone with them; mark the tokens revoked for the fast path.
         self.auth.revoke_user_sessions(user.tenant_id, user.id, None).await
     }
@@ -159,13 +185,15 @@ impl UserService {
         }
         let mut user = caller.user.clone();
         user.password_hash = Some(self.hasher.hash(new)?);
-        self.save(user).await?;
+        let user = self.save(user).await?;
+        self.audited(caller, "user.password_changed", &user, json!({})).await;
         self.auth.revoke_user_sessions(caller.tenant_id(), caller.user.id, caller.session_id()).await
     }
 
     async fn save(&self, mut user: User) -> Result<User> {
         user.updated_at = self.ports.clock.now();
         self.ports.store.update_user(&user).await?;
+        self.auth.credentials_changed(user.tenant_id).await;
         Ok(user)
     }
 

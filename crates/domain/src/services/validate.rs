@@ -39,12 +39,16 @@ pub fn check_password(v: &mut Violations, field: &str, password: &str) {
 
 /// A display name: trimmed, 1..=200 characters, no control characters.
 pub fn check_name(v: &mut Violations, field: &str, name: &str) {
-    let trimmed = name.trim();
-    if trimmed.is_empty() {
+    check_text(v, field, name.trim(), MAX_NAME_LEN);
+}
+
+/// A short text: 1..=`max` characters, no control characters.
+pub fn check_text(v: &mut Violations, field: &str, text: &str, max: usize) {
+    if text.is_empty() {
         v.add(field, "must not be empty");
-    } else if trimmed.chars().count() > MAX_NAME_LEN {
-        v.add(field, format!("must be at most {MAX_NAME_LEN} characters"));
-    } else if trimmed.chars().any(char::is_control) {
+    } else if text.chars().count() > max {
+        v.add(field, format!("must be at most {max} characters"));
+    } else if text.chars().any(char::is_control) {
         v.add(field, "must not contain control characters");
     }
 }

@@ -30,6 +30,8 @@ struct Tables {
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     tables: Mutex<Tables>,
+    /// The audit log and export jobs, apart: appends never clone the other tables.
+    pub(super) audit: Mutex<super::memory_audit::AuditTables>,
 }
 
 impl MemoryStore {
@@ -39,6 +41,10 @@ impl MemoryStore {
 
     fn lock(&self) -> MutexGuard<'_, Tables> {
         self.tables.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn tenant_exists(&self, tenant: TenantId) -> bool {
+        self.lock().tenants.contains_key(&tenant.0)
     }
 }
 
@@ -57,7 +63,7 @@ fn page_of<T: Clone>(
     Page::from_rows(rows, req, id_of)
 }
 
-fn conflict(message: &str) -> DomainError {
+pub(super) fn conflict(message: &str) -> DomainError {
     DomainError::Conflict(message.to_owned())
 }
 

@@ -1,6 +1,7 @@
 //! In-memory fakes of every port, for the domain's unit tests and the conformance suite.
 
 mod fakes;
+mod memory_audit;
 mod memory_store;
 
 pub use fakes::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, SeqIds};

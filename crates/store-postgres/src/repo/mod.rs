@@ -1,6 +1,8 @@
 //! The repository ports, one file per aggregate.
 
 mod api_keys;
+pub(crate) mod audit;
+mod exports;
 mod sessions;
 mod tenants;
 mod users;

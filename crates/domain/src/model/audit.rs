@@ -1,0 +1,607 @@
+//! The audit log's records and the hash chain that makes tampering evident.
+//!
+//! Each tenant's log is a chain: record `n` stores `prev_hash` (the hash of record `n - 1`,
+//! or 32 zero bytes for the first) and `hash = SHA-256(prev_hash ‖ canonical bytes)`, where
+//! the canonical bytes are a fixed-order JSON encoding of every other field (see
+//! `canonical_bytes`). `details` is stored as the exact JSON text that was hashed, so a
+//! record read back from any store re-hashes to the same value.
+//!
+//! Adapters append with [`ChainHead::seal`] inside their transaction: it assigns the next
+//! sequence number, keeps timestamps non-decreasing along the chain, and computes the hash.
+//! [`ChainVerifier`] walks a chain back and names the first sequence number that breaks it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::ids::{AuditId, TenantId};
+use crate::ports::clock::truncate_to_micros;
+
+/// Who caused an audited event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActorType {
+    /// An AI agent (webhook events, policy checks on its behalf).
+    Agent,
+    /// A person signed in with a session JWT.
+    User,
+    /// A program holding an API key (SDKs, agents writing their own entries).
+    ApiKey,
+    /// The platform itself, or its operator through the admin key or the command line.
+    System,
+}
+
+impl ActorType {
+    pub const ALL: [ActorType; 4] = [ActorType::Agent, ActorType::User, ActorType::ApiKey, ActorType::System];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActorType::Agent => "agent",
+            ActorType::User => "user",
+            ActorType::ApiKey => "api_key",
+            ActorType::System => "system",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+impl fmt::Display for ActorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `{"type": "user", "id": "0193…"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Actor {
+    #[serde(rename = "type")]
+    pub kind: ActorType,
+    /// The agent, user or API key id; for `system`, what acted (`admin_key`, `cli`, …).
+    pub id: String,
+}
+
+impl Actor {
+    pub fn new(kind: ActorType, id: impl ToString) -> Self {
+        Self { kind, id: id.to_string() }
+    }
+
+    pub fn system(what: &str) -> Self {
+        Self::new(ActorType::System, what)
+    }
+}
+
+/// A JSON object kept as the exact text that was hashed.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JsonText(Box<RawValue>);
+
+impl JsonText {
+    /// Serialises `value` once; the text is what is stored, hashed and served.
+    pub fn from_value(value: &serde_json::Value) -> Self {
+        // A `Value` always serialises, and its text is valid JSON.
+        let text = value.to_string();
+        match RawValue::from_string(text) {
+            Ok(raw) => Self(raw),
+            Err(_) => Self::empty_object(),
+        }
+    }
+
+    /// Text read back from a store. Rejects what is not JSON.
+    pub fn from_stored(text: String) -> Result<Self, serde_json::Error> {
+        RawValue::from_string(text).map(Self)
+    }
+
+    pub fn empty_object() -> Self {
+        Self::from_stored("{}".to_owned()).unwrap_or_else(|_| unreachable!("{{}} is JSON"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::from_str(self.as_str()).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+impl PartialEq for JsonText {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl fmt::Debug for JsonText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A SHA-256 digest, shown as 64 lower-case hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct AuditHash(pub [u8; 32]);
+
+impl AuditHash {
+    /// The `prev_hash` of a tenant's first record.
+    pub const GENESIS: AuditHash = AuditHash([0; 32]);
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    pub fn from_slice(bytes: &[u8]) -> Option<Self> {
+        <[u8; 32]>::try_from(bytes).ok().map(Self)
+    }
+}
+
+impl fmt::Debug for AuditHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl Serialize for AuditHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for AuditHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        let bytes = hex::decode(&text).map_err(serde::de::Error::custom)?;
+        Self::from_slice(&bytes).ok_or_else(|| serde::de::Error::custom("a hash has 32 bytes"))
+    }
+}
+
+/// An event to append: everything but the chain fields, which the store assigns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditEntry {
+    pub id: AuditId,
+    pub tenant_id: TenantId,
+    /// When the event was recorded; the chain may move it forward (never back) so that
+    /// timestamps never decrease along a tenant's chain.
+    pub timestamp: OffsetDateTime,
+    pub actor: Actor,
+    pub event_type: String,
+    pub agent_id: Option<Uuid>,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    pub decision: Option<String>,
+    pub risk_score: Option<f64>,
+    pub details: JsonText,
+}
+
+/// One record of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct AuditRecord {
+    pub id: AuditId,
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub tenant_id: TenantId,
+    /// Position in the tenant's chain: 1, 2, 3… without gaps.
+    pub seq: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    pub timestamp: OffsetDateTime,
+    pub actor: Actor,
+    /// E.g. `policy.check`, `agent.action`, `hitl.approved`, `user.role_changed`.
+    pub event_type: String,
+    pub agent_id: Option<Uuid>,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    pub decision: Option<String>,
+    pub risk_score: Option<f64>,
+    /// Free-form JSON object: input, output, reasoning, context…
+    #[schema(value_type = Object)]
+    pub details: JsonText,
+    /// Hash of the previous record of the tenant (64 zeros for the first).
+    #[schema(value_type = String, example = "0000000000000000000000000000000000000000000000000000000000000000")]
+    pub prev_hash: AuditHash,
+    /// SHA-256 of `prev_hash` and the record's canonical bytes, hex.
+    #[schema(value_type = String)]
+    pub hash: AuditHash,
+}
+
+impl AuditRecord {
+    /// The hash this record should carry, recomputed from its fields.
+    pub fn computed_hash(&self) -> AuditHash {
+        link(&self.prev_hash, &canonical_bytes(self.tenant_id, self.seq, &self.entry_view()))
+    }
+
+    fn entry_view(&self) -> EntryView<'_> {
+        EntryView {
+            id: self.id,
+            timestamp: self.timestamp,
+            actor: &self.actor,
+            event_type: &self.event_type,
+            agent_id: self.agent_id,
+            action: self.action.as_deref(),
+            resource: self.resource.as_deref(),
+            decision: self.decision.as_deref(),
+            risk_score: self.risk_score,
+            details: &self.details,
+        }
+    }
+}
+
+/// The fields hashed, borrowed from an entry or a record.
+struct EntryView<'a> {
+    id: AuditId,
+    timestamp: OffsetDateTime,
+    actor: &'a Actor,
+    event_type: &'a str,
+    agent_id: Option<Uuid>,
+    action: Option<&'a str>,
+    resource: Option<&'a str>,
+    decision: Option<&'a str>,
+    risk_score: Option<f64>,
+    details: &'a JsonText,
+}
+
+/// Version 1 of the canonical encoding: field order is fixed by this struct, the timestamp
+/// is whole microseconds since the Unix epoch, and `details` is the stored text verbatim.
+#[derive(Serialize)]
+struct CanonicalV1<'a> {
+    v: u8,
+    tenant_id: Uuid,
+    seq: i64,
+    id: Uuid,
+    ts: i64,
+    actor_type: &'static str,
+    actor_id: &'a str,
+    event_type: &'a str,
+    agent_id: Option<Uuid>,
+    action: Option<&'a str>,
+    resource: Option<&'a str>,
+    decision: Option<&'a str>,
+    risk_score: Option<f64>,
+    details: &'a RawValue,
+}
+
+/// Microseconds since the Unix epoch: the precision every store keeps.
+pub fn unix_micros(t: OffsetDateTime) -> i64 {
+    i64::try_from(t.unix_timestamp_nanos() / 1_000).unwrap_or(i64::MAX)
+}
+
+/// The instant `micros` microseconds after the Unix epoch.
+pub fn from_unix_micros(micros: i64) -> Option<OffsetDateTime> {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(micros) * 1_000).ok()
+}
+
+fn canonical_bytes(tenant: TenantId, seq: i64, e: &EntryView<'_>) -> Vec<u8> {
+    let canonical = CanonicalV1 {
+        v: 1,
+        tenant_id: tenant.0,
+        seq,
+        id: e.id.0,
+        ts: unix_micros(e.timestamp),
+        actor_type: e.actor.kind.as_str(),
+        actor_id: &e.actor.id,
+        event_type: e.event_type,
+        agent_id: e.agent_id,
+        action: e.action,
+        resource: e.resource,
+        decision: e.decision,
+        risk_score: e.risk_score,
+        details: &e.details.0,
+    };
+    // Serialising strings, numbers and raw JSON into a Vec cannot fail; a non-finite
+    // `risk_score` would be written as `null`, and validation keeps it in [0, 1].
+    serde_json::to_vec(&canonical).unwrap_or_default()
+}
+
+fn link(prev: &AuditHash, canonical: &[u8]) -> AuditHash {
+    let mut h = Sha256::new();
+    h.update(prev.0);
+    h.update(canonical);
+    AuditHash(h.finalize().into())
+}
+
+/// Which records of a tenant a list, export or count covers. Every field narrows; `from` is
+/// inclusive and `to` exclusive; `min_seq`/`max_seq` are inclusive.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuditFilter {
+    pub agent_id: Option<Uuid>,
+    pub event_type: Option<String>,
+    pub action: Option<String>,
+    pub decision: Option<String>,
+    pub actor_type: Option<ActorType>,
+    pub actor_id: Option<String>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub from: Option<OffsetDateTime>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub to: Option<OffsetDateTime>,
+    pub min_seq: Option<i64>,
+    pub max_seq: Option<i64>,
+}
+
+impl AuditFilter {
+    /// Whether `r` passes the filter (the in-memory store and tests use it; SQL adapters
+    /// express the same conditions in their queries).
+    pub fn matches(&self, r: &AuditRecord) -> bool {
+        self.agent_id.is_none_or(|a| r.agent_id == Some(a))
+            && self.event_type.as_ref().is_none_or(|e| &r.event_type == e)
+            && self.action.as_ref().is_none_or(|a| r.action.as_ref() == Some(a))
+            && self.decision.as_ref().is_none_or(|d| r.decision.as_ref() == Some(d))
+            && self.actor_type.is_none_or(|t| r.actor.kind == t)
+            && self.actor_id.as_ref().is_none_or(|i| &r.actor.id == i)
+            && self.from.is_none_or(|f| r.timestamp >= f)
+            && self.to.is_none_or(|t| r.timestamp < t)
+            && self.min_seq.is_none_or(|m| r.seq >= m)
+            && self.max_seq.is_none_or(|m| r.seq <= m)
+    }
+}
+
+/// Direction of a scan along the chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeqOrder {
+    /// Oldest first: exports and verification.
+    Asc,
+    /// Newest first: lists.
+    Desc,
+}
+
+/// One batch of a keyset scan: up to `limit` records strictly after `after_seq` in `order`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditScan {
+    pub order: SeqOrder,
+    pub after_seq: Option<i64>,
+    pub limit: u32,
+}
+
+/// The end of a tenant's chain: its last sequence number, hash and timestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChainHead {
+    pub seq: i64,
+    pub hash: AuditHash,
+    pub timestamp: OffsetDateTime,
+}
+
+impl ChainHead {
+    /// The head of an empty chain.
+    pub const GENESIS: ChainHead =
+        ChainHead { seq: 0, hash: AuditHash::GENESIS, timestamp: OffsetDateTime::UNIX_EPOCH };
+
+    /// Appends `entry` to the chain: assigns the next sequence number, moves the timestamp
+    /// forward to the head's if the entry's is earlier (clocks of replicas differ), computes
+    /// the hash, and advances the head.
+    pub fn seal(&mut self, entry: AuditEntry) -> AuditRecord {
+        let timestamp = truncate_to_micros(entry.timestamp).max(self.timestamp);
+        let mut record = AuditRecord {
+            id: entry.id,
+            tenant_id: entry.tenant_id,
+            seq: self.seq + 1,
+            timestamp,
+            actor: entry.actor,
+            event_type: entry.event_type,
+            agent_id: entry.agent_id,
+            action: entry.action,
+            resource: entry.resource,
+            decision: entry.decision,
+            risk_score: entry.risk_score,
+            details: entry.details,
+            prev_hash: self.hash,
+            hash: AuditHash::GENESIS,
+        };
+        record.hash = record.computed_hash();
+        *self = ChainHead { seq: record.seq, hash: record.hash, timestamp };
+        record
+    }
+}
+
+/// Why a chain failed verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainFault {
+    /// A record's fields no longer hash to its stored `hash` (it was altered).
+    HashMismatch,
+    /// A record's `prev_hash` is not the previous record's `hash` (one was replaced).
+    PrevHashMismatch,
+    /// A sequence number is absent (a record was removed).
+    Missing,
+}
+
+/// Outcome of `GET /audit/verify`.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct ChainVerification {
+    pub valid: bool,
+    /// Records checked.
+    pub checked: u64,
+    /// The first sequence number at which the chain breaks; `null` when valid.
+    pub first_invalid_seq: Option<i64>,
+    /// What is wrong at `first_invalid_seq`.
+    pub fault: Option<ChainFault>,
+    /// The chain's head as stored: its last sequence number (0 when the log is empty) and
+    /// hash. Record them elsewhere to detect a rewrite of the whole chain later.
+    pub head_seq: i64,
+    #[schema(value_type = String)]
+    pub head_hash: AuditHash,
+}
+
+/// Checks records of one tenant in ascending `seq` order, from `first_seq` on.
+#[derive(Debug, Clone)]
+pub struct ChainVerifier {
+    expected_seq: i64,
+    prev_hash: AuditHash,
+    checked: u64,
+    fault: Option<(i64, ChainFault)>,
+}
+
+impl ChainVerifier {
+    /// Starts at `first_seq`, whose `prev_hash` must be `anchor` (the stored hash of record
+    /// `first_seq - 1`, or the genesis hash when starting at 1).
+    pub fn new(first_seq: i64, anchor: AuditHash) -> Self {
+        Self { expected_seq: first_seq, prev_hash: anchor, checked: 0, fault: None }
+    }
+
+    /// A verifier that has already failed (the anchor record is missing).
+    pub fn failed_at(seq: i64, fault: ChainFault) -> Self {
+        Self { expected_seq: seq, prev_hash: AuditHash::GENESIS, checked: 0, fault: Some((seq, fault)) }
+    }
+
+    /// Checks the next record; `false` once the chain is broken (stop feeding it).
+    pub fn check(&mut self, record: &AuditRecord) -> bool {
+        if self.fault.is_some() {
+            return false;
+        }
+        self.checked += 1;
+        let fault = if record.seq != self.expected_seq {
+            Some((self.expected_seq.min(record.seq), ChainFault::Missing))
+        } else if record.prev_hash != self.prev_hash {
+            Some((record.seq, ChainFault::PrevHashMismatch))
+        } else if record.computed_hash() != record.hash {
+            Some((record.seq, ChainFault::HashMismatch))
+        } else {
+            None
+        };
+        self.fault = fault;
+        self.expected_seq = record.seq + 1;
+        self.prev_hash = record.hash;
+        fault.is_none()
+    }
+
+    pub fn is_broken(&self) -> bool {
+        self.fault.is_some()
+    }
+
+    /// The result. `last_seq` is the last sequence number that should have been seen (the
+    /// head's, or the end of the requested range): records missing at the end are a fault.
+    /// `head` is the stored head, reported as is.
+    pub fn finish(self, last_seq: i64, head: ChainHead) -> ChainVerification {
+        let mut fault = self.fault;
+        if fault.is_none() && self.expected_seq <= last_seq {
+            fault = Some((self.expected_seq, ChainFault::Missing));
+        }
+        if fault.is_none() && last_seq == head.seq && head.seq > 0 && self.prev_hash != head.hash {
+            fault = Some((head.seq, ChainFault::PrevHashMismatch));
+        }
+        ChainVerification {
+            valid: fault.is_none(),
+            checked: self.checked,
+            first_invalid_seq: fault.map(|f| f.0),
+            fault: fault.map(|f| f.1),
+            head_seq: head.seq,
+            head_hash: head.hash,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn entry(n: u128, ts: i64) -> AuditEntry {
+        AuditEntry {
+            id: AuditId(Uuid::from_u128(n)),
+            tenant_id: TenantId(Uuid::from_u128(7)),
+            timestamp: from_unix_micros(ts).unwrap(),
+            actor: Actor::new(ActorType::User, "u1"),
+            event_type: "user.created".into(),
+            agent_id: None,
+            action: Some("create".into()),
+            resource: Some("users/1".into()),
+            decision: None,
+            risk_score: Some(0.25),
+            details: JsonText::from_value(&serde_json::json!({"b": 1, "a": [true, null, "x\"y"]})),
+        }
+    }
+
+    fn chain(n: u128) -> Vec<AuditRecord> {
+        let mut head = ChainHead::GENESIS;
+        (1..=n).map(|i| head.seal(entry(i, 1_700_000_000_000_000 + i as i64))).collect()
+    }
+
+    fn verify(records: &[AuditRecord], last: i64) -> ChainVerification {
+        let mut v = ChainVerifier::new(1, AuditHash::GENESIS);
+        for r in records {
+            if !v.check(r) {
+                break;
+            }
+        }
+        let head = records.last().map_or(ChainHead::GENESIS, |r| ChainHead {
+            seq: last,
+            hash: r.hash,
+            timestamp: r.timestamp,
+        });
+        v.finish(last, head)
+    }
+
+    #[test]
+    fn sealing_numbers_and_links_records() {
+        let records = chain(3);
+        assert_eq!(records.iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(records[0].prev_hash, AuditHash::GENESIS);
+        assert_eq!(records[1].prev_hash, records[0].hash);
+        assert!(verify(&records, 3).valid);
+    }
+
+    #[test]
+    fn the_hash_is_stable_across_versions() {
+        // Pinned: a change to the canonical encoding would orphan every stored chain.
+        let records = chain(1);
+        assert_eq!(records[0].hash.to_hex(), "c520fa623cb46daa4ed06fb28fed52a93ca1bef7189bbaa29c21c9b99c1b6dbd");
+    }
+
+    #[test]
+    fn timestamps_never_go_back_along_the_chain() {
+        let mut head = ChainHead::GENESIS;
+        let first = head.seal(entry(1, 2_000_000));
+        let second = head.seal(entry(2, 1_000_000));
+        assert_eq!(second.timestamp, first.timestamp);
+    }
+
+    #[test]
+    fn an_altered_record_is_named() {
+        let mut records = chain(5);
+        records[2].details = JsonText::from_value(&serde_json::json!({"b": 2}));
+        let v = verify(&records, 5);
+        assert!(!v.valid);
+        assert_eq!((v.first_invalid_seq, v.fault), (Some(3), Some(ChainFault::HashMismatch)));
+    }
+
+    #[test]
+    fn a_removed_record_is_named() {
+        let mut records = chain(5);
+        records.remove(1);
+        let v = verify(&records, 5);
+        assert_eq!((v.first_invalid_seq, v.fault), (Some(2), Some(ChainFault::Missing)));
+    }
+
+    #[test]
+    fn a_removed_last_record_is_named_against_the_head() {
+        let mut records = chain(5);
+        let head = ChainHead { seq: 5, hash: records[4].hash, timestamp: records[4].timestamp };
+        records.pop();
+        let mut v = ChainVerifier::new(1, AuditHash::GENESIS);
+        records.iter().for_each(|r| assert!(v.check(r)));
+        let v = v.finish(5, head);
+        assert_eq!((v.first_invalid_seq, v.fault), (Some(5), Some(ChainFault::Missing)));
+    }
+
+    #[test]
+    fn a_rehashed_record_breaks_the_next_link() {
+        let mut records = chain(4);
+        records[1].action = Some("other".into());
+        records[1].hash = records[1].computed_hash();
+        let v = verify(&records, 4);
+        assert_eq!((v.first_invalid_seq, v.fault), (Some(3), Some(ChainFault::PrevHashMismatch)));
+    }
+
+    #[test]
+    fn records_serialise_hashes_as_hex_and_details_verbatim() {
+        let records = chain(1);
+        let json = serde_json::to_value(&records[0]).unwrap();
+        assert_eq!(json["prev_hash"], "0".repeat(64));
+        assert_eq!(json["details"]["a"][2], "x\"y");
+        assert_eq!(json["actor"], serde_json::json!({"type": "user", "id": "u1"}));
+        assert!(json.get("tenant_id").is_none());
+    }
+}

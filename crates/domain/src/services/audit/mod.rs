@@ -1,0 +1,573 @@
+//! The audit log's operations: writing entries, listing, lookup, verification, exports
+//! (streamed and asynchronous).
+
+mod export;
+mod log;
+
+use std::time::Duration;
+
+use futures::channel::mpsc;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+pub use export::{CSV_COLUMNS, Encoder, ExportPiece, export_stream};
+pub use log::{AuditEvent, AuditLog, AuditLogSettings, AuditWriter};
+
+use super::validate::check_text;
+use super::{Caller, Credential, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::{AuditId, ExportJobId, TenantId};
+use crate::model::{
+    Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead, ChainVerification,
+    ChainVerifier, ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Permission, SeqOrder,
+};
+use crate::page::{Page, decode_seq_cursor, encode_seq_cursor, parse_limit};
+use crate::ports::Store;
+
+/// Tunables of the audit service.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditSettings {
+    pub log: AuditLogSettings,
+    /// Records read from the store per query while exporting or verifying.
+    pub export_page: u32,
+    /// Size of the chunks an asynchronous export's file is stored in.
+    pub export_chunk_bytes: usize,
+    /// How long a finished export's file is kept.
+    pub export_retention: Duration,
+    /// How long a worker holds a running export without reporting progress.
+    pub export_lease: Duration,
+    /// Claims of one export before it is failed (a job that keeps killing its worker).
+    pub export_max_attempts: i32,
+}
+
+impl Default for AuditSettings {
+    fn default() -> Self {
+        Self {
+            log: AuditLogSettings::default(),
+            export_page: 1000,
+            export_chunk_bytes: 1 << 20,
+            export_retention: Duration::from_secs(24 * 3600),
+            export_lease: Duration::from_secs(60),
+            export_max_attempts: 3,
+        }
+    }
+}
+
+/// Event types the service records itself; an entry written through the API may not use them.
+pub const RESERVED_EVENT_PREFIXES: [&str; 5] = ["auth.", "user.", "api_key.", "tenant.", "audit."];
+const MAX_EVENT_TYPE_LEN: usize = 100;
+const MAX_ACTION_LEN: usize = 200;
+const MAX_RESOURCE_LEN: usize = 1000;
+const MAX_DECISION_LEN: usize = 50;
+
+/// `POST /audit/log`: an entry written by an agent or SDK. The actor is the credential used.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAuditEntry {
+    /// Dotted lower-case name, e.g. `agent.action` or `policy.check`. The prefixes `auth.`,
+    /// `user.`, `api_key.`, `tenant.` and `audit.` are reserved for the service's own events.
+    pub event_type: String,
+    pub agent_id: Option<Uuid>,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    /// E.g. `allow`, `deny`, `approval_required`.
+    pub decision: Option<String>,
+    /// From 0 to 1.
+    pub risk_score: Option<f64>,
+    /// A JSON object: input, output, reasoning, context…
+    #[schema(value_type = Object)]
+    pub details: Option<serde_json::Value>,
+}
+
+/// The filters of `GET /audit` and the exports, as sent (validated by the service).
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct AuditFilterParams {
+    /// Only records about this agent (UUID).
+    pub agent_id: Option<String>,
+    pub event_type: Option<String>,
+    pub action: Option<String>,
+    pub decision: Option<String>,
+    /// `agent`, `user`, `api_key` or `system`.
+    pub actor_type: Option<String>,
+    pub actor_id: Option<String>,
+    /// Records at or after this instant (RFC 3339).
+    pub from: Option<String>,
+    /// Records before this instant (RFC 3339).
+    pub to: Option<String>,
+}
+
+/// Parses an RFC 3339 bound, rounded up to whole microseconds (the precision stored): for
+/// integer-microsecond timestamps `ts >= b` and `ts < b` mean the same with `b` rounded up.
+fn parse_time(v: &mut Violations, field: &str, text: Option<&str>) -> Option<OffsetDateTime> {
+    let text = text?;
+    match OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
+        Ok(t) if t.nanosecond() % 1_000 != 0 => {
+            Some(crate::ports::clock::truncate_to_micros(t) + std::time::Duration::from_micros(1))
+        }
+        Ok(t) => Some(t),
+        Err(_) => {
+            v.add(field, "must be an RFC 3339 timestamp, e.g. 2026-01-31T12:00:00Z");
+            None
+        }
+    }
+}
+
+/// An optional text field: absent is fine; present, it follows [`check_text`].
+fn check_opt_text(v: &mut Violations, field: &str, text: Option<&str>, max: usize) {
+    if let Some(text) = text {
+        check_text(v, field, text, max);
+    }
+}
+
+fn is_event_type(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_EVENT_TYPE_LEN
+        && s.split('.').all(|part| {
+            !part.is_empty() && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        })
+}
+
+impl AuditFilterParams {
+    /// Parses what it can, adding a violation named `{prefix}{field}` for each bad field.
+    fn parse_into(&self, v: &mut Violations, prefix: &str) -> AuditFilter {
+        let field = |name: &str| format!("{prefix}{name}");
+        let agent_id = self.agent_id.as_deref().and_then(|a| {
+            let id = Uuid::parse_str(a).ok();
+            v.check(id.is_some(), &field("agent_id"), "must be a UUID");
+            id
+        });
+        let actor_type = self.actor_type.as_deref().and_then(|a| {
+            let t = ActorType::parse(a);
+            v.check(t.is_some(), &field("actor_type"), "must be one of agent, user, api_key, system");
+            t
+        });
+        check_opt_text(v, &field("event_type"), self.event_type.as_deref(), MAX_EVENT_TYPE_LEN);
+        check_opt_text(v, &field("action"), self.action.as_deref(), MAX_ACTION_LEN);
+        check_opt_text(v, &field("decision"), self.decision.as_deref(), MAX_DECISION_LEN);
+        check_opt_text(v, &field("actor_id"), self.actor_id.as_deref(), MAX_RESOURCE_LEN);
+        let from = parse_time(v, &field("from"), self.from.as_deref());
+        let to = parse_time(v, &field("to"), self.to.as_deref());
+        if let (Some(f), Some(t)) = (from, to) {
+            v.check(f < t, &field("to"), "must be after `from`");
+        }
+        AuditFilter {
+            agent_id,
+            event_type: self.event_type.clone(),
+            action: self.action.clone(),
+            decision: self.decision.clone(),
+            actor_type,
+            actor_id: self.actor_id.clone(),
+            from,
+            to,
+            min_seq: None,
+            max_seq: None,
+        }
+    }
+}
+
+/// Adds the field errors of a validation error to `v`.
+fn collect(v: &mut Violations, e: DomainError) -> Result<()> {
+    match e {
+        DomainError::Validation(errors) => {
+            errors.into_iter().for_each(|e| v.add(e.field, e.message));
+            Ok(())
+        }
+        other => Err(other),
+    }
+}
+
+/// `POST /audit/export/async`.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewExport {
+    pub format: ExportFormat,
+    /// The same filters as `GET /audit/export`.
+    #[serde(default)]
+    pub filters: AuditFilterParams,
+}
+
+/// A streamed export: a file name and its bytes.
+pub struct ExportFile {
+    pub format: ExportFormat,
+    pub filename: String,
+    /// The size in bytes, when known before streaming (a stored file).
+    pub length: Option<u64>,
+    pub body: BoxStream<'static, Result<Vec<u8>>>,
+}
+
+/// The audit operations of the API, and the export worker's steps.
+#[derive(Clone)]
+pub struct AuditService {
+    ports: Ports,
+    log: AuditLog,
+    settings: AuditSettings,
+    /// Wakes this process's export worker when a job is queued here.
+    wake_exports: mpsc::Sender<()>,
+}
+
+impl AuditService {
+    pub fn new(ports: Ports, log: AuditLog, settings: AuditSettings, wake_exports: mpsc::Sender<()>) -> Self {
+        Self { ports, log, settings, wake_exports }
+    }
+
+    /// `POST /audit/log`.
+    pub async fn write(&self, caller: &Caller, req: NewAuditEntry) -> Result<AuditRecord> {
+        caller.require_permission(Permission::AuditWrite)?;
+        let mut v = Violations::new();
+        if !is_event_type(&req.event_type) {
+            v.add("event_type", "must be dotted lower-case words (a-z, 0-9, _), at most 100 characters");
+        } else if RESERVED_EVENT_PREFIXES.iter().any(|p| req.event_type.starts_with(p)) {
+            v.add("event_type", "is reserved for events the service records itself");
+        }
+        check_opt_text(&mut v, "action", req.action.as_deref(), MAX_ACTION_LEN);
+        check_opt_text(&mut v, "resource", req.resource.as_deref(), MAX_RESOURCE_LEN);
+        check_opt_text(&mut v, "decision", req.decision.as_deref(), MAX_DECISION_LEN);
+        if req.risk_score.is_some_and(|r| !(0.0..=1.0).contains(&r)) {
+            v.add("risk_score", "must be between 0 and 1");
+        }
+        if req.details.as_ref().is_some_and(|d| !d.is_object()) {
+            v.add("details", "must be a JSON object");
+        }
+        v.into_result()?;
+        let event = AuditEvent {
+            tenant_id: caller.tenant_id(),
+            actor: caller_actor(caller),
+            event_type: req.event_type,
+            agent_id: req.agent_id,
+            action: req.action,
+            resource: req.resource,
+            decision: req.decision,
+            risk_score: req.risk_score,
+            details: req.details.unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new())),
+        };
+        self.log.record(event).await
+    }
+
+    /// `GET /audit`: newest first.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        filter: &AuditFilterParams,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<AuditRecord>> {
+        caller.require_permission(Permission::AuditRead)?;
+        let mut v = Violations::new();
+        let filter = filter.parse_into(&mut v, "");
+        let limit = parse_limit(limit).or_else(|e| collect(&mut v, e).map(|()| 0))?;
+        let after_seq = decode_seq_cursor(cursor).or_else(|e| collect(&mut v, e).map(|()| None))?;
+        v.into_result()?;
+        let scan = AuditScan { order: SeqOrder::Desc, after_seq, limit: limit + 1 };
+        let rows = self.ports.store.scan_audit(caller.tenant_id(), &filter, scan).await?;
+        Ok(Page::from_rows_by(rows, limit, |r| encode_seq_cursor(r.seq)))
+    }
+
+    /// `GET /audit/{id}`.
+    pub async fn get(&self, caller: &Caller, id: AuditId) -> Result<AuditRecord> {
+        caller.require_permission(Permission::AuditRead)?;
+        self.ports
+            .store
+            .get_audit(caller.tenant_id(), id)
+            .await?
+            .ok_or_else(|| DomainError::not_found("audit record", id))
+    }
+
+    /// `GET /audit/verify`: recomputes the tenant's chain, or the part from `from_seq` to
+    /// `to_seq` (inclusive; the whole chain by default).
+    pub async fn verify(
+        &self,
+        caller: &Caller,
+        from_seq: Option<i64>,
+        to_seq: Option<i64>,
+    ) -> Result<ChainVerification> {
+        caller.require_permission(Permission::AuditRead)?;
+        let mut v = Violations::new();
+        v.check(from_seq.is_none_or(|f| f >= 1), "from_seq", "must be at least 1");
+        v.check(to_seq.is_none_or(|t| t >= 1), "to_seq", "must be at least 1");
+        if let (Some(f), Some(t)) = (from_seq, to_seq) {
+            v.check(f <= t, "to_seq", "must not be below from_seq");
+        }
+        v.into_result()?;
+        verify_chain(self.ports.store.as_ref(), caller.tenant_id(), from_seq, to_seq, self.settings.export_page).await
+    }
+
+    /// The filter of an export: the caller's, ending at the log's current head. Invalid
+    /// fields are reported as `{prefix}{field}`.
+    async fn export_filter(&self, caller: &Caller, params: &AuditFilterParams, prefix: &str) -> Result<AuditFilter> {
+        caller.require_permission(Permission::AuditRead)?;
+        let mut v = Violations::new();
+        let mut filter = params.parse_into(&mut v, prefix);
+        v.into_result()?;
+        let head = self.ports.store.audit_head(caller.tenant_id()).await?;
+        filter.max_seq = Some(head.map_or(0, |h| h.seq));
+        Ok(filter)
+    }
+
+    /// `GET /audit/export[/json|/csv]`: the file, streamed from the store, oldest first.
+    pub async fn export(
+        &self,
+        caller: &Caller,
+        params: &AuditFilterParams,
+        format: ExportFormat,
+    ) -> Result<ExportFile> {
+        let filter = self.export_filter(caller, params, "").await?;
+        let body =
+            export_stream(self.ports.store.clone(), caller.tenant_id(), filter, format, self.settings.export_page)
+                .map_ok(|piece| piece.data)
+                .boxed();
+        Ok(ExportFile { format, filename: self.filename(format), length: None, body })
+    }
+
+    fn filename(&self, format: ExportFormat) -> String {
+        let now = self.ports.clock.now();
+        let stamp = format!(
+            "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+            now.year(),
+            u8::from(now.month()),
+            now.day(),
+            now.hour(),
+            now.minute(),
+            now.second()
+        );
+        format!("audit-{stamp}.{}", format.extension())
+    }
+
+    /// `POST /audit/export/async`: queues a job; any replica's worker runs it.
+    pub async fn start_export(&self, caller: &Caller, req: NewExport) -> Result<ExportJob> {
+        let filter = self.export_filter(caller, &req.filters, "filters.").await?;
+        let job = ExportJob {
+            id: ExportJobId(self.ports.ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            requested_by: caller_actor(caller),
+            format: req.format,
+            filters: filter,
+            status: JobStatus::Queued,
+            progress: 0.0,
+            rows: 0,
+            bytes: 0,
+            error: None,
+            created_at: self.ports.clock.now(),
+            started_at: None,
+            finished_at: None,
+            expires_at: None,
+            chunks: 0,
+            attempts: 0,
+            lease: None,
+        };
+        self.ports.store.insert_export_job(&job).await?;
+        // Full means a wake-up is already pending.
+        let _ = self.wake_exports.clone().try_send(());
+        Ok(job)
+    }
+
+    /// `GET /audit/export/status/{id}`.
+    pub async fn export_status(&self, caller: &Caller, id: ExportJobId) -> Result<ExportJob> {
+        caller.require_permission(Permission::AuditRead)?;
+        self.ports
+            .store
+            .get_export_job(caller.tenant_id(), id)
+            .await?
+            .ok_or_else(|| DomainError::not_found("export job", id))
+    }
+
+    /// `GET /audit/export/download/{id}`: the finished file, chunk by chunk; 409 until then.
+    pub async fn download(&self, caller: &Caller, id: ExportJobId) -> Result<ExportFile> {
+        let job = self.export_status(caller, id).await?;
+        match job.status {
+            JobStatus::Completed => {}
+            JobStatus::Failed | JobStatus::Cancelled => {
+                return Err(DomainError::Conflict(format!(
+                    "export job {id} is {}: there is no file",
+                    job.status.as_str()
+                )));
+            }
+            JobStatus::Queued | JobStatus::Running => {
+                return Err(DomainError::Conflict(format!(
+                    "export job {id} is {}; download it once it is completed",
+                    job.status.as_str()
+                )));
+            }
+        }
+        let (store, tenant, chunks) = (self.ports.store.clone(), caller.tenant_id(), job.chunks);
+        let body = futures::stream::iter(0..chunks)
+            .then(move |index| {
+                let store = store.clone();
+                async move {
+                    store
+                        .export_chunk(tenant, id, index)
+                        .await?
+                        .ok_or_else(|| DomainError::Internal(format!("chunk {index} of export {id} is missing")))
+                }
+            })
+            .boxed();
+        Ok(ExportFile {
+            format: job.format,
+            filename: format!("audit-export-{id}.{}", job.format.extension()),
+            length: u64::try_from(job.bytes).ok(),
+            body,
+        })
+    }
+
+    /// One step of the export worker: claims a waiting job (from any replica) and runs it.
+    /// `Ok(false)` when there was none.
+    pub async fn run_next_export(&self) -> Result<bool> {
+        let now = self.ports.clock.now();
+        let token = self.ports.ids.new_id();
+        let Some(job) = self.ports.store.claim_export_job(now, token, now + self.settings.export_lease).await? else {
+            return Ok(false);
+        };
+        let outcome = if job.attempts > self.settings.export_max_attempts {
+            self.outcome(
+                JobStatus::Failed,
+                Some(format!("gave up after {} attempts", job.attempts - 1)),
+                0,
+                ExportProgress { rows: 0, bytes: 0, progress: 0.0 },
+            )
+        } else {
+            match self.produce(&job, token).await {
+                Ok((chunks, progress)) => self.outcome(JobStatus::Completed, None, chunks, progress),
+                // Another worker holds the job now (our lease ran out): leave it to them.
+                Err(DomainError::Conflict(_)) => return Ok(true),
+                Err(e) => {
+                    tracing::warn!(job = %job.id, error = %e, "export job failed");
+                    let reason = match e {
+                        DomainError::Unavailable(what) => format!("{what} became unavailable; start a new export"),
+                        _ => "the export failed; start a new export".to_owned(),
+                    };
+                    self.outcome(
+                        JobStatus::Failed,
+                        Some(reason),
+                        0,
+                        ExportProgress { rows: 0, bytes: 0, progress: 0.0 },
+                    )
+                }
+            }
+        };
+        match self.ports.store.finish_export_job(job.id, token, &outcome).await {
+            Ok(()) | Err(DomainError::Conflict(_)) => Ok(true),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn outcome(
+        &self,
+        status: JobStatus,
+        error: Option<String>,
+        chunks: i32,
+        progress: ExportProgress,
+    ) -> ExportOutcome {
+        let now = self.ports.clock.now();
+        ExportOutcome {
+            status,
+            error,
+            progress,
+            chunks,
+            finished_at: now,
+            expires_at: now + self.settings.export_retention,
+        }
+    }
+
+    /// Writes the job's file into the store in chunks; returns the chunk count and totals.
+    async fn produce(&self, job: &ExportJob, token: Uuid) -> Result<(i32, ExportProgress)> {
+        let store = &self.ports.store;
+        let total = store.count_audit(job.tenant_id, &job.filters).await?.max(1);
+        let mut pieces =
+            export_stream(store.clone(), job.tenant_id, job.filters.clone(), job.format, self.settings.export_page);
+        let limit = self.settings.export_chunk_bytes.max(1);
+        let mut buf = Vec::with_capacity(limit);
+        let mut progress = ExportProgress { rows: 0, bytes: 0, progress: 0.0 };
+        let mut index = 0;
+        loop {
+            let piece = pieces.try_next().await?;
+            let end = piece.is_none();
+            if let Some(piece) = piece {
+                buf.extend_from_slice(&piece.data);
+                progress.rows += piece.rows as i64;
+                progress.bytes += piece.data.len() as i64;
+                progress.progress = (progress.rows as f64 / total as f64).min(1.0);
+            }
+            while buf.len() >= limit || (end && (!buf.is_empty() || index == 0)) {
+                let rest = buf.split_off(buf.len().min(limit));
+                let chunk = std::mem::replace(&mut buf, rest);
+                let lease_until = self.ports.clock.now() + self.settings.export_lease;
+                let reported =
+                    if end && buf.is_empty() { ExportProgress { progress: 1.0, ..progress } } else { progress };
+                store.put_export_chunk(job.id, token, index, chunk, reported, lease_until).await?;
+                index += 1;
+                if buf.is_empty() {
+                    break;
+                }
+            }
+            if end {
+                return Ok((index, ExportProgress { progress: 1.0, ..progress }));
+            }
+        }
+    }
+
+    /// Deletes finished exports past their retention; returns how many.
+    pub async fn purge_expired_exports(&self) -> Result<u64> {
+        self.ports.store.purge_expired_exports(self.ports.clock.now()).await
+    }
+
+    /// The single append path, for the other services.
+    pub fn log(&self) -> &AuditLog {
+        &self.log
+    }
+}
+
+/// Recomputes a tenant's chain from `from_seq` (default 1) to `to_seq` (default: the head),
+/// reading `page` records per query, and names the first sequence number that breaks it.
+pub async fn verify_chain(
+    store: &dyn Store,
+    tenant: TenantId,
+    from_seq: Option<i64>,
+    to_seq: Option<i64>,
+    page: u32,
+) -> Result<ChainVerification> {
+    let page = page.max(1);
+    let head = store.audit_head(tenant).await?.unwrap_or(ChainHead::GENESIS);
+    let first = from_seq.unwrap_or(1).max(1);
+    let last = to_seq.map_or(head.seq, |t| t.min(head.seq));
+    let mut verifier = if first == 1 {
+        ChainVerifier::new(1, AuditHash::GENESIS)
+    } else {
+        let anchor = AuditFilter { min_seq: Some(first - 1), max_seq: Some(first - 1), ..AuditFilter::default() };
+        let scan = AuditScan { order: SeqOrder::Asc, after_seq: None, limit: 1 };
+        match store.scan_audit(tenant, &anchor, scan).await?.pop() {
+            Some(r) => ChainVerifier::new(first, r.hash),
+            None if first - 1 <= head.seq => ChainVerifier::failed_at(first - 1, ChainFault::Missing),
+            None => ChainVerifier::new(first, head.hash),
+        }
+    };
+    let range = AuditFilter { min_seq: Some(first), max_seq: Some(last), ..AuditFilter::default() };
+    let mut after_seq = None;
+    while !verifier.is_broken() && first <= last {
+        let scan = AuditScan { order: SeqOrder::Asc, after_seq, limit: page };
+        let records = store.scan_audit(tenant, &range, scan).await?;
+        for record in &records {
+            if !verifier.check(record) {
+                break;
+            }
+        }
+        if records.len() < page as usize {
+            break;
+        }
+        after_seq = records.last().map(|r| r.seq);
+    }
+    Ok(verifier.finish(last, head))
+}
+
+/// Who a caller is, as an audit actor.
+pub fn caller_actor(caller: &Caller) -> Actor {
+    match &caller.credential {
+        Credential::ApiKey { key_id, .. } => Actor::new(ActorType::ApiKey, key_id),
+        Credential::Session { .. } => Actor::new(ActorType::User, caller.user.id),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,385 @@
+//! The audit log and export jobs on SQLite.
+//!
+//! Appends run in one `BEGIN IMMEDIATE` transaction on the single writer, which also locks
+//! out other processes: each tenant's head is read, the entries are sealed on it, the
+//! records go in as multi-row inserts and the heads are upserted. With WAL and
+//! `synchronous = FULL`, the commit is durable when `append_audit` returns.
+//!
+//! Scans are keyset queries on the `(tenant_id, seq)` unique index. Export jobs change
+//! state only inside write transactions, and a worker's writes are conditioned on its lease
+//! token, so a worker that lost its lease gets `Conflict` and writes nothing.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use agentgov_domain::ids::{AuditId, ExportJobId, TenantId};
+use agentgov_domain::model::audit::unix_micros;
+use agentgov_domain::model::{
+    AuditEntry, AuditFilter, AuditRecord, AuditScan, ChainHead, ExportJob, ExportOutcome, ExportProgress, JobStatus,
+    Lease, SeqOrder,
+};
+use agentgov_domain::ports::store::{AuditRepo, ExportRepo};
+use agentgov_domain::{DomainError, Result};
+use async_trait::async_trait;
+use diesel::SqliteConnection;
+use diesel::prelude::*;
+use diesel::sql_types::Integer;
+use diesel::sqlite::Sqlite;
+use diesel::upsert::excluded;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::SqliteStore;
+use crate::error::{TxError, TxResult};
+use crate::rows::{AuditRow, ExportJobRow, HeadRow, convert, id_text};
+use crate::schema::{audit_heads, audit_records, export_chunks, export_jobs};
+
+/// Rows per `INSERT` statement: 15 parameters each keeps a statement far below SQLite's
+/// limit of 32,766 parameters.
+const INSERT_ROWS: usize = 512;
+
+diesel::define_sql_function! {
+    /// SQLite's two-argument (scalar) `max`.
+    #[sql_name = "max"]
+    fn greatest(a: Integer, b: Integer) -> Integer;
+}
+
+fn lease_lost(id: ExportJobId) -> TxError {
+    TxError::Domain(DomainError::Conflict(format!("export job {id} is no longer held by this worker")))
+}
+
+/// The first whole microsecond at or after `t`. Stored timestamps are whole microseconds,
+/// so `ts >= t` is `ts >= ceil(t)` and `ts < t` is `ts < ceil(t)`, also when a filter's
+/// bound carries nanoseconds (as `AuditFilter::matches` compares them).
+fn ceil_micros(t: OffsetDateTime) -> i64 {
+    let nanos = t.unix_timestamp_nanos();
+    let micros = nanos.div_euclid(1_000) + i128::from(nanos.rem_euclid(1_000) != 0);
+    i64::try_from(micros).unwrap_or(if micros < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// The tenant's records passing `filter`, as a boxed query to refine.
+fn filtered(tenant: TenantId, filter: AuditFilter) -> audit_records::BoxedQuery<'static, Sqlite> {
+    let mut q = audit_records::table.filter(audit_records::tenant_id.eq(id_text(tenant.0))).into_boxed();
+    let AuditFilter { agent_id, event_type, action, decision, actor_type, actor_id, from, to, min_seq, max_seq } =
+        filter;
+    if let Some(agent) = agent_id {
+        q = q.filter(audit_records::agent_id.eq(id_text(agent)));
+    }
+    if let Some(event_type) = event_type {
+        q = q.filter(audit_records::event_type.eq(event_type));
+    }
+    if let Some(action) = action {
+        q = q.filter(audit_records::action.eq(action));
+    }
+    if let Some(decision) = decision {
+        q = q.filter(audit_records::decision.eq(decision));
+    }
+    if let Some(kind) = actor_type {
+        q = q.filter(audit_records::actor_type.eq(kind.as_str()));
+    }
+    if let Some(actor) = actor_id {
+        q = q.filter(audit_records::actor_id.eq(actor));
+    }
+    if let Some(from) = from {
+        q = q.filter(audit_records::ts.ge(ceil_micros(from)));
+    }
+    if let Some(to) = to {
+        q = q.filter(audit_records::ts.lt(ceil_micros(to)));
+    }
+    if let Some(min) = min_seq {
+        q = q.filter(audit_records::seq.ge(min));
+    }
+    if let Some(max) = max_seq {
+        q = q.filter(audit_records::seq.le(max));
+    }
+    q
+}
+
+fn load_head(c: &mut SqliteConnection, tenant: TenantId) -> TxResult<Option<ChainHead>> {
+    let row = audit_heads::table.find(id_text(tenant.0)).select(HeadRow::as_select()).first(c).optional()?;
+    Ok(row.map(ChainHead::try_from).transpose()?)
+}
+
+#[async_trait]
+impl AuditRepo for SqliteStore {
+    async fn append_audit(&self, entries: Vec<AuditEntry>) -> Result<Vec<AuditRecord>> {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.transaction(move |c| {
+            // Heads are read inside the transaction, which holds SQLite's write lock.
+            let mut heads: HashMap<TenantId, ChainHead> = HashMap::new();
+            let mut records = Vec::with_capacity(entries.len());
+            for entry in entries {
+                let head = match heads.entry(entry.tenant_id) {
+                    Entry::Occupied(head) => head.into_mut(),
+                    Entry::Vacant(slot) => slot.insert(load_head(c, entry.tenant_id)?.unwrap_or(ChainHead::GENESIS)),
+                };
+                records.push(head.seal(entry));
+            }
+            let rows: Vec<AuditRow> = records.iter().map(AuditRow::from).collect();
+            for batch in rows.chunks(INSERT_ROWS) {
+                diesel::insert_into(audit_records::table).values(batch).execute(c)?;
+            }
+            for (tenant, head) in &heads {
+                diesel::insert_into(audit_heads::table)
+                    .values(HeadRow::new(tenant.0, head))
+                    .on_conflict(audit_heads::tenant_id)
+                    .do_update()
+                    .set((
+                        audit_heads::seq.eq(excluded(audit_heads::seq)),
+                        audit_heads::hash.eq(excluded(audit_heads::hash)),
+                        audit_heads::ts.eq(excluded(audit_heads::ts)),
+                    ))
+                    .execute(c)?;
+            }
+            Ok(records)
+        })
+        .await
+    }
+
+    async fn get_audit(&self, tenant: TenantId, id: AuditId) -> Result<Option<AuditRecord>> {
+        let (tenant, id) = (id_text(tenant.0), id_text(id.0));
+        self.read(move |c| {
+            let row = audit_records::table
+                .filter(audit_records::id.eq(id))
+                .filter(audit_records::tenant_id.eq(tenant))
+                .select(AuditRow::as_select())
+                .first(c)
+                .optional()?;
+            Ok(row.map(AuditRecord::try_from).transpose()?)
+        })
+        .await
+    }
+
+    async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>> {
+        // The cursor is folded into the filter's bound on the same side: with two lower
+        // (or upper) bounds on `seq`, SQLite seeks on one and scans from there, so every page
+        // of a long range would re-read the range from its start.
+        let mut filter = filter.clone();
+        if let Some(after) = scan.after_seq {
+            match scan.order {
+                SeqOrder::Asc => {
+                    filter.min_seq =
+                        Some(filter.min_seq.map_or(after.saturating_add(1), |m| m.max(after.saturating_add(1))))
+                }
+                SeqOrder::Desc => {
+                    filter.max_seq =
+                        Some(filter.max_seq.map_or(after.saturating_sub(1), |m| m.min(after.saturating_sub(1))))
+                }
+            }
+        }
+        self.read(move |c| {
+            let mut q = filtered(tenant, filter).select(AuditRow::as_select()).limit(i64::from(scan.limit));
+            q = match scan.order {
+                SeqOrder::Asc => q.order(audit_records::seq.asc()),
+                SeqOrder::Desc => q.order(audit_records::seq.desc()),
+            };
+            Ok(convert(q.load(c)?)?)
+        })
+        .await
+    }
+
+    async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64> {
+        let filter = filter.clone();
+        self.read(move |c| {
+            let n: i64 = filtered(tenant, filter).count().get_result(c)?;
+            Ok(u64::try_from(n).unwrap_or_default())
+        })
+        .await
+    }
+
+    async fn audit_head(&self, tenant: TenantId) -> Result<Option<ChainHead>> {
+        self.read(move |c| load_head(c, tenant)).await
+    }
+}
+
+/// The oldest claimable job: `queued`, or `running` with a lease that ended before `now`.
+/// Two look-ups, each a short walk of the `(status, id)` index.
+fn claimable(c: &mut SqliteConnection, now: i64) -> TxResult<Option<String>> {
+    let queued: Option<String> = export_jobs::table
+        .filter(export_jobs::status.eq(JobStatus::Queued.as_str()))
+        .order(export_jobs::id.asc())
+        .select(export_jobs::id)
+        .first(c)
+        .optional()?;
+    let abandoned: Option<String> = export_jobs::table
+        .filter(export_jobs::status.eq(JobStatus::Running.as_str()))
+        .filter(export_jobs::lease_until.is_null().or(export_jobs::lease_until.lt(now)))
+        .order(export_jobs::id.asc())
+        .select(export_jobs::id)
+        .first(c)
+        .optional()?;
+    Ok(queued.into_iter().chain(abandoned).min())
+}
+
+#[async_trait]
+impl ExportRepo for SqliteStore {
+    async fn insert_export_job(&self, job: &ExportJob) -> Result<()> {
+        let row = ExportJobRow::try_from(job)?;
+        self.transaction(move |c| {
+            diesel::insert_into(export_jobs::table).values(&row).execute(c)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn get_export_job(&self, tenant: TenantId, id: ExportJobId) -> Result<Option<ExportJob>> {
+        let (tenant, id) = (id_text(tenant.0), id_text(id.0));
+        self.read(move |c| {
+            let row = export_jobs::table
+                .filter(export_jobs::id.eq(id))
+                .filter(export_jobs::tenant_id.eq(tenant))
+                .select(ExportJobRow::as_select())
+                .first(c)
+                .optional()?;
+            Ok(row.map(ExportJob::try_from).transpose()?)
+        })
+        .await
+    }
+
+    async fn claim_export_job(
+        &self,
+        now: OffsetDateTime,
+        token: Uuid,
+        lease_until: OffsetDateTime,
+    ) -> Result<Option<ExportJob>> {
+        self.transaction(move |c| {
+            let Some(id) = claimable(c, unix_micros(now))? else { return Ok(None) };
+            let row = export_jobs::table.find(&id).select(ExportJobRow::as_select()).first(c)?;
+            let mut job = ExportJob::try_from(row)?;
+            job.status = JobStatus::Running;
+            job.lease = Some(Lease { token, until: lease_until });
+            job.started_at = job.started_at.or(Some(now));
+            job.attempts += 1;
+            job.rows = 0;
+            job.bytes = 0;
+            job.progress = 0.0;
+            job.chunks = 0;
+            let row = ExportJobRow::try_from(&job)?;
+            diesel::update(export_jobs::table.find(&id))
+                .set((
+                    export_jobs::status.eq(row.status),
+                    export_jobs::lease_token.eq(row.lease_token),
+                    export_jobs::lease_until.eq(row.lease_until),
+                    export_jobs::started_at.eq(row.started_at),
+                    export_jobs::attempts.eq(row.attempts),
+                    export_jobs::rows.eq(row.rows),
+                    export_jobs::bytes.eq(row.bytes),
+                    export_jobs::progress.eq(row.progress),
+                    export_jobs::chunks.eq(row.chunks),
+                ))
+                .execute(c)?;
+            diesel::delete(export_chunks::table.filter(export_chunks::job_id.eq(&id))).execute(c)?;
+            Ok(Some(job))
+        })
+        .await
+    }
+
+    async fn put_export_chunk(
+        &self,
+        id: ExportJobId,
+        token: Uuid,
+        index: i32,
+        data: Vec<u8>,
+        progress: ExportProgress,
+        lease_until: OffsetDateTime,
+    ) -> Result<()> {
+        let (job, token_text) = (id_text(id.0), id_text(token));
+        self.transaction(move |c| {
+            let held = export_jobs::table
+                .filter(export_jobs::id.eq(&job))
+                .filter(export_jobs::status.eq(JobStatus::Running.as_str()))
+                .filter(export_jobs::lease_token.eq(token_text));
+            let n = diesel::update(held)
+                .set((
+                    export_jobs::rows.eq(progress.rows),
+                    export_jobs::bytes.eq(progress.bytes),
+                    export_jobs::progress.eq(progress.progress),
+                    export_jobs::chunks.eq(greatest(export_jobs::chunks, index.saturating_add(1))),
+                    export_jobs::lease_until.eq(unix_micros(lease_until)),
+                ))
+                .execute(c)?;
+            if n == 0 {
+                return Err(lease_lost(id));
+            }
+            diesel::insert_into(export_chunks::table)
+                .values((export_chunks::job_id.eq(&job), export_chunks::idx.eq(index), export_chunks::data.eq(&data)))
+                .on_conflict((export_chunks::job_id, export_chunks::idx))
+                .do_update()
+                .set(export_chunks::data.eq(excluded(export_chunks::data)))
+                .execute(c)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn finish_export_job(&self, id: ExportJobId, token: Uuid, outcome: &ExportOutcome) -> Result<()> {
+        let (job, token_text, outcome) = (id_text(id.0), id_text(token), outcome.clone());
+        self.transaction(move |c| {
+            let held = export_jobs::table
+                .filter(export_jobs::id.eq(&job))
+                .filter(export_jobs::status.eq(JobStatus::Running.as_str()))
+                .filter(export_jobs::lease_token.eq(token_text));
+            let n = diesel::update(held)
+                .set((
+                    export_jobs::status.eq(outcome.status.as_str()),
+                    export_jobs::error.eq(outcome.error),
+                    export_jobs::rows.eq(outcome.progress.rows),
+                    export_jobs::bytes.eq(outcome.progress.bytes),
+                    export_jobs::progress.eq(outcome.progress.progress),
+                    export_jobs::chunks.eq(outcome.chunks),
+                    export_jobs::finished_at.eq(unix_micros(outcome.finished_at)),
+                    export_jobs::expires_at.eq(unix_micros(outcome.expires_at)),
+                    export_jobs::lease_token.eq(None::<String>),
+                    export_jobs::lease_until.eq(None::<i64>),
+                ))
+                .execute(c)?;
+            if n == 0 { Err(lease_lost(id)) } else { Ok(()) }
+        })
+        .await
+    }
+
+    async fn export_chunk(&self, tenant: TenantId, id: ExportJobId, index: i32) -> Result<Option<Vec<u8>>> {
+        let (tenant, id) = (id_text(tenant.0), id_text(id.0));
+        self.read(move |c| {
+            Ok(export_chunks::table
+                .inner_join(export_jobs::table)
+                .filter(export_chunks::job_id.eq(id))
+                .filter(export_chunks::idx.eq(index))
+                .filter(export_jobs::tenant_id.eq(tenant))
+                .select(export_chunks::data)
+                .first(c)
+                .optional()?)
+        })
+        .await
+    }
+
+    async fn purge_expired_exports(&self, now: OffsetDateTime) -> Result<u64> {
+        let now = unix_micros(now);
+        self.transaction(move |c| {
+            let expired = export_jobs::table.filter(export_jobs::expires_at.lt(now)).select(export_jobs::id);
+            // The schema cascades too; deleting explicitly does not depend on the pragma.
+            diesel::delete(export_chunks::table.filter(export_chunks::job_id.eq_any(expired))).execute(c)?;
+            let n = diesel::delete(export_jobs::table.filter(export_jobs::expires_at.lt(now))).execute(c)?;
+            Ok(u64::try_from(n).unwrap_or_default())
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_bounds_round_up_to_whole_microseconds() {
+        let at = |nanos: i128| OffsetDateTime::from_unix_timestamp_nanos(nanos).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        assert_eq!(ceil_micros(at(5_000)), 5);
+        assert_eq!(ceil_micros(at(5_001)), 6);
+        assert_eq!(ceil_micros(at(5_999)), 6);
+        assert_eq!(ceil_micros(at(-5_000)), -5);
+        assert_eq!(ceil_micros(at(-5_500)), -5);
+        assert_eq!(ceil_micros(at(0)), 0);
+    }
+}
