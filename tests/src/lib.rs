@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 
 pub const ADMIN_KEY: &str = "test-operator-admin-key";
 pub const PASSWORD: &str = "correct horse battery staple";
+/// The `WEBHOOK_SECRET` of every test server.
+pub const WEBHOOK_SECRET: &str = "test-webhook-secret-0123456789abcdef-0123";
 
 pub struct TestApp {
     pub base: String,
@@ -31,6 +33,7 @@ pub fn test_config(dir: &std::path::Path) -> Config {
     Config {
         data_dir: dir.to_path_buf(),
         admin_key: Some(ADMIN_KEY.into()),
+        webhook_secret: Some(WEBHOOK_SECRET.into()),
         argon2_memory_kib: 256,
         argon2_iterations: 1,
         workers: Some(2),
@@ -79,7 +82,6 @@ pub async fn spawn_replicas(
             c.redis_url = Some(redis.clone().into());
             c.redis_prefix = prefix.clone();
             c.jwt_secret = Some("distributed-test-secret-0123456789abcdef".into());
-            c.webhook_secret = Some("distributed-webhook-secret-0123456789abcdef".into());
             c.db_pool_size = 4;
             c.redis_pool_size = 4;
             // Only the first replica migrates, as `agentgov migrate` would before a rollout.
@@ -107,6 +109,7 @@ impl TestApp {
         if path.starts_with('/')
             && !path.starts_with("/api/")
             && !path.starts_with("/docs")
+            && !path.starts_with("/webhooks/")
             && path != "/openapi.json"
             && path != "/metrics"
         {

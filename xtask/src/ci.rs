@@ -11,9 +11,9 @@ const TEST_REDIS_URL: &str = "redis://127.0.0.1:6379";
 
 /// Infrastructure crates the core must never reach, directly or transitively.
 const CORE_BANNED: &[&str] =
-    &["actix-web", "actix-http", "diesel", "diesel-async", "redis", "deadpool-redis", "regorus", "tokio"];
+    &["actix-web", "actix-http", "diesel", "diesel-async", "redis", "deadpool-redis", "regorus", "reqwest", "tokio"];
 /// Storage and policy engines the HTTP layer must reach only through the domain's ports.
-const API_BANNED: &[&str] = &["diesel", "redis", "regorus"];
+const API_BANNED: &[&str] = &["diesel", "redis", "regorus", "reqwest"];
 
 /// Each package and what it must not depend on.
 const RULES: &[(&str, &[&str])] =

@@ -65,8 +65,20 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let path = err.path().to_string();
         let inner = err.into_inner();
         if inner.is_data() {
-            let field = if path == "." { "body".to_owned() } else { path };
-            ApiError::unprocessable(field, strip_position(&inner.to_string()))
+            let message = strip_position(&inner.to_string());
+            // serde names a missing field only in its message, at the path of the object
+            // that lacks it: name the field itself. (An unknown field is in the path.)
+            let named = message
+                .strip_prefix("missing field `")
+                .and_then(|rest| rest.split_once('`'))
+                .map(|(name, _)| name.to_owned());
+            let field = match (named, path.as_str()) {
+                (Some(name), ".") => name,
+                (Some(name), _) => format!("{path}.{name}"),
+                (None, ".") => "body".to_owned(),
+                (None, _) => path,
+            };
+            ApiError::unprocessable(field, message)
         } else {
             ApiError::bad_request(format!("body is not valid JSON: {inner}"))
         }
@@ -99,7 +111,8 @@ fn state(req: &HttpRequest) -> Result<web::Data<AppState>, ApiError> {
         .ok_or_else(|| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error"))
 }
 
-fn header_str(req: &HttpRequest, name: &str) -> Option<String> {
+/// A header's value, trimmed; `None` when absent, empty or not visible ASCII.
+pub fn header_str(req: &HttpRequest, name: &str) -> Option<String> {
     req.headers().get(name).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 

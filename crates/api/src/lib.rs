@@ -43,7 +43,7 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{api_keys, audit, auth, health, tenants, users};
+    use routes::{agents, api_keys, audit, auth, health, tenants, users, webhook};
     cfg.service(
         utoipa_actix_web::scope("/api/v1")
             .service(health::health)
@@ -80,8 +80,17 @@ fn register(cfg: &mut ServiceConfig) {
             .service(audit::start_export)
             .service(audit::export_status)
             .service(audit::download)
-            .service(audit::get),
+            .service(audit::get)
+            .service(agents::register)
+            .service(agents::list)
+            .service(agents::search)
+            .service(agents::details)
+            .service(agents::heartbeat)
+            .service(agents::get)
+            .service(agents::update)
+            .service(agents::remove),
     );
+    cfg.service(webhook::receive);
 }
 
 /// The OpenAPI document, built from the same registrations the server serves.

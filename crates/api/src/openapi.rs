@@ -27,6 +27,8 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "api-keys", description = "API keys for agents and SDKs"),
         (name = "tenants", description = "Tenants (platform operator, X-Admin-Key)"),
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
+        (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
+        (name = "webhook", description = "Signed inbound agent events (outside /api/v1)"),
     )
 )]
 pub struct ApiDoc;

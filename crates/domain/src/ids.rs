@@ -61,3 +61,7 @@ id_type!(
     /// An asynchronous export of the audit log.
     ExportJobId
 );
+id_type!(
+    /// A registered agent of one tenant.
+    AgentId
+);

@@ -76,6 +76,23 @@ pub struct Config {
     pub audit_export_retention_secs: u64,
     /// Run queued asynchronous exports on this replica (any replica may run any tenant's).
     pub audit_export_worker: bool,
+    /// An active agent with no heartbeat (nor registration) for this many seconds is listed
+    /// as `inactive`.
+    pub agent_stale_after_secs: u64,
+    /// An external OpenAI-compatible embeddings service (`{url}/v1/embeddings`) instead of
+    /// the built-in embedder. Needs `embedding_model` and `embedding_dimensions`.
+    pub embedding_url: Option<String>,
+    pub embedding_model: Option<String>,
+    /// Bump when the same model name starts giving different vectors (agents are then
+    /// re-embedded on their next update or heartbeat).
+    pub embedding_model_version: i32,
+    pub embedding_dimensions: Option<usize>,
+    /// Send `dimensions` in requests (for models that can shorten their vectors).
+    pub embedding_send_dimensions: bool,
+    /// Sent as `Authorization: Bearer`.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub embedding_api_key: Option<SecretString>,
+    pub embedding_timeout_secs: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +131,14 @@ impl Default for Config {
             audit_max_batch: 512,
             audit_export_retention_secs: 24 * 3600,
             audit_export_worker: true,
+            agent_stale_after_secs: 600,
+            embedding_url: None,
+            embedding_model: None,
+            embedding_model_version: 1,
+            embedding_dimensions: None,
+            embedding_send_dimensions: false,
+            embedding_api_key: None,
+            embedding_timeout_secs: 10,
         }
     }
 }
@@ -170,6 +195,15 @@ impl Config {
         }
         if self.audit_export_retention_secs < 60 {
             bail!("audit_export_retention_secs must be at least 60");
+        }
+        if self.agent_stale_after_secs == 0 {
+            bail!("agent_stale_after_secs must be at least 1");
+        }
+        if self.embedding_url.is_some() && (self.embedding_model.is_none() || self.embedding_dimensions.is_none()) {
+            bail!("AGENTGOV_EMBEDDING_URL needs AGENTGOV_EMBEDDING_MODEL and AGENTGOV_EMBEDDING_DIMENSIONS");
+        }
+        if self.embedding_timeout_secs == 0 {
+            bail!("embedding_timeout_secs must be at least 1");
         }
         if self.db_pool_size == 0 || self.redis_pool_size == 0 {
             bail!("pool sizes must be at least 1");
@@ -277,6 +311,14 @@ impl fmt::Debug for Config {
             audit_max_batch,
             audit_export_retention_secs,
             audit_export_worker,
+            agent_stale_after_secs,
+            embedding_url,
+            embedding_model,
+            embedding_model_version,
+            embedding_dimensions,
+            embedding_send_dimensions,
+            embedding_api_key,
+            embedding_timeout_secs,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -306,6 +348,14 @@ impl fmt::Debug for Config {
             .field("audit_max_batch", audit_max_batch)
             .field("audit_export_retention_secs", audit_export_retention_secs)
             .field("audit_export_worker", audit_export_worker)
+            .field("agent_stale_after_secs", agent_stale_after_secs)
+            .field("embedding_url", &embedding_url.as_deref().map(redact_url))
+            .field("embedding_model", embedding_model)
+            .field("embedding_model_version", embedding_model_version)
+            .field("embedding_dimensions", embedding_dimensions)
+            .field("embedding_send_dimensions", embedding_send_dimensions)
+            .field("embedding_api_key", &mask(embedding_api_key))
+            .field("embedding_timeout_secs", embedding_timeout_secs)
             .finish()
     }
 }
@@ -349,6 +399,20 @@ mod tests {
         assert!(mysql.validate().is_err());
         let sqlite = with(|c| c.database_url = Some("sqlite:///tmp/x.db".into()));
         assert_eq!(sqlite.database().unwrap(), Database::Sqlite(PathBuf::from("/tmp/x.db")));
+    }
+
+    #[test]
+    fn an_embedding_service_needs_its_model_and_dimensions() {
+        let c = with(|c| c.embedding_url = Some("http://127.0.0.1:9/".into()));
+        assert!(c.validate().unwrap_err().to_string().contains("AGENTGOV_EMBEDDING_MODEL"));
+        let c = with(|c| {
+            c.embedding_url = Some("http://127.0.0.1:9/".into());
+            c.embedding_model = Some("m".into());
+            c.embedding_dimensions = Some(8);
+            c.embedding_api_key = Some("sk-very-secret".into());
+        });
+        c.validate().unwrap();
+        assert!(!format!("{c:?}").contains("sk-very-secret"));
     }
 
     #[test]

@@ -4,12 +4,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentgov_domain::ports::{Cache, EventBus, Store, SystemClock, UuidV7Gen};
+use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, UuidV7Gen};
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 use agentgov_domain::services::audit::AuditLogSettings;
 use agentgov_domain::services::{
-    AuditService, AuditSettings, AuthSettings, Background, Ports, Secrets, ServerInfo, Services, Settings,
+    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, Ports, Secrets, ServerInfo,
+    Services, Settings,
 };
+use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -135,13 +137,43 @@ async fn export_worker(audit: AuditService, mut wakeups: futures::channel::mpsc:
     }
 }
 
+/// The configured external embeddings service, or the built-in embedder.
+fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
+    let (Some(url), Some(model), Some(dimensions)) =
+        (&config.embedding_url, &config.embedding_model, config.embedding_dimensions)
+    else {
+        return Ok(Arc::new(BuiltinEmbedder::new()));
+    };
+    let external = OpenAiEmbedder::new(OpenAiConfig {
+        base_url: url.clone(),
+        model: model.clone(),
+        model_version: config.embedding_model_version,
+        dimensions,
+        send_dimensions: config.embedding_send_dimensions,
+        api_key: config.embedding_api_key.clone(),
+        timeout: Duration::from_secs(config.embedding_timeout_secs),
+        max_batch: agentgov_embed_openai::DEFAULT_MAX_BATCH,
+    })
+    .context("embedding service")?;
+    tracing::info!(endpoint = external.endpoint(), model, "agents are embedded by an external service");
+    Ok(Arc::new(external))
+}
+
 /// Everything the HTTP layer needs; starts the background work on the current runtime.
 pub async fn build_services(config: &Config) -> anyhow::Result<(Services, ServerInfo)> {
     let store = open_store(config, config.migrate_on_start).await?;
     let (cache, bus) = cache_and_bus(config)?;
     let policy = agentgov_policy_rego::RegoEngine::new().context("starting the policy engine")?;
     let clock = Arc::new(SystemClock);
-    let ports = Ports { store, cache, bus, policy: Arc::new(policy), clock: clock.clone(), ids: Arc::new(UuidV7Gen) };
+    let ports = Ports {
+        store,
+        cache,
+        bus,
+        policy: Arc::new(policy),
+        clock: clock.clone(),
+        ids: Arc::new(UuidV7Gen),
+        embedder: embedder(config)?,
+    };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
         tokens: TokenCodec::hs256(&secret_or_generated(
@@ -172,6 +204,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             export_retention: Duration::from_secs(config.audit_export_retention_secs),
             ..AuditSettings::default()
         },
+        agents: AgentSettings { stale_after: Duration::from_secs(config.agent_stale_after_secs) },
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use agentgov_domain::ids::{ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
+use agentgov_domain::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
 use agentgov_domain::model::{
-    Actor, ActorType, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, ExportFormat, ExportJob, JobStatus, JsonText,
-    Permission, Role, Session, Tenant, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, ExportFormat,
+    ExportJob, JobStatus, JsonObject, JsonText, Permission, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -143,5 +143,48 @@ pub fn new_export_job(tenant: TenantId, format: ExportFormat) -> ExportJob {
         chunks: 0,
         attempts: 0,
         lease: None,
+    }
+}
+
+/// An agent of `tenant` with every field set (permissions and metadata nested, non-ASCII).
+pub fn new_agent(tenant: TenantId, name: &str) -> Agent {
+    let t = now();
+    Agent {
+        id: AgentId(Uuid::now_v7()),
+        tenant_id: tenant,
+        name: name.to_owned(),
+        agent_type: "llm".to_owned(),
+        description: Some(format!("{name}: résumé triage ✓")),
+        capabilities: vec!["email:read".to_owned(), "crm:write".to_owned()],
+        permissions: json_object(serde_json::json!({"crm": ["read", "write"], "payments": {"limit": 100.5}})),
+        status: AgentStatus::Active,
+        predicted_type: "support".to_owned(),
+        risk: RiskLevel::Medium,
+        risk_score: 0.42,
+        metadata: json_object(serde_json::json!({"owner": "ops", "nested": {"n": 1, "list": [true, null]}})),
+        last_seen_at: None,
+        created_at: t,
+        updated_at: t,
+    }
+}
+
+/// An embedding of `text` (a deterministic unit vector of 8 dimensions).
+pub fn new_embedding(text: &str) -> AgentEmbedding {
+    let mut vector: Vec<f32> = (0..8u32).map(|i| ((text.len() as u32 + i * 7) % 11) as f32 - 5.0).collect();
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::MIN_POSITIVE);
+    vector.iter_mut().for_each(|x| *x /= norm);
+    AgentEmbedding {
+        model: "test-model".to_owned(),
+        model_version: 3,
+        text: text.to_owned(),
+        vector,
+        refreshed_at: now(),
+    }
+}
+
+pub fn json_object(value: serde_json::Value) -> JsonObject {
+    match value {
+        serde_json::Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use agentgov_domain::ports::Store;
 
+pub mod agents;
 pub mod audit;
 pub mod cache;
 pub mod fixtures;

@@ -61,6 +61,14 @@ macro_rules! store_conformance_tests {
             export_claims_take_the_oldest_job_once,
             export_chunks_need_the_lease_and_expired_leases_are_reclaimed,
             export_purge_deletes_expired_jobs_and_files,
+            agent_round_trips_every_field_with_its_embedding,
+            agents_are_invisible_to_other_tenants,
+            agent_names_are_unique_per_tenant,
+            agent_update_replaces_every_mutable_field,
+            agent_delete_removes_it_with_its_embedding,
+            agent_lists_filter_and_page_newest_first,
+            agent_heartbeats_apply_atomically,
+            agent_index_version_moves_with_the_vectors,
         );
     };
 }
@@ -88,6 +96,7 @@ macro_rules! __store_conformance_tests {
 
 use crate::fixtures::*;
 
+pub use crate::agents::*;
 pub use crate::audit::*;
 
 async fn add_user(store: &Arc<dyn Store>, tenant: TenantId, email: &str, role: Role) -> User {

@@ -80,6 +80,8 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("sessions_pkey") => "session already exists",
         Some("audit_records_pkey") => "an audit record with this id exists",
         Some("export_jobs_pkey") => "an export job with this id exists",
+        Some("agents_tenant_name_key") => "agent name already taken",
+        Some("agents_pkey") | Some("agent_embeddings_pkey") => "agent already exists",
         _ => "record already exists",
     }
 }
@@ -91,6 +93,7 @@ fn missing_parent_message(constraint: Option<&str>) -> &'static str {
         Some(name) if name.ends_with("_user_id_fkey") => "user does not exist",
         Some(name) if name.ends_with("_session_id_fkey") => "session does not exist",
         Some(name) if name.ends_with("_job_id_fkey") => "export job does not exist",
+        Some(name) if name.ends_with("_agent_id_fkey") => "agent does not exist",
         _ => "a referenced record does not exist",
     }
 }
@@ -104,6 +107,8 @@ mod tests {
         assert_eq!(conflict_message(Some("users_email_key")), "email already registered");
         assert_eq!(conflict_message(Some("tenants_name_key")), "tenant name already taken");
         assert_eq!(conflict_message(None), "record already exists");
+        assert_eq!(conflict_message(Some("agents_tenant_name_key")), "agent name already taken");
+        assert_eq!(missing_parent_message(Some("agents_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(Some("audit_heads_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(None), "a referenced record does not exist");
     }

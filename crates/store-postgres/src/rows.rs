@@ -1,9 +1,11 @@
 //! Row structs, one per table, and their conversions to and from the domain's records.
 //! Reading never panics: a value the domain cannot represent becomes `Internal`.
 
+use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, ApiKey, ApiKeyKind, AuditHash, AuditRecord, ChainHead, ExportFormat, ExportJob, JobStatus,
-    JsonText, Lease, Permission, Role, Session, Tenant, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditHash, AuditRecord,
+    ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, RiskLevel, Role, Session,
+    Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -11,7 +13,9 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::schema::{api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users};
+use crate::schema::{
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users,
+};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = tenants, check_for_backend(diesel::pg::Pg))]
@@ -355,6 +359,156 @@ impl TryFrom<ExportJobRow> for ExportJob {
     }
 }
 
+/// Also read by name, from the heartbeat's statement (see `repo/agents.rs`).
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, Insertable)]
+#[diesel(table_name = agents, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AgentRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub name: String,
+    pub agent_type: String,
+    pub description: Option<String>,
+    pub capabilities: Vec<String>,
+    /// A JSON object's text, kept verbatim.
+    pub permissions: String,
+    pub status: String,
+    pub predicted_type: String,
+    pub risk: String,
+    pub risk_score: f64,
+    /// A JSON object's text, kept verbatim.
+    pub metadata: String,
+    pub last_seen_at: Option<OffsetDateTime>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+impl TryFrom<&Agent> for AgentRow {
+    type Error = DomainError;
+
+    fn try_from(a: &Agent) -> Result<Self> {
+        Ok(Self {
+            id: a.id.as_uuid(),
+            tenant_id: a.tenant_id.as_uuid(),
+            name: a.name.clone(),
+            agent_type: a.agent_type.clone(),
+            description: a.description.clone(),
+            capabilities: a.capabilities.clone(),
+            permissions: json_text(&a.permissions, "permissions", a.id)?,
+            status: a.status.as_str().to_owned(),
+            predicted_type: a.predicted_type.clone(),
+            risk: a.risk.as_str().to_owned(),
+            risk_score: a.risk_score,
+            metadata: json_text(&a.metadata, "metadata", a.id)?,
+            last_seen_at: a.last_seen_at,
+            created_at: a.created_at,
+            updated_at: a.updated_at,
+        })
+    }
+}
+
+impl TryFrom<AgentRow> for Agent {
+    type Error = DomainError;
+
+    fn try_from(r: AgentRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("agents", r.id, problem);
+        let status = AgentStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
+        let risk = RiskLevel::parse(&r.risk).ok_or_else(|| bad(format!("unknown risk `{}`", r.risk)))?;
+        let permissions =
+            serde_json::from_str::<JsonObject>(&r.permissions).map_err(|e| bad(format!("permissions: {e}")))?;
+        let metadata = serde_json::from_str::<JsonObject>(&r.metadata).map_err(|e| bad(format!("metadata: {e}")))?;
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            name: r.name,
+            agent_type: r.agent_type,
+            description: r.description,
+            capabilities: r.capabilities,
+            permissions,
+            status,
+            predicted_type: r.predicted_type,
+            risk,
+            risk_score: r.risk_score,
+            metadata,
+            last_seen_at: r.last_seen_at,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+/// The text of an agent's JSON object column.
+pub(crate) fn json_text(object: &JsonObject, field: &str, agent: AgentId) -> Result<String> {
+    serde_json::to_string(object)
+        .map_err(|e| DomainError::Internal(format!("encoding the {field} of agent {agent}: {e}")))
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = agent_embeddings, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AgentEmbeddingRow {
+    pub agent_id: Uuid,
+    pub tenant_id: Uuid,
+    pub model: String,
+    pub model_version: i32,
+    pub text: String,
+    /// Little-endian f32, 4 bytes per dimension.
+    pub vector: Vec<u8>,
+    pub refreshed_at: OffsetDateTime,
+}
+
+impl AgentEmbeddingRow {
+    pub(crate) fn of(tenant: TenantId, agent: AgentId, e: &AgentEmbedding) -> Self {
+        Self {
+            agent_id: agent.as_uuid(),
+            tenant_id: tenant.as_uuid(),
+            model: e.model.clone(),
+            model_version: e.model_version,
+            text: e.text.clone(),
+            vector: vector_bytes(&e.vector),
+            refreshed_at: e.refreshed_at,
+        }
+    }
+}
+
+impl TryFrom<AgentEmbeddingRow> for AgentEmbedding {
+    type Error = DomainError;
+
+    fn try_from(r: AgentEmbeddingRow) -> Result<Self> {
+        let vector = vector_of(&r.vector).map_err(|e| corrupt("agent_embeddings", r.agent_id, e))?;
+        Ok(Self { model: r.model, model_version: r.model_version, text: r.text, vector, refreshed_at: r.refreshed_at })
+    }
+}
+
+/// What the search index loads: the embedding without its text.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = agent_embeddings, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AgentVectorRow {
+    pub agent_id: Uuid,
+    pub model: String,
+    pub model_version: i32,
+    pub vector: Vec<u8>,
+}
+
+impl TryFrom<AgentVectorRow> for AgentVector {
+    type Error = DomainError;
+
+    fn try_from(r: AgentVectorRow) -> Result<Self> {
+        let vector = vector_of(&r.vector).map_err(|e| corrupt("agent_embeddings", r.agent_id, e))?;
+        Ok(Self { id: r.agent_id.into(), model: r.model, model_version: r.model_version, vector })
+    }
+}
+
+pub(crate) fn vector_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn vector_of(bytes: &[u8]) -> std::result::Result<Vec<f32>, String> {
+    let (dims, rest) = bytes.as_chunks::<4>();
+    if !rest.is_empty() {
+        return Err(format!("vector of {} bytes, not a whole number of f32", bytes.len()));
+    }
+    Ok(dims.iter().map(|d| f32::from_le_bytes(*d)).collect())
+}
+
 fn parse_permissions(value: &Value) -> std::result::Result<Vec<Permission>, String> {
     let items = value.as_array().ok_or("permissions is not a JSON array")?;
     items
@@ -384,6 +538,43 @@ mod tests {
         assert!(parse_permissions(&serde_json::json!({"a": 1})).is_err());
         assert!(parse_permissions(&serde_json::json!([1])).is_err());
         assert!(parse_permissions(&serde_json::json!(["root:all"])).is_err());
+    }
+
+    #[test]
+    fn vectors_round_trip_through_bytes() {
+        let vector = vec![0.5, -1.25, f32::MIN_POSITIVE, 0.0];
+        let bytes = vector_bytes(&vector);
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(&bytes[..4], &0.5f32.to_le_bytes());
+        assert_eq!(vector_of(&bytes).unwrap(), vector);
+        assert!(vector_of(&[]).unwrap().is_empty());
+        assert!(vector_of(&[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn bad_stored_agent_json_becomes_internal() {
+        let row = AgentRow {
+            id: Uuid::now_v7(),
+            tenant_id: Uuid::now_v7(),
+            name: "bot".into(),
+            agent_type: "llm".into(),
+            description: None,
+            capabilities: vec![],
+            permissions: "{}".into(),
+            status: "active".into(),
+            predicted_type: "llm".into(),
+            risk: "low".into(),
+            risk_score: 0.1,
+            metadata: "[1]".into(),
+            last_seen_at: None,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            updated_at: OffsetDateTime::UNIX_EPOCH,
+        };
+        assert!(matches!(Agent::try_from(row.clone()), Err(DomainError::Internal(_))), "not an object");
+        let row = AgentRow { metadata: "{".into(), ..row };
+        assert!(matches!(Agent::try_from(row.clone()), Err(DomainError::Internal(_))), "not JSON");
+        let row = AgentRow { metadata: "{}".into(), risk: "extreme".into(), ..row };
+        assert!(matches!(Agent::try_from(row), Err(DomainError::Internal(_))), "unknown risk");
     }
 
     #[test]

@@ -113,6 +113,45 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    agents (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        name -> Text,
+        agent_type -> Text,
+        description -> Nullable<Text>,
+        capabilities -> Array<Text>,
+        permissions -> Text,
+        status -> Text,
+        predicted_type -> Text,
+        risk -> Text,
+        risk_score -> Float8,
+        metadata -> Text,
+        last_seen_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    agent_embeddings (agent_id) {
+        agent_id -> Uuid,
+        tenant_id -> Uuid,
+        model -> Text,
+        model_version -> Int4,
+        text -> Text,
+        vector -> Bytea,
+        refreshed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    agent_index_versions (tenant_id) {
+        tenant_id -> Uuid,
+        version -> Int8,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -125,6 +164,10 @@ diesel::joinable!(audit_heads -> tenants (tenant_id));
 diesel::joinable!(export_jobs -> tenants (tenant_id));
 diesel::joinable!(export_chunks -> export_jobs (job_id));
 
+diesel::joinable!(agents -> tenants (tenant_id));
+diesel::joinable!(agent_embeddings -> agents (agent_id));
+diesel::joinable!(agent_index_versions -> tenants (tenant_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
@@ -134,4 +177,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_heads,
     export_jobs,
     export_chunks,
+    agents,
+    agent_embeddings,
+    agent_index_versions,
 );

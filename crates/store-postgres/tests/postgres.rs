@@ -10,10 +10,12 @@ use std::time::Duration;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::SessionId;
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Role, Session, User, UserStatus};
+use agentgov_domain::model::{AgentFilter, ApiKey, ApiKeyKind, Heartbeat, Role, Session, User, UserStatus};
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::{ApiKeyRepo, AuditRepo, SessionRepo, Store, TenantRepo, UserRepo};
-use agentgov_store_conformance::fixtures::{new_key, new_tenant, new_user, now, seed_pair};
+use agentgov_domain::ports::{AgentRepo, ApiKeyRepo, AuditRepo, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_store_conformance::fixtures::{
+    json_object, new_agent, new_embedding, new_key, new_tenant, new_user, now, seed_pair,
+};
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
 use diesel::{QueryableByName, sql_query};
@@ -70,9 +72,19 @@ async fn migrations_go_up_down_and_up_again() {
     seed_pair(&store, "first").await;
 
     store.revert_all_migrations().await.unwrap();
-    for table in
-        ["tenants", "users", "sessions", "api_keys", "audit_records", "audit_heads", "export_jobs", "export_chunks"]
-    {
+    for table in [
+        "tenants",
+        "users",
+        "sessions",
+        "api_keys",
+        "audit_records",
+        "audit_heads",
+        "export_jobs",
+        "export_chunks",
+        "agents",
+        "agent_embeddings",
+        "agent_index_versions",
+    ] {
         assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
     }
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
@@ -170,6 +182,93 @@ async fn corrupt_rows_are_internal_errors() {
     sql_query("UPDATE api_keys SET permissions = '[\"root:everything\"]'").execute(&mut conn).await.unwrap();
     let err = store.list_api_keys(t.id, Some(admin.id), &PageRequest::default()).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn corrupt_agent_rows_are_internal_errors() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, _) = seed_pair(&store, "alpha").await;
+    let agent = new_agent(t.id, "bot");
+    store.insert_agent(&agent, &new_embedding("bot")).await.unwrap();
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+
+    sql_query("UPDATE agents SET metadata = '[1, 2]'").execute(&mut conn).await.unwrap();
+    let err = store.get_agent(t.id, agent.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+    let err = store.list_agents(t.id, &AgentFilter::default(), &PageRequest::default()).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+    sql_query("UPDATE agents SET metadata = '{}', permissions = '{\"a\":'").execute(&mut conn).await.unwrap();
+    let beat = Heartbeat { at: now(), status: None, metadata: None, embedding: None };
+    let err = store.heartbeat_agent(t.id, agent.id, &beat).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+
+    // Seven bytes are no whole number of f32.
+    sql_query("UPDATE agent_embeddings SET vector = '\\x00010203040506'").execute(&mut conn).await.unwrap();
+    let err = store.get_agent_embedding(t.id, agent.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+    let err = store.agent_vectors(t.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+}
+
+/// JSON objects are stored as the text serde_json writes, not normalised as JSONB would
+/// (which reorders keys and spells 1e300 out in 301 digits), and read back unchanged.
+#[tokio::test]
+async fn agent_json_is_kept_verbatim() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, _) = seed_pair(&store, "alpha").await;
+    let mut agent = new_agent(t.id, "bot");
+    agent.metadata = json_object(serde_json::json!({"z": 1.0, "a": [1e300, -0.0, "é"], "m": {"k": null}}));
+    store.insert_agent(&agent, &new_embedding("bot")).await.unwrap();
+    assert_eq!(store.get_agent(t.id, agent.id).await.unwrap(), Some(agent.clone()));
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    let row: Regclass = sql_query("SELECT metadata AS name FROM agents").get_result(&mut conn).await.unwrap();
+    assert_eq!(row.name, Some(serde_json::to_string(&agent.metadata).unwrap()));
+}
+
+/// Heartbeats that replace vectors, updates and deletes of one tenant's agents, all at
+/// once: none deadlocks, and every change of a vector moves the index version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_agent_writes_each_move_the_index_version() {
+    let Some((store, _guard)) = common::migrated_store(8).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    let (t, _) = seed_pair(store.as_ref(), "alpha").await;
+    let mut agents = Vec::new();
+    for i in 0..4 {
+        let agent = new_agent(t.id, &format!("bot-{i}"));
+        store.insert_agent(&agent, &new_embedding(&agent.name)).await.unwrap();
+        agents.push(agent);
+    }
+    let before = store.agent_index_version(t.id).await.unwrap();
+    let mut tasks = Vec::new();
+    for round in 0..10 {
+        for agent in &agents {
+            let (store, agent) = (store.clone(), agent.clone());
+            tasks.push(tokio::spawn(async move {
+                if round % 2 == 0 {
+                    let beat = Heartbeat {
+                        at: now(),
+                        status: None,
+                        metadata: Some(json_object(serde_json::json!({"round": round}))),
+                        embedding: Some(new_embedding(&format!("{} {round}", agent.name))),
+                    };
+                    assert!(store.heartbeat_agent(t.id, agent.id, &beat).await.unwrap().is_some());
+                } else {
+                    store.update_agent(&agent, &new_embedding(&format!("round {round}"))).await.unwrap();
+                }
+            }));
+        }
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(store.agent_index_version(t.id).await.unwrap(), before + 40);
+    store.delete_agent(t.id, agents[0].id).await.unwrap();
+    assert_eq!(store.agent_index_version(t.id).await.unwrap(), before + 41);
+    assert_eq!(store.agent_vectors(t.id).await.unwrap().len(), 3);
 }
 
 /// Two admins demote each other at the same time: the tenant-row lock serialises the

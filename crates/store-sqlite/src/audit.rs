@@ -51,7 +51,7 @@ fn lease_lost(id: ExportJobId) -> TxError {
 /// The first whole microsecond at or after `t`. Stored timestamps are whole microseconds,
 /// so `ts >= t` is `ts >= ceil(t)` and `ts < t` is `ts < ceil(t)`, also when a filter's
 /// bound carries nanoseconds (as `AuditFilter::matches` compares them).
-fn ceil_micros(t: OffsetDateTime) -> i64 {
+pub(crate) fn ceil_micros(t: OffsetDateTime) -> i64 {
     let nanos = t.unix_timestamp_nanos();
     let micros = nanos.div_euclid(1_000) + i128::from(nanos.rem_euclid(1_000) != 0);
     i64::try_from(micros).unwrap_or(if micros < 0 { i64::MIN } else { i64::MAX })

@@ -56,7 +56,8 @@ pub(crate) fn from_diesel(e: DieselError) -> DomainError {
     }
 }
 
-/// SQLite reports `UNIQUE constraint failed: table.column`.
+/// SQLite reports `UNIQUE constraint failed: table.column` (`table.a, table.b` for a
+/// constraint on several columns).
 fn unique_violation_message(message: &str) -> &'static str {
     let column = message.rsplit(": ").next().unwrap_or_default();
     match column {
@@ -69,6 +70,8 @@ fn unique_violation_message(message: &str) -> &'static str {
         "sessions.id" => "session id already exists",
         "audit_records.id" => "an audit record with this id exists",
         "export_jobs.id" => "an export job with this id exists",
+        "agents.tenant_id, agents.name" => "agent name already taken",
+        "agents.id" => "agent id already exists",
         _ => "record already exists",
     }
 }
@@ -98,6 +101,10 @@ mod tests {
         assert_eq!(
             unique_violation_message("UNIQUE constraint failed: audit_records.id"),
             "an audit record with this id exists"
+        );
+        assert_eq!(
+            unique_violation_message("UNIQUE constraint failed: agents.tenant_id, agents.name"),
+            "agent name already taken"
         );
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }

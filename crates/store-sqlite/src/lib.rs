@@ -5,6 +5,7 @@
 //! migrations of `migrations/sqlite`. `synchronous = FULL` makes every commit durable when
 //! it returns (the WAL is synced on each commit), which the audit log requires.
 
+mod agents;
 mod audit;
 mod conn;
 mod error;

@@ -1,17 +1,21 @@
 //! Row structs and their conversions to and from the domain records. Reading never panics:
 //! a value the domain cannot represent is an `Internal` error naming the column.
 
+use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
-    Actor, ActorType, ApiKey, ApiKeyKind, AuditFilter, AuditHash, AuditRecord, ChainHead, ExportFormat, ExportJob,
-    JobStatus, JsonText, Lease, Permission, Role, Session, Tenant, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditFilter, AuditHash,
+    AuditRecord, ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, RiskLevel,
+    Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::schema::{api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users};
+use crate::schema::{
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users,
+};
 
 fn bad(column: &str, value: &str) -> DomainError {
     DomainError::Internal(format!("unreadable stored value in {column}: {value:?}"))
@@ -392,6 +396,162 @@ impl TryFrom<ExportJobRow> for ExportJob {
             chunks: r.chunks,
             attempts: r.attempts,
             lease,
+        })
+    }
+}
+
+/// The stored text of a JSON object column.
+pub(crate) fn object_text(object: &JsonObject) -> Result<String> {
+    serde_json::to_string(object).map_err(DomainError::internal)
+}
+
+/// Reads a JSON object column; anything else is an `Internal` error.
+fn object_of(column: &str, text: &str) -> Result<JsonObject> {
+    serde_json::from_str(text).map_err(|_| bad(column, text))
+}
+
+/// A registered agent; timestamps are unix microseconds, so the staleness filter compares
+/// them in SQL, and the JSON columns hold `serde_json` text.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = agents, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct AgentRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub name: String,
+    pub agent_type: String,
+    pub description: Option<String>,
+    pub capabilities: String,
+    pub permissions: String,
+    pub status: String,
+    pub predicted_type: String,
+    pub risk: String,
+    pub risk_score: f64,
+    pub metadata: String,
+    pub last_seen_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl TryFrom<&Agent> for AgentRow {
+    type Error = DomainError;
+    fn try_from(a: &Agent) -> Result<Self> {
+        Ok(Self {
+            id: id_text(a.id.0),
+            tenant_id: id_text(a.tenant_id.0),
+            name: a.name.clone(),
+            agent_type: a.agent_type.clone(),
+            description: a.description.clone(),
+            capabilities: serde_json::to_string(&a.capabilities).map_err(DomainError::internal)?,
+            permissions: object_text(&a.permissions)?,
+            status: a.status.as_str().to_owned(),
+            predicted_type: a.predicted_type.clone(),
+            risk: a.risk.as_str().to_owned(),
+            risk_score: a.risk_score,
+            metadata: object_text(&a.metadata)?,
+            last_seen_at: a.last_seen_at.map(unix_micros),
+            created_at: unix_micros(a.created_at),
+            updated_at: unix_micros(a.updated_at),
+        })
+    }
+}
+
+impl TryFrom<AgentRow> for Agent {
+    type Error = DomainError;
+    fn try_from(r: AgentRow) -> Result<Self> {
+        Ok(Agent {
+            id: parse_id("agents.id", &r.id)?,
+            tenant_id: parse_id("agents.tenant_id", &r.tenant_id)?,
+            capabilities: serde_json::from_str(&r.capabilities)
+                .map_err(|_| bad("agents.capabilities", &r.capabilities))?,
+            permissions: object_of("agents.permissions", &r.permissions)?,
+            status: AgentStatus::parse(&r.status).ok_or_else(|| bad("agents.status", &r.status))?,
+            risk: RiskLevel::parse(&r.risk).ok_or_else(|| bad("agents.risk", &r.risk))?,
+            metadata: object_of("agents.metadata", &r.metadata)?,
+            last_seen_at: r.last_seen_at.map(|t| instant("agents.last_seen_at", t)).transpose()?,
+            created_at: instant("agents.created_at", r.created_at)?,
+            updated_at: instant("agents.updated_at", r.updated_at)?,
+            name: r.name,
+            agent_type: r.agent_type,
+            description: r.description,
+            predicted_type: r.predicted_type,
+            risk_score: r.risk_score,
+        })
+    }
+}
+
+/// An agent's vector as stored: each `f32` little-endian, 4 bytes per dimension.
+pub(crate) fn vector_bytes(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn vector_of(column: &str, bytes: &[u8]) -> Result<Vec<f32>> {
+    let chunks = bytes.chunks_exact(4);
+    if !chunks.remainder().is_empty() {
+        return Err(bad(column, &format!("{} bytes, not a whole number of f32", bytes.len())));
+    }
+    Ok(chunks.map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// An agent's embedding. `tenant_id` is the agent's, copied so that a tenant's vectors are
+/// read without a join.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = agent_embeddings, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct EmbeddingRow {
+    pub agent_id: String,
+    pub tenant_id: String,
+    pub model: String,
+    pub model_version: i32,
+    pub text: String,
+    pub vector: Vec<u8>,
+    pub refreshed_at: i64,
+}
+
+impl EmbeddingRow {
+    pub(crate) fn new(tenant: TenantId, agent: AgentId, e: &AgentEmbedding) -> Self {
+        Self {
+            agent_id: id_text(agent.0),
+            tenant_id: id_text(tenant.0),
+            model: e.model.clone(),
+            model_version: e.model_version,
+            text: e.text.clone(),
+            vector: vector_bytes(&e.vector),
+            refreshed_at: unix_micros(e.refreshed_at),
+        }
+    }
+}
+
+impl TryFrom<EmbeddingRow> for AgentEmbedding {
+    type Error = DomainError;
+    fn try_from(r: EmbeddingRow) -> Result<Self> {
+        Ok(AgentEmbedding {
+            vector: vector_of("agent_embeddings.vector", &r.vector)?,
+            refreshed_at: instant("agent_embeddings.refreshed_at", r.refreshed_at)?,
+            model: r.model,
+            model_version: r.model_version,
+            text: r.text,
+        })
+    }
+}
+
+/// The part of an embedding the search index loads.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = agent_embeddings, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct VectorRow {
+    pub agent_id: String,
+    pub model: String,
+    pub model_version: i32,
+    pub vector: Vec<u8>,
+}
+
+impl TryFrom<VectorRow> for AgentVector {
+    type Error = DomainError;
+    fn try_from(r: VectorRow) -> Result<Self> {
+        Ok(AgentVector {
+            id: parse_id("agent_embeddings.agent_id", &r.agent_id)?,
+            vector: vector_of("agent_embeddings.vector", &r.vector)?,
+            model: r.model,
+            model_version: r.model_version,
         })
     }
 }

@@ -1,7 +1,8 @@
 //! The tables of `migrations/sqlite`, column for column. Ids are UUID text, timestamps
 //! RFC 3339 text (`TimestamptzSqlite`), `permissions` a JSON array of permission strings.
 //! The audit and export tables keep timestamps as unix microseconds (`BigInt`), so SQL
-//! compares them exactly, and hashes as 32-byte blobs.
+//! compares them exactly, and hashes as 32-byte blobs. So do the agent tables, whose JSON
+//! columns are text and whose vectors are little-endian `f32` blobs.
 
 diesel::table! {
     tenants (id) {
@@ -116,12 +117,52 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    agents (id) {
+        id -> Text,
+        tenant_id -> Text,
+        name -> Text,
+        agent_type -> Text,
+        description -> Nullable<Text>,
+        capabilities -> Text,
+        permissions -> Text,
+        status -> Text,
+        predicted_type -> Text,
+        risk -> Text,
+        risk_score -> Double,
+        metadata -> Text,
+        last_seen_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    agent_embeddings (agent_id) {
+        agent_id -> Text,
+        tenant_id -> Text,
+        model -> Text,
+        model_version -> Integer,
+        text -> Text,
+        vector -> Binary,
+        refreshed_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    agent_index_versions (tenant_id) {
+        tenant_id -> Text,
+        version -> BigInt,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(api_keys -> sessions (session_id));
 
 diesel::joinable!(export_chunks -> export_jobs (job_id));
+diesel::joinable!(agent_embeddings -> agents (agent_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
@@ -131,5 +172,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_records,
     audit_heads,
     export_jobs,
-    export_chunks
+    export_chunks,
+    agents,
+    agent_embeddings,
+    agent_index_versions
 );

@@ -6,10 +6,14 @@ use std::sync::Arc;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::{ExportFormat, Role, Tenant, User};
+use agentgov_domain::model::{AgentFilter, ExportFormat, Heartbeat, Role, Tenant, User};
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::{ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, Store, TenantRepo as _, UserRepo as _};
-use agentgov_store_conformance::fixtures::{new_entry, new_export_job, new_key, new_user, now, seed_pair};
+use agentgov_domain::ports::{
+    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, Store, TenantRepo as _, UserRepo as _,
+};
+use agentgov_store_conformance::fixtures::{
+    new_agent, new_embedding, new_entry, new_export_job, new_key, new_user, now, precise, seed_pair,
+};
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
 
@@ -34,12 +38,21 @@ async fn migrations_go_up_down_and_up_again() {
     let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
     let (before, _) = seed_pair(&store, "before").await;
     store.append_audit(vec![new_entry(before.id, "agent.action", now())]).await.unwrap();
+    let agent = new_agent(before.id, "before-bot");
+    store.insert_agent(&agent, &new_embedding("before-bot")).await.unwrap();
 
     store.revert_all_migrations().await.unwrap();
     let err = store.list_tenants(&PageRequest::default()).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no tables after down: {err:?}");
     let err = store.audit_head(before.id).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no audit tables after down: {err:?}");
+    for err in [
+        store.get_agent(before.id, agent.id).await.unwrap_err(),
+        store.get_agent_embedding(before.id, agent.id).await.unwrap_err(),
+        store.agent_index_version(before.id).await.unwrap_err(),
+    ] {
+        assert!(matches!(err, DomainError::Internal(_)), "no agent tables after down: {err:?}");
+    }
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
@@ -52,6 +65,12 @@ async fn migrations_go_up_down_and_up_again() {
     let job = new_export_job(tenant.id, ExportFormat::Jsonl);
     store.insert_export_job(&job).await.unwrap();
     assert_eq!(store.get_export_job(tenant.id, job.id).await.unwrap(), Some(job));
+    // And the agent tables.
+    let (agent, embedding) = (new_agent(tenant.id, "after-bot"), new_embedding("after-bot"));
+    store.insert_agent(&agent, &embedding).await.unwrap();
+    assert_eq!(store.get_agent(tenant.id, agent.id).await.unwrap(), Some(agent.clone()));
+    assert_eq!(store.get_agent_embedding(tenant.id, agent.id).await.unwrap(), Some(embedding));
+    assert_eq!(store.agent_index_version(tenant.id).await.unwrap(), 1);
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
 }
@@ -155,6 +174,81 @@ async fn unreadable_stored_data_is_an_internal_error_not_a_panic() {
 }
 
 #[tokio::test]
+async fn unreadable_agents_are_an_internal_error_not_a_panic() {
+    use diesel::{Connection, RunQueryDsl, SqliteConnection, sql_query};
+
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = dir.path().join("agentgov.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let (tenant, _) = seed_pair(&store, "broken-agents").await;
+    let agent = new_agent(tenant.id, "garbled");
+    store.insert_agent(&agent, &new_embedding("garbled")).await.unwrap();
+    let mut raw = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+    fn internal<T>(r: Result<T, DomainError>) -> bool {
+        matches!(r, Err(DomainError::Internal(_)))
+    }
+
+    // Metadata that is JSON but not an object, capabilities that are not JSON at all.
+    sql_query("UPDATE agents SET metadata = '[1, 2]'").execute(&mut raw).unwrap();
+    assert!(internal(store.get_agent(tenant.id, agent.id).await));
+    sql_query("UPDATE agents SET metadata = '{}', capabilities = 'not json'").execute(&mut raw).unwrap();
+    assert!(internal(store.get_agents(tenant.id, &[agent.id]).await));
+    let by_capability = AgentFilter { capability: Some("crm:write".into()), ..Default::default() };
+    assert!(internal(store.list_agents(tenant.id, &by_capability, &PageRequest::default()).await));
+    let beat = Heartbeat { at: now(), status: None, metadata: None, embedding: None };
+    assert!(internal(store.heartbeat_agent(tenant.id, agent.id, &beat).await));
+
+    // A vector blob that is not a whole number of f32s.
+    sql_query("UPDATE agent_embeddings SET vector = x'0000803f00'").execute(&mut raw).unwrap();
+    assert!(internal(store.get_agent_embedding(tenant.id, agent.id).await));
+    assert!(internal(store.agent_vectors(tenant.id).await));
+}
+
+#[tokio::test]
+async fn agents_are_stored_in_the_documented_format() {
+    use diesel::sql_types::{BigInt, Binary, Text};
+    use diesel::{Connection, RunQueryDsl, SqliteConnection, sql_query};
+
+    #[derive(diesel::QueryableByName)]
+    struct Stored {
+        #[diesel(sql_type = Text)]
+        capabilities: String,
+        #[diesel(sql_type = Text)]
+        permissions: String,
+        #[diesel(sql_type = BigInt)]
+        created_at: i64,
+        #[diesel(sql_type = Binary)]
+        vector: Vec<u8>,
+        #[diesel(sql_type = BigInt)]
+        version: i64,
+    }
+
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = dir.path().join("agentgov.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let (tenant, _) = seed_pair(&store, "format").await;
+    let mut agent = new_agent(tenant.id, "formatted");
+    agent.created_at = precise(1, 1);
+    let embedding = new_embedding("formatted");
+    store.insert_agent(&agent, &embedding).await.unwrap();
+
+    let mut raw = SqliteConnection::establish(path.to_str().unwrap()).unwrap();
+    let stored: Stored = sql_query(
+        "SELECT a.capabilities, a.permissions, a.created_at, e.vector, v.version \
+         FROM agents a JOIN agent_embeddings e ON e.agent_id = a.id \
+         JOIN agent_index_versions v ON v.tenant_id = a.tenant_id",
+    )
+    .get_result(&mut raw)
+    .unwrap();
+    assert_eq!(serde_json::from_str::<Vec<String>>(&stored.capabilities).unwrap(), agent.capabilities);
+    assert_eq!(stored.permissions, serde_json::to_string(&agent.permissions).unwrap());
+    assert_eq!(stored.created_at, (1_790_000_001 * 1_000_000) + 1, "unix microseconds");
+    let le: Vec<u8> = embedding.vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert_eq!(stored.vector, le, "little-endian f32, 4 bytes per dimension");
+    assert_eq!(stored.version, 1);
+}
+
+#[tokio::test]
 async fn conflicts_name_what_is_taken() {
     let dir = tempfile::TempDir::new().unwrap();
     let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
@@ -166,4 +260,8 @@ async fn conflicts_name_what_is_taken() {
     let other = new_user(again.id, "other@named.example", Role::Admin);
     let err = store.create_tenant(&again, &other, &new_key(&other, "agk_other")).await.unwrap_err();
     assert!(matches!(&err, DomainError::Conflict(m) if m == "tenant name already taken"), "{err:?}");
+
+    store.insert_agent(&new_agent(tenant.id, "bot"), &new_embedding("bot")).await.unwrap();
+    let err = store.insert_agent(&new_agent(tenant.id, "bot"), &new_embedding("bot")).await.unwrap_err();
+    assert!(matches!(&err, DomainError::Conflict(m) if m == "agent name already taken"), "{err:?}");
 }

@@ -48,3 +48,59 @@ async fn login_failures_are_rate_limited_through_redis() {
     assert_eq!(res.status(), 429);
     assert!(res.headers().contains_key("retry-after"));
 }
+
+/// Agents written on one replica are found by search on another at once (the index
+/// version in Postgres tells the other replica's in-process index to reload), and the
+/// webhook stores a repeated delivery once across replicas.
+#[tokio::test]
+async fn agents_and_the_webhook_work_across_replicas() {
+    let Some((apps, _guard)) = spawn_replicas(2, |_, _| {}).await else { return };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let key = &t.api_key;
+    let register = |name: &str, description: &str| {
+        a.post("/agents/register")
+            .header("X-API-Key", key)
+            .json(&json!({"name": name, "type": "llm", "description": description}))
+    };
+    let wiki = expect(register("Wiki Helper", "Answers questions from the engineering wiki"), 201).await;
+    // Replica B builds its index now, before the next write.
+    let found = expect(b.get("/agents/search?q=wiki").header("X-API-Key", key), 200).await;
+    assert_eq!(found["items"][0]["name"], "Wiki Helper");
+    let payer = expect(register("Payout Runner", "Sends money to sellers by wire transfer"), 201).await;
+    let found = expect(b.get("/agents/search?q=move%20money&limit=1").header("X-API-Key", key), 200).await;
+    assert_eq!(found["items"][0]["id"], payer["id"], "{found}");
+    expect(a.delete(&format!("/agents/{}", payer["id"].as_str().unwrap())).header("X-API-Key", key), 204).await;
+    let found = expect(b.get("/agents/search?q=move%20money").header("X-API-Key", key), 200).await;
+    assert_eq!(
+        found["items"].as_array().unwrap().iter().map(|h| h["id"].clone()).collect::<Vec<_>>(),
+        vec![wiki["id"].clone()]
+    );
+    expect_problem(
+        b.post("/agents/register").header("X-API-Key", key).json(&json!({"name": "Wiki Helper", "type": "x"})),
+        409,
+    )
+    .await;
+
+    // One delivery sent to both replicas is stored once.
+    let body =
+        serde_json::to_vec(&json!({"event": "agent.action", "payload": {"agent_id": wiki["id"], "action": "answer"}}))
+            .unwrap();
+    let signature = {
+        use hmac::{Hmac, Mac};
+        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(WEBHOOK_SECRET.as_bytes()).unwrap();
+        mac.update(&body);
+        format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+    };
+    for app in [a, b, a] {
+        let req = app
+            .post("/webhooks/agent")
+            .header("X-API-Key", key)
+            .header("X-Webhook-Signature", &signature)
+            .header("X-Webhook-Id", "once")
+            .body(body.clone());
+        expect(req, 200).await;
+    }
+    let page = expect(b.get("/audit?event_type=agent.action").header("X-API-Key", key), 200).await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+}

@@ -1,6 +1,7 @@
 //! Black-box HTTP tests: one binary, a module per area of the spec.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents;
 mod api_keys;
 mod audit;
 mod auth;
@@ -11,3 +12,4 @@ mod health;
 mod isolation;
 mod tenants;
 mod users;
+mod webhook;

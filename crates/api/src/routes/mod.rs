@@ -1,9 +1,11 @@
 //! Handlers, one module per area of the spec. Each parses, authenticates through an
 //! extractor, calls one domain service and renders.
 
+pub mod agents;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
 pub mod health;
 pub mod tenants;
 pub mod users;
+pub mod webhook;

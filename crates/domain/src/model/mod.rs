@@ -1,5 +1,6 @@
 //! The records the domain works on.
 
+pub mod agent;
 pub mod api_key;
 pub mod audit;
 pub mod export;
@@ -8,6 +9,7 @@ pub mod session;
 pub mod tenant;
 pub mod user;
 
+pub use agent::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel};
 pub use api_key::{ApiKey, ApiKeyKind};
 pub use audit::{
     Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,

@@ -2,12 +2,16 @@
 
 pub mod cache;
 pub mod clock;
+pub mod embed;
 pub mod events;
 pub mod policy;
 pub mod store;
 
 pub use cache::{Cache, Counter};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
+pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};
 pub use policy::PolicyEngine;
-pub use store::{ApiKeyRepo, AuditRepo, ExportRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
+pub use store::{
+    AgentRepo, ApiKeyRepo, AuditRepo, ExportRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo,
+};

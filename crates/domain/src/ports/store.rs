@@ -8,10 +8,10 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::error::Result;
-use crate::ids::{ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
+use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
 use crate::model::{
-    ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan, ChainHead, ExportJob, ExportOutcome, ExportProgress,
-    Session, Tenant, User,
+    Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
+    ChainHead, ExportJob, ExportOutcome, ExportProgress, Heartbeat, Session, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -130,6 +130,38 @@ pub trait ExportRepo: Send + Sync {
     async fn purge_expired_exports(&self, now: OffsetDateTime) -> Result<u64>;
 }
 
+/// The agent registry. Every agent is stored with its embedding.
+///
+/// The *index version* of a tenant is a number that changes (within the same transaction)
+/// whenever one of its agents is inserted or deleted or has its embedding vector replaced;
+/// the in-process search index reloads when it differs from the version it was built at.
+#[async_trait]
+pub trait AgentRepo: Send + Sync {
+    /// `Conflict("agent name already taken")` when the tenant has an agent of that name;
+    /// `Conflict` when the tenant does not exist.
+    async fn insert_agent(&self, agent: &Agent, embedding: &AgentEmbedding) -> Result<()>;
+    async fn get_agent(&self, tenant: TenantId, id: AgentId) -> Result<Option<Agent>>;
+    /// The tenant's agents among `ids`, in no particular order; unknown ids are skipped.
+    async fn get_agents(&self, tenant: TenantId, ids: &[AgentId]) -> Result<Vec<Agent>>;
+    /// Newest first, passing `filter` (as [`AgentFilter::matches`] decides).
+    async fn list_agents(&self, tenant: TenantId, filter: &AgentFilter, page: &PageRequest) -> Result<Page<Agent>>;
+    /// Replaces every mutable field (all but id, tenant and `created_at`) and the embedding.
+    /// `NotFound` if absent; `Conflict("agent name already taken")` on a duplicate name.
+    async fn update_agent(&self, agent: &Agent, embedding: &AgentEmbedding) -> Result<()>;
+    /// Deletes the agent and its embedding. `NotFound` if absent.
+    async fn delete_agent(&self, tenant: TenantId, id: AgentId) -> Result<()>;
+    /// Applies a heartbeat atomically: `last_seen_at` and `updated_at` become `beat.at`,
+    /// status and metadata are replaced when given, and the embedding is replaced when
+    /// given or else has its `refreshed_at` set to `beat.at`. The agent after the change;
+    /// `None` if absent.
+    async fn heartbeat_agent(&self, tenant: TenantId, id: AgentId, beat: &Heartbeat) -> Result<Option<Agent>>;
+    async fn get_agent_embedding(&self, tenant: TenantId, id: AgentId) -> Result<Option<AgentEmbedding>>;
+    /// Every stored vector of the tenant's agents, in no particular order.
+    async fn agent_vectors(&self, tenant: TenantId) -> Result<Vec<AgentVector>>;
+    /// The tenant's index version; 0 before its first agent.
+    async fn agent_index_version(&self, tenant: TenantId) -> Result<i64>;
+}
+
 /// Counts of a tenant's resources, for `/stats`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct ResourceCounts {
@@ -142,7 +174,7 @@ pub struct ResourceCounts {
 
 /// Everything a store adapter provides.
 #[async_trait]
-pub trait Store: TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo {
+pub trait Store: TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo + AgentRepo {
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;
     async fn count_resources(&self, tenant: TenantId) -> Result<ResourceCounts>;

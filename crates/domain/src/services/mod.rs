@@ -1,6 +1,7 @@
 //! Use-case services. Each takes the authenticated `Caller` (where one is needed), checks
 //! what the caller may do, validates input, and talks to the ports.
 
+pub mod agents;
 mod api_keys;
 pub mod audit;
 mod auth;
@@ -10,10 +11,12 @@ mod status;
 mod tenants;
 mod users;
 mod validate;
+pub mod webhook;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use agents::{AgentService, AgentSettings, BuiltinEmbedder};
 pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
 pub use auth::{AuthService, LoginResult, LoginUser};
@@ -22,8 +25,9 @@ pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusServic
 pub use tenants::{CreatedTenant, NewTenant, TenantService};
 pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
+pub use webhook::{Delivery, WebhookAck, WebhookService};
 
-use crate::ports::{Cache, Clock, EventBus, IdGen, PolicyEngine, Store};
+use crate::ports::{Cache, Clock, Embedder, EventBus, IdGen, PolicyEngine, Store};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 
 /// Every port the services use, built once by the server.
@@ -35,6 +39,8 @@ pub struct Ports {
     pub policy: Arc<dyn PolicyEngine>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGen>,
+    /// Embeds agents and search queries.
+    pub embedder: Arc<dyn Embedder>,
 }
 
 /// Tunables of authentication.
@@ -87,6 +93,7 @@ pub struct Secrets {
 pub struct Settings {
     pub auth: AuthSettings,
     pub audit: AuditSettings,
+    pub agents: AgentSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -98,6 +105,8 @@ pub struct Services {
     pub api_keys: ApiKeyService,
     pub status: StatusService,
     pub audit: AuditService,
+    pub agents: AgentService,
+    pub webhook: WebhookService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -114,12 +123,23 @@ impl Services {
             AuditLog::new(ports.store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
         let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
         let auth = AuthService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.tokens, settings.auth);
+        let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
+        let webhook = WebhookService::new(
+            secrets.webhook,
+            auth.clone(),
+            agents.clone(),
+            log.clone(),
+            ports.store.clone(),
+            ports.clock.clone(),
+        );
         let services = Self {
             tenants: TenantService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.admin_key),
             users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),
             api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),
             status: StatusService::new(ports.clone(), info),
             audit: AuditService::new(ports, log, settings.audit, wake),
+            agents,
+            webhook,
             auth,
         };
         (services, Background { audit_writer, export_wakeups })

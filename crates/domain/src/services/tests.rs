@@ -45,6 +45,7 @@ fn build(audit: AuditSettings, clock: Arc<FixedClock>, cache: Arc<FakeCache>, st
         policy: Arc::new(FakePolicyEngine),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
+        embedder: Arc::new(crate::services::BuiltinEmbedder::new()),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),

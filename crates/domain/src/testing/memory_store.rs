@@ -32,6 +32,8 @@ pub struct MemoryStore {
     tables: Mutex<Tables>,
     /// The audit log and export jobs, apart: appends never clone the other tables.
     pub(super) audit: Mutex<super::memory_audit::AuditTables>,
+    /// The agent registry, apart likewise.
+    pub(super) agents: Mutex<super::memory_agents::AgentTables>,
 }
 
 impl MemoryStore {
@@ -49,7 +51,7 @@ impl MemoryStore {
 }
 
 /// Up to `fetch_limit()` values of `map`, newest first, after the cursor, that pass `keep`.
-fn page_of<T: Clone>(
+pub(super) fn page_of<T: Clone>(
     map: &BTreeMap<Uuid, T>,
     req: &PageRequest,
     keep: impl Fn(&T) -> bool,

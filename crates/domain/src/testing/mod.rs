@@ -1,6 +1,7 @@
 //! In-memory fakes of every port, for the domain's unit tests and the conformance suite.
 
 mod fakes;
+mod memory_agents;
 mod memory_audit;
 mod memory_store;
 

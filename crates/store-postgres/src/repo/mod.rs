@@ -1,5 +1,6 @@
 //! The repository ports, one file per aggregate.
 
+mod agents;
 mod api_keys;
 pub(crate) mod audit;
 mod exports;

@@ -1,0 +1,184 @@
+//! Registered agents: what they are, what they may do, how risky that is, and the
+//! embedding that semantic search ranks them by.
+
+use time::OffsetDateTime;
+
+use crate::ids::{AgentId, TenantId};
+
+/// An agent's lifecycle state as stored. An `active` agent that has not been seen for the
+/// configured time is *reported* as `inactive` (see [`Agent::effective_status`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    Active,
+    Inactive,
+    Suspended,
+}
+
+impl AgentStatus {
+    pub const ALL: [AgentStatus; 3] = [AgentStatus::Active, AgentStatus::Inactive, AgentStatus::Suspended];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStatus::Active => "active",
+            AgentStatus::Inactive => "inactive",
+            AgentStatus::Suspended => "suspended",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// A risk level: `low` (< 0.3), `medium` (< 0.6), `high` (< 0.85), `critical`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RiskLevel {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl RiskLevel {
+    pub const ALL: [RiskLevel; 4] = [RiskLevel::Low, RiskLevel::Medium, RiskLevel::High, RiskLevel::Critical];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskLevel::Low => "low",
+            RiskLevel::Medium => "medium",
+            RiskLevel::High => "high",
+            RiskLevel::Critical => "critical",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// The level of a score in [0, 1], by the documented thresholds.
+    pub fn of_score(score: f64) -> Self {
+        if score < 0.3 {
+            RiskLevel::Low
+        } else if score < 0.6 {
+            RiskLevel::Medium
+        } else if score < 0.85 {
+            RiskLevel::High
+        } else {
+            RiskLevel::Critical
+        }
+    }
+}
+
+/// A JSON object, as agents' `permissions` and `metadata` are.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// A registered agent.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct Agent {
+    pub id: AgentId,
+    pub tenant_id: TenantId,
+    /// Unique within the tenant.
+    pub name: String,
+    /// The type the registrant declared, e.g. `llm`.
+    #[serde(rename = "type")]
+    pub agent_type: String,
+    pub description: Option<String>,
+    pub capabilities: Vec<String>,
+    /// What the agent may touch, e.g. `{"payments": "write", "crm": ["read"]}`.
+    #[schema(value_type = Object)]
+    pub permissions: JsonObject,
+    pub status: AgentStatus,
+    /// The type inferred from name, description and capabilities by the built-in classifier.
+    pub predicted_type: String,
+    pub risk: RiskLevel,
+    /// From 0 to 1.
+    pub risk_score: f64,
+    #[schema(value_type = Object)]
+    pub metadata: JsonObject,
+    /// The last heartbeat; `null` before the first.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub last_seen_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+impl Agent {
+    /// The status to report: an `active` agent not seen (nor created) since `stale_before`
+    /// is `inactive`.
+    pub fn effective_status(&self, stale_before: Option<OffsetDateTime>) -> AgentStatus {
+        match stale_before {
+            Some(cutoff) if self.status == AgentStatus::Active && self.last_seen_or_created() < cutoff => {
+                AgentStatus::Inactive
+            }
+            _ => self.status,
+        }
+    }
+
+    pub fn last_seen_or_created(&self) -> OffsetDateTime {
+        self.last_seen_at.unwrap_or(self.created_at)
+    }
+}
+
+/// The embedding stored with an agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentEmbedding {
+    /// The embedding model's name and version, e.g. `agentgov-hashing` 1.
+    pub model: String,
+    pub model_version: i32,
+    /// The text that was embedded.
+    pub text: String,
+    /// Unit length; its length is the model's dimensions.
+    pub vector: Vec<f32>,
+    pub refreshed_at: OffsetDateTime,
+}
+
+/// One agent's stored vector, for the in-process search index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentVector {
+    pub id: AgentId,
+    pub model: String,
+    pub model_version: i32,
+    pub vector: Vec<f32>,
+}
+
+/// The filters of `GET /agents`, validated.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentFilter {
+    pub agent_type: Option<String>,
+    /// Compared with the *effective* status (see `stale_before`).
+    pub status: Option<AgentStatus>,
+    pub risk: Option<RiskLevel>,
+    /// Agents whose capabilities include this one exactly.
+    pub capability: Option<String>,
+    /// An `active` agent not seen (nor created) since this instant counts as `inactive`.
+    pub stale_before: Option<OffsetDateTime>,
+}
+
+impl AgentFilter {
+    /// Whether `agent` passes, as every adapter must decide it.
+    pub fn matches(&self, agent: &Agent) -> bool {
+        self.agent_type.as_ref().is_none_or(|t| &agent.agent_type == t)
+            && self.status.is_none_or(|s| agent.effective_status(self.stale_before) == s)
+            && self.risk.is_none_or(|r| agent.risk == r)
+            && self.capability.as_ref().is_none_or(|c| agent.capabilities.contains(c))
+    }
+}
+
+/// What a heartbeat changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Heartbeat {
+    pub at: OffsetDateTime,
+    /// Replaces the stored status when given.
+    pub status: Option<AgentStatus>,
+    /// Replaces the stored metadata when given.
+    pub metadata: Option<JsonObject>,
+    /// Replaces the stored embedding when given; otherwise only its `refreshed_at` moves
+    /// to `at`.
+    pub embedding: Option<AgentEmbedding>,
+}

@@ -1,0 +1,597 @@
+//! The agent registry: registration, updates, heartbeats, and semantic search over each
+//! tenant's agents. Every agent gets a predicted type (`agentgov_detect::classify`), an
+//! explainable risk (`agentgov_detect::risk`) and an embedding, recomputed whenever what
+//! they are computed from changes.
+
+mod index;
+mod text;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentgov_detect::classify::TypeClassifier;
+use agentgov_detect::embed::HashingEmbedder;
+use agentgov_detect::risk;
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+pub use self::index::AgentIndex;
+use self::text::{embedding_text, flatten_permissions};
+use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::validate::{check_name, check_text};
+use super::{Caller, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::AgentId;
+use crate::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, Heartbeat, JsonObject, Permission, RiskLevel};
+use crate::page::{Page, PageRequest};
+use crate::ports::{Embedder, EmbeddingModel, Event};
+
+const MAX_TYPE_LEN: usize = 50;
+const MAX_DESCRIPTION_LEN: usize = 2000;
+const MAX_CAPABILITIES: usize = 100;
+const MAX_CAPABILITY_LEN: usize = 200;
+/// Serialised size limit of `permissions` and of `metadata`.
+const MAX_OBJECT_BYTES: usize = 16 * 1024;
+const MAX_QUERY_LEN: usize = 500;
+pub const DEFAULT_SEARCH_LIMIT: u32 = 10;
+pub const MAX_SEARCH_LIMIT: u32 = 100;
+/// Nearest neighbours shown in an agent's details.
+const NEIGHBOURS: usize = 5;
+
+/// Tunables of the registry.
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// An `active` agent with no heartbeat (nor registration) for this long is reported
+    /// as `inactive`.
+    pub stale_after: Duration,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self { stale_after: Duration::from_secs(600) }
+    }
+}
+
+/// The built-in embedder: no download, no network (`agentgov_detect::embed`).
+pub struct BuiltinEmbedder {
+    inner: HashingEmbedder,
+    model: EmbeddingModel,
+}
+
+impl BuiltinEmbedder {
+    pub fn new() -> Self {
+        let inner = HashingEmbedder::new(agentgov_detect::embed::DEFAULT_DIMENSIONS);
+        let model = EmbeddingModel {
+            name: agentgov_detect::embed::MODEL_NAME.to_owned(),
+            version: i32::try_from(agentgov_detect::embed::MODEL_VERSION).unwrap_or(i32::MAX),
+            dimensions: inner.dimensions(),
+        };
+        Self { inner, model }
+    }
+}
+
+impl Default for BuiltinEmbedder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[async_trait]
+impl Embedder for BuiltinEmbedder {
+    fn model(&self) -> &EmbeddingModel {
+        &self.model
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| self.inner.embed(t)).collect())
+    }
+}
+
+/// `POST /agents/register` and `PUT /agents/{id}` (a full update: what is left out is
+/// reset to its default, except `status`, which an update without it keeps).
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentRequest {
+    /// Unique within the tenant; 1 to 200 characters.
+    pub name: String,
+    /// The declared type, e.g. `llm`; 1 to 50 characters.
+    #[serde(rename = "type")]
+    pub agent_type: String,
+    pub description: Option<String>,
+    /// At most 100, each 1 to 200 characters, no duplicates.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// A JSON object of resource → access, e.g. `{"payments": "write"}`; at most 16 KiB.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub permissions: JsonObject,
+    /// A JSON object; at most 16 KiB.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub metadata: JsonObject,
+    /// Default `active` when registering; kept when left out of an update.
+    pub status: Option<AgentStatus>,
+}
+
+/// `POST /agents/{id}/heartbeat` (and the webhook's `agent.heartbeat`).
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeartbeatRequest {
+    /// The agent's own report; a `suspended` agent cannot lift its suspension this way.
+    pub status: Option<AgentStatus>,
+    /// Replaces the stored metadata.
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<JsonObject>,
+}
+
+/// The filters of `GET /agents`, as sent.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct AgentListParams {
+    /// Declared type, exact.
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    pub agent_type: Option<String>,
+    /// `active`, `inactive` (including active agents not seen lately) or `suspended`.
+    pub status: Option<String>,
+    /// `low`, `medium`, `high` or `critical`.
+    pub risk: Option<String>,
+    /// Agents having this capability, exact.
+    pub capability: Option<String>,
+}
+
+/// One search result: the agent and how well it matches (cosine similarity, -1 to 1).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct SearchHit {
+    #[serde(flatten)]
+    pub agent: Agent,
+    pub score: f32,
+}
+
+/// `GET /agents/search`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct SearchResults {
+    /// Best first.
+    pub items: Vec<SearchHit>,
+    /// The embedding model that ranked them.
+    pub model: EmbeddingModel,
+}
+
+/// A registered agent near another in embedding space.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct Neighbour {
+    pub id: AgentId,
+    pub name: String,
+    pub score: f32,
+}
+
+/// What an agent's embedding is made of.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct EmbeddingSummary {
+    pub model: String,
+    pub model_version: i32,
+    pub dimensions: usize,
+    /// The text that was embedded.
+    pub text: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub refreshed_at: OffsetDateTime,
+    /// The nearest other agents of the tenant, best first.
+    pub neighbours: Vec<Neighbour>,
+}
+
+/// One reason an agent's risk is what it is.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct RiskFactor {
+    /// The category, e.g. `payments`, `deletion`, `shell`, `credentials`, `pii`.
+    pub code: String,
+    /// Its contribution, 0 to 1 (combined as 1 - Π(1 - weight)).
+    pub weight: f64,
+    /// The capability or permission that raised it, verbatim.
+    pub evidence: String,
+    pub reason: String,
+}
+
+/// `GET /agents/{id}/details`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct AgentDetails {
+    #[serde(flatten)]
+    pub agent: Agent,
+    /// Strongest first.
+    pub risk_factors: Vec<RiskFactor>,
+    /// How sure the type classifier is of `predicted_type`, 0 to 1.
+    pub predicted_type_confidence: f32,
+    pub embedding: Option<EmbeddingSummary>,
+}
+
+/// What the built-in models make of an agent's declared fields.
+struct Derived {
+    predicted_type: String,
+    predicted_type_confidence: f32,
+    risk: RiskLevel,
+    risk_score: f64,
+    risk_factors: Vec<RiskFactor>,
+    text: String,
+}
+
+#[derive(Clone)]
+pub struct AgentService {
+    ports: Ports,
+    audit: AuditLog,
+    embedder: Arc<dyn Embedder>,
+    classifier: Arc<TypeClassifier>,
+    index: AgentIndex,
+    settings: AgentSettings,
+}
+
+fn not_found(id: AgentId) -> DomainError {
+    DomainError::not_found("agent", id)
+}
+
+impl AgentService {
+    pub fn new(ports: Ports, audit: AuditLog, embedder: Arc<dyn Embedder>, settings: AgentSettings) -> Self {
+        let index = AgentIndex::new(embedder.model().clone());
+        Self { ports, audit, embedder, classifier: Arc::new(TypeClassifier::builtin()), index, settings }
+    }
+
+    /// The embedding model in use, for `/status`.
+    pub fn model(&self) -> &EmbeddingModel {
+        self.embedder.model()
+    }
+
+    fn stale_before(&self) -> Option<OffsetDateTime> {
+        Some(self.ports.clock.now() - self.settings.stale_after)
+    }
+
+    /// The agent as reported: its effective status.
+    fn reported(&self, mut agent: Agent) -> Agent {
+        agent.status = agent.effective_status(self.stale_before());
+        agent
+    }
+
+    fn derive(&self, agent: &Agent) -> Derived {
+        let permissions = flatten_permissions(&agent.permissions);
+        let prediction = self.classifier.predict(&agent.name, agent.description.as_deref(), &agent.capabilities);
+        let assessment = risk::assess(&agent.capabilities, &permissions);
+        let risk_score = assessment.score.clamp(0.0, 1.0);
+        Derived {
+            predicted_type: prediction.label.to_owned(),
+            predicted_type_confidence: prediction.confidence,
+            risk: RiskLevel::of_score(risk_score),
+            risk_score,
+            risk_factors: assessment
+                .factors
+                .into_iter()
+                .map(|f| RiskFactor {
+                    code: f.code.to_owned(),
+                    weight: f.weight,
+                    evidence: f.evidence,
+                    reason: f.reason.to_owned(),
+                })
+                .collect(),
+            text: embedding_text(agent, &permissions),
+        }
+    }
+
+    async fn embedding(&self, text: String) -> Result<AgentEmbedding> {
+        let mut vectors = self.embedder.embed(std::slice::from_ref(&text)).await?;
+        let vector = vectors.pop().filter(|v| v.len() == self.model().dimensions).ok_or_else(|| {
+            DomainError::Internal(format!("the embedder returned no vector of {} dimensions", self.model().dimensions))
+        })?;
+        let model = self.model();
+        Ok(AgentEmbedding {
+            model: model.name.clone(),
+            model_version: model.version,
+            text,
+            vector,
+            refreshed_at: self.ports.clock.now(),
+        })
+    }
+
+    /// Fills the derived fields of `agent` and makes its embedding.
+    async fn prepare(&self, agent: &mut Agent) -> Result<AgentEmbedding> {
+        let d = self.derive(agent);
+        agent.predicted_type = d.predicted_type;
+        agent.risk = d.risk;
+        agent.risk_score = d.risk_score;
+        self.embedding(d.text).await
+    }
+
+    async fn record(&self, caller: &Caller, event_type: &str, agent: &Agent) {
+        let details = serde_json::json!({
+            "name": agent.name, "type": agent.agent_type, "status": agent.status,
+            "predicted_type": agent.predicted_type, "risk": agent.risk, "risk_score": agent.risk_score,
+            "capabilities": agent.capabilities,
+        });
+        let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), event_type)
+            .action(event_type.rsplit('.').next().unwrap_or(event_type))
+            .resource(format!("agents/{}", agent.id))
+            .details(details);
+        event.agent_id = Some(agent.id.as_uuid());
+        event.risk_score = Some(agent.risk_score);
+        self.audit.record_after(event).await;
+        self.publish(event_type, agent).await;
+    }
+
+    /// Tells the real-time feed; a failure is logged (the change stands).
+    async fn publish(&self, event_type: &str, agent: &Agent) {
+        let data = match serde_json::to_value(agent) {
+            Ok(data) => data,
+            Err(e) => {
+                tracing::error!(error = %e, "could not serialise an agent event");
+                return;
+            }
+        };
+        let event = Event {
+            id: self.ports.ids.new_id(),
+            event_type: event_type.to_owned(),
+            tenant_id: agent.tenant_id,
+            ts: self.ports.clock.now(),
+            data,
+        };
+        if let Err(e) = self.ports.bus.publish(&event).await {
+            tracing::warn!(error = %e, event_type, "could not publish an agent event");
+        }
+    }
+
+    /// `POST /agents/register`.
+    pub async fn register(&self, caller: &Caller, req: AgentRequest) -> Result<Agent> {
+        caller.require_permission(Permission::AgentsWrite)?;
+        validate(&req)?;
+        let now = self.ports.clock.now();
+        let mut agent = Agent {
+            id: AgentId(self.ports.ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            name: req.name.trim().to_owned(),
+            agent_type: req.agent_type.trim().to_owned(),
+            description: req.description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            capabilities: req.capabilities.into_iter().map(|c| c.trim().to_owned()).collect(),
+            permissions: req.permissions,
+            status: req.status.unwrap_or(AgentStatus::Active),
+            predicted_type: String::new(),
+            risk: RiskLevel::Low,
+            risk_score: 0.0,
+            metadata: req.metadata,
+            last_seen_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let embedding = self.prepare(&mut agent).await?;
+        self.ports.store.insert_agent(&agent, &embedding).await?;
+        self.record(caller, "agent.registered", &agent).await;
+        Ok(self.reported(agent))
+    }
+
+    /// `GET /agents`: newest first.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        params: &AgentListParams,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<Agent>> {
+        caller.require_permission(Permission::AgentsRead)?;
+        let mut v = Violations::new();
+        let page = match PageRequest::parse(limit, cursor) {
+            Ok(page) => Some(page),
+            Err(DomainError::Validation(errors)) => {
+                errors.into_iter().for_each(|e| v.add(e.field, e.message));
+                None
+            }
+            Err(e) => return Err(e),
+        };
+        let filter = AgentFilter {
+            agent_type: params.agent_type.clone(),
+            status: parse_param(
+                &mut v,
+                "status",
+                params.status.as_deref(),
+                AgentStatus::parse,
+                "active, inactive, suspended",
+            ),
+            risk: parse_param(&mut v, "risk", params.risk.as_deref(), RiskLevel::parse, "low, medium, high, critical"),
+            capability: params.capability.clone(),
+            stale_before: self.stale_before(),
+        };
+        v.into_result()?;
+        let page = page.unwrap_or_default();
+        let found = self.ports.store.list_agents(caller.tenant_id(), &filter, &page).await?;
+        Ok(Page { items: found.items.into_iter().map(|a| self.reported(a)).collect(), next_cursor: found.next_cursor })
+    }
+
+    async fn stored(&self, caller: &Caller, id: AgentId) -> Result<Agent> {
+        self.ports.store.get_agent(caller.tenant_id(), id).await?.ok_or_else(|| not_found(id))
+    }
+
+    /// `GET /agents/{id}`.
+    pub async fn get(&self, caller: &Caller, id: AgentId) -> Result<Agent> {
+        caller.require_permission(Permission::AgentsRead)?;
+        Ok(self.reported(self.stored(caller, id).await?))
+    }
+
+    /// `GET /agents/{id}/details`.
+    pub async fn details(&self, caller: &Caller, id: AgentId) -> Result<AgentDetails> {
+        caller.require_permission(Permission::AgentsRead)?;
+        let agent = self.stored(caller, id).await?;
+        let derived = self.derive(&agent);
+        let tenant = caller.tenant_id();
+        let embedding = match self.ports.store.get_agent_embedding(tenant, id).await? {
+            Some(e) => {
+                let comparable = e.model == self.model().name && e.model_version == self.model().version;
+                let near = if comparable {
+                    self.index.nearest(self.ports.store.as_ref(), tenant, &e.vector, NEIGHBOURS, Some(id)).await?
+                } else {
+                    Vec::new()
+                };
+                let ids: Vec<AgentId> = near.iter().map(|(id, _)| *id).collect();
+                let agents = self.ports.store.get_agents(tenant, &ids).await?;
+                let neighbours = near
+                    .into_iter()
+                    .filter_map(|(nid, score)| {
+                        agents.iter().find(|a| a.id == nid).map(|a| Neighbour { id: nid, name: a.name.clone(), score })
+                    })
+                    .collect();
+                Some(EmbeddingSummary {
+                    model: e.model,
+                    model_version: e.model_version,
+                    dimensions: e.vector.len(),
+                    text: e.text,
+                    refreshed_at: e.refreshed_at,
+                    neighbours,
+                })
+            }
+            None => None,
+        };
+        Ok(AgentDetails {
+            agent: self.reported(agent),
+            risk_factors: derived.risk_factors,
+            predicted_type_confidence: derived.predicted_type_confidence,
+            embedding,
+        })
+    }
+
+    /// `PUT /agents/{id}`: a full update.
+    pub async fn update(&self, caller: &Caller, id: AgentId, req: AgentRequest) -> Result<Agent> {
+        caller.require_permission(Permission::AgentsWrite)?;
+        validate(&req)?;
+        let stored = self.stored(caller, id).await?;
+        let mut agent = Agent {
+            name: req.name.trim().to_owned(),
+            agent_type: req.agent_type.trim().to_owned(),
+            description: req.description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            capabilities: req.capabilities.into_iter().map(|c| c.trim().to_owned()).collect(),
+            permissions: req.permissions,
+            metadata: req.metadata,
+            status: req.status.unwrap_or(stored.status),
+            updated_at: self.ports.clock.now(),
+            ..stored
+        };
+        let embedding = self.prepare(&mut agent).await?;
+        self.ports.store.update_agent(&agent, &embedding).await?;
+        self.record(caller, "agent.updated", &agent).await;
+        Ok(self.reported(agent))
+    }
+
+    /// `DELETE /agents/{id}`.
+    pub async fn delete(&self, caller: &Caller, id: AgentId) -> Result<()> {
+        caller.require_permission(Permission::AgentsWrite)?;
+        let agent = self.stored(caller, id).await?;
+        self.ports.store.delete_agent(caller.tenant_id(), id).await?;
+        self.record(caller, "agent.deleted", &agent).await;
+        Ok(())
+    }
+
+    /// `POST /agents/{id}/heartbeat`, and the webhook's `agent.heartbeat`: the agent is
+    /// seen now, and its embedding is refreshed (recomputed if the model or the text
+    /// changed, otherwise only re-stamped).
+    pub async fn heartbeat(&self, caller: &Caller, id: AgentId, req: HeartbeatRequest) -> Result<Agent> {
+        caller.require_permission(Permission::AgentsWrite)?;
+        let mut v = Violations::new();
+        if let Some(m) = &req.metadata {
+            check_object(&mut v, "metadata", m);
+        }
+        v.into_result()?;
+        let tenant = caller.tenant_id();
+        let stored = self.stored(caller, id).await?;
+        if stored.status == AgentStatus::Suspended && req.status.is_some_and(|s| s != AgentStatus::Suspended) {
+            return Err(DomainError::Conflict("the agent is suspended; only an update (PUT) can reinstate it".into()));
+        }
+        let current = self.ports.store.get_agent_embedding(tenant, id).await?;
+        let text = embedding_text(&stored, &flatten_permissions(&stored.permissions));
+        let model = self.model();
+        let fresh = current.is_some_and(|e| {
+            e.model == model.name
+                && e.model_version == model.version
+                && e.vector.len() == model.dimensions
+                && e.text == text
+        });
+        let embedding = if fresh { None } else { Some(self.embedding(text).await?) };
+        let beat = Heartbeat { at: self.ports.clock.now(), status: req.status, metadata: req.metadata, embedding };
+        let agent = self.ports.store.heartbeat_agent(tenant, id, &beat).await?.ok_or_else(|| not_found(id))?;
+        Ok(self.reported(agent))
+    }
+
+    /// `GET /agents/search`: the tenant's agents ranked by similarity to `q`.
+    pub async fn search(&self, caller: &Caller, q: Option<&str>, limit: Option<i64>) -> Result<SearchResults> {
+        caller.require_permission(Permission::AgentsRead)?;
+        let mut v = Violations::new();
+        let q = q.map(str::trim).unwrap_or_default();
+        check_text(&mut v, "q", q, MAX_QUERY_LEN);
+        let limit = match limit {
+            None => DEFAULT_SEARCH_LIMIT,
+            Some(n) if (1..=i64::from(MAX_SEARCH_LIMIT)).contains(&n) => n as u32,
+            Some(_) => {
+                v.add("limit", format!("must be between 1 and {MAX_SEARCH_LIMIT}"));
+                DEFAULT_SEARCH_LIMIT
+            }
+        };
+        v.into_result()?;
+        let tenant = caller.tenant_id();
+        let query = self.embedder.embed(&[q.to_owned()]).await?.pop().unwrap_or_default();
+        let near = self.index.nearest(self.ports.store.as_ref(), tenant, &query, limit as usize, None).await?;
+        let ids: Vec<AgentId> = near.iter().map(|(id, _)| *id).collect();
+        let mut agents = self.ports.store.get_agents(tenant, &ids).await?;
+        // Best first; an agent deleted since the index was read is simply absent.
+        let items = near
+            .into_iter()
+            .filter_map(|(id, score)| {
+                let at = agents.iter().position(|a| a.id == id)?;
+                Some(SearchHit { agent: self.reported(agents.swap_remove(at)), score })
+            })
+            .collect();
+        Ok(SearchResults { items, model: self.model().clone() })
+    }
+}
+
+fn parse_param<T>(
+    v: &mut Violations,
+    field: &str,
+    raw: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+    allowed: &str,
+) -> Option<T> {
+    let raw = raw?;
+    let parsed = parse(raw);
+    if parsed.is_none() {
+        v.add(field, format!("must be one of: {allowed}"));
+    }
+    parsed
+}
+
+fn check_object(v: &mut Violations, field: &str, object: &JsonObject) {
+    let size = serde_json::to_vec(object).map(|b| b.len()).unwrap_or(usize::MAX);
+    if size > MAX_OBJECT_BYTES {
+        v.add(field, format!("must be at most {MAX_OBJECT_BYTES} bytes of JSON"));
+    }
+}
+
+fn validate(req: &AgentRequest) -> Result<()> {
+    let mut v = Violations::new();
+    check_name(&mut v, "name", &req.name);
+    check_text(&mut v, "type", req.agent_type.trim(), MAX_TYPE_LEN);
+    if let Some(d) = &req.description {
+        let d = d.trim();
+        if d.chars().count() > MAX_DESCRIPTION_LEN {
+            v.add("description", format!("must be at most {MAX_DESCRIPTION_LEN} characters"));
+        } else if d.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+            v.add("description", "must not contain control characters other than newlines and tabs");
+        }
+    }
+    if req.capabilities.len() > MAX_CAPABILITIES {
+        v.add("capabilities", format!("must have at most {MAX_CAPABILITIES} items"));
+    } else {
+        for (i, c) in req.capabilities.iter().enumerate() {
+            let field = format!("capabilities[{i}]");
+            check_text(&mut v, &field, c.trim(), MAX_CAPABILITY_LEN);
+            if let Some(first) = req.capabilities[..i].iter().position(|d| d.trim() == c.trim()) {
+                v.add(field, format!("repeats capabilities[{first}]"));
+            }
+        }
+    }
+    check_object(&mut v, "permissions", &req.permissions);
+    check_object(&mut v, "metadata", &req.metadata);
+    v.into_result()
+}
+
+#[cfg(test)]
+mod tests;

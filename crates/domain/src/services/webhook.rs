@@ -1,0 +1,269 @@
+//! The inbound webhook (`POST /webhooks/agent`): signed agent events.
+//!
+//! Order of checks: the signature first (constant time, no database), then the API key,
+//! then the envelope. `agent.action` is appended to the audit log with no policy check;
+//! `agent.heartbeat` is exactly `POST /agents/{id}/heartbeat`. A success is answered only
+//! after the durable write.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::agents::{AgentService, HeartbeatRequest};
+use super::audit::AuditLog;
+use super::auth::AuthService;
+use super::{Caller, Credential};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::{AgentId, AuditId};
+use crate::model::{Actor, ActorType, AuditEntry, AuditRecord, JsonText, Permission};
+use crate::ports::Clock;
+use crate::secrets::WebhookVerifier;
+
+pub const EVENT_ACTION: &str = "agent.action";
+pub const EVENT_HEARTBEAT: &str = "agent.heartbeat";
+const MAX_DELIVERY_ID_LEN: usize = 200;
+const MAX_ACTION_LEN: usize = 200;
+const MAX_RESOURCE_LEN: usize = 1000;
+
+/// `{"status": "ok", "event": "<type>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+pub struct WebhookAck {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// The event type received.
+    pub event: String,
+}
+
+/// What arrived with the request, as sent.
+pub struct Delivery<'a> {
+    pub body: &'a [u8],
+    pub signature: Option<&'a str>,
+    pub api_key: Option<&'a str>,
+    /// `X-Webhook-Id`: a repeated id is answered again and stored once.
+    pub delivery_id: Option<&'a str>,
+}
+
+#[derive(Clone)]
+pub struct WebhookService {
+    verifier: WebhookVerifier,
+    auth: AuthService,
+    agents: AgentService,
+    audit: AuditLog,
+    store: std::sync::Arc<dyn crate::ports::Store>,
+    clock: std::sync::Arc<dyn Clock>,
+}
+
+impl WebhookService {
+    pub fn new(
+        verifier: WebhookVerifier,
+        auth: AuthService,
+        agents: AgentService,
+        audit: AuditLog,
+        store: std::sync::Arc<dyn crate::ports::Store>,
+        clock: std::sync::Arc<dyn Clock>,
+    ) -> Self {
+        Self { verifier, auth, agents, audit, store, clock }
+    }
+
+    pub async fn receive(&self, d: Delivery<'_>) -> Result<WebhookAck> {
+        self.verifier.verify(d.body, d.signature)?;
+        let key = d.api_key.ok_or_else(|| DomainError::Unauthorized("missing X-API-Key header".into()))?;
+        let caller = self.auth.authenticate_api_key(key).await?;
+        let delivery_id = d.delivery_id.map(check_delivery_id).transpose()?;
+        let envelope: Value = serde_json::from_slice(d.body)
+            .map_err(|e| DomainError::BadRequest(format!("the body is not valid JSON: {e}")))?;
+        let (event, payload) = envelope_parts(envelope)?;
+        match event.as_str() {
+            EVENT_ACTION => self.action(&caller, payload, delivery_id).await?,
+            EVENT_HEARTBEAT => self.heartbeat(&caller, payload).await?,
+            other => {
+                return Err(DomainError::BadRequest(format!(
+                    "unknown event type `{other}`: expected {EVENT_ACTION} or {EVENT_HEARTBEAT}"
+                )));
+            }
+        }
+        Ok(WebhookAck { status: "ok", event })
+    }
+
+    async fn action(&self, caller: &Caller, mut payload: Map<String, Value>, delivery_id: Option<&str>) -> Result<()> {
+        caller.require_permission(Permission::AuditWrite)?;
+        let mut v = Violations::new();
+        let agent_id = take_agent_id(&mut v, &mut payload);
+        let action = take_text(&mut v, &mut payload, "action", MAX_ACTION_LEN, true);
+        let resource = take_text(&mut v, &mut payload, "resource", MAX_RESOURCE_LEN, false);
+        let risk_score = match payload.remove("risk_score") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|r| (0.0..=1.0).contains(&r)) => n.as_f64(),
+            Some(_) => {
+                v.add("payload.risk_score", "must be a number between 0 and 1");
+                None
+            }
+        };
+        if payload.get("input").is_some_and(|i| !i.is_object() && !i.is_null()) {
+            v.add("payload.input", "must be a JSON object");
+        }
+        if let Some(reasoning) = payload.get("reasoning").filter(|r| !r.is_null()) {
+            let steps_ok = reasoning.as_array().is_some_and(|steps| steps.iter().all(Value::is_string));
+            v.check(steps_ok, "payload.reasoning", "must be an array of strings");
+        }
+        v.into_result()?;
+        let agent_id = agent_id.ok_or_else(|| DomainError::Internal("agent_id checked above".into()))?;
+        let tenant = caller.tenant_id();
+        // Everything else the sender put in the payload (input, output, reasoning, context…)
+        // is kept as it came, with where it came from.
+        let mut details = payload;
+        let mut source = Map::new();
+        source.insert("channel".into(), Value::from("webhook"));
+        if let Credential::ApiKey { key_id, .. } = &caller.credential {
+            source.insert("api_key_id".into(), Value::from(key_id.to_string()));
+        }
+        if let Some(id) = delivery_id {
+            source.insert("delivery_id".into(), Value::from(id));
+        }
+        details.insert("source".into(), Value::Object(source));
+        // A delivery id names the record: a repeat conflicts on it and is stored once.
+        let id = match delivery_id {
+            Some(delivery) => delivery_record_id(tenant.as_uuid(), delivery),
+            None => Uuid::now_v7(),
+        };
+        let entry = AuditEntry {
+            id: AuditId(id),
+            tenant_id: tenant,
+            timestamp: self.clock.now(),
+            actor: Actor::new(ActorType::Agent, agent_id),
+            event_type: EVENT_ACTION.to_owned(),
+            agent_id: Some(agent_id.as_uuid()),
+            action,
+            resource,
+            decision: None,
+            risk_score,
+            details: JsonText::from_value(&Value::Object(details)),
+        };
+        match self.audit.append(entry).await {
+            Ok(_) => Ok(()),
+            Err(DomainError::Conflict(_)) if delivery_id.is_some() && self.stored(tenant, id).await?.is_some() => {
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn stored(&self, tenant: crate::ids::TenantId, id: Uuid) -> Result<Option<AuditRecord>> {
+        self.store.get_audit(tenant, AuditId(id)).await
+    }
+
+    async fn heartbeat(&self, caller: &Caller, mut payload: Map<String, Value>) -> Result<()> {
+        let mut v = Violations::new();
+        let agent_id = take_agent_id(&mut v, &mut payload);
+        v.into_result()?;
+        let agent_id = agent_id.ok_or_else(|| DomainError::Internal("agent_id checked above".into()))?;
+        let req: HeartbeatRequest = serde_json::from_value(Value::Object(payload))
+            .map_err(|e| DomainError::invalid("payload", e.to_string()))?;
+        self.agents.heartbeat(caller, agent_id, req).await.map(|_| ())
+    }
+}
+
+/// The envelope's `event` and `payload` (an object). Other top-level fields are ignored.
+fn envelope_parts(envelope: Value) -> Result<(String, Map<String, Value>)> {
+    let Value::Object(mut envelope) = envelope else {
+        return Err(DomainError::invalid("body", "must be a JSON object with `event` and `payload`"));
+    };
+    let mut v = Violations::new();
+    let event = match envelope.remove("event") {
+        Some(Value::String(e)) => Some(e),
+        Some(_) => {
+            v.add("event", "must be a string");
+            None
+        }
+        None => {
+            v.add("event", "is required");
+            None
+        }
+    };
+    let payload = match envelope.remove("payload") {
+        Some(Value::Object(p)) => Some(p),
+        Some(_) => {
+            v.add("payload", "must be a JSON object");
+            None
+        }
+        None => {
+            v.add("payload", "is required");
+            None
+        }
+    };
+    v.into_result()?;
+    match (event, payload) {
+        (Some(e), Some(p)) => Ok((e, p)),
+        _ => Err(DomainError::Internal("envelope checked above".into())),
+    }
+}
+
+fn take_agent_id(v: &mut Violations, payload: &mut Map<String, Value>) -> Option<AgentId> {
+    match payload.remove("agent_id") {
+        None | Some(Value::Null) => {
+            v.add("payload.agent_id", "is required");
+            None
+        }
+        Some(Value::String(s)) => match Uuid::parse_str(&s) {
+            Ok(id) => Some(AgentId(id)),
+            Err(_) => {
+                v.add("payload.agent_id", "must be a UUID");
+                None
+            }
+        },
+        Some(_) => {
+            v.add("payload.agent_id", "must be a UUID string");
+            None
+        }
+    }
+}
+
+fn take_text(
+    v: &mut Violations,
+    payload: &mut Map<String, Value>,
+    field: &str,
+    max: usize,
+    required: bool,
+) -> Option<String> {
+    let name = format!("payload.{field}");
+    match payload.remove(field) {
+        None | Some(Value::Null) => {
+            if required {
+                v.add(name, "is required");
+            }
+            None
+        }
+        Some(Value::String(s)) => {
+            super::validate::check_text(v, &name, &s, max);
+            Some(s)
+        }
+        Some(_) => {
+            v.add(name, "must be a string");
+            None
+        }
+    }
+}
+
+fn check_delivery_id(id: &str) -> Result<&str> {
+    let ok = !id.is_empty() && id.len() <= MAX_DELIVERY_ID_LEN && id.bytes().all(|b| b.is_ascii_graphic());
+    if ok {
+        Ok(id)
+    } else {
+        Err(DomainError::BadRequest(format!(
+            "X-Webhook-Id must be 1 to {MAX_DELIVERY_ID_LEN} visible ASCII characters"
+        )))
+    }
+}
+
+/// The audit record id of a tenant's delivery: a name-based UUID (version 8, SHA-256 of
+/// the tenant and the delivery id), so a repeat names the same record.
+pub fn delivery_record_id(tenant: Uuid, delivery_id: &str) -> Uuid {
+    let mut hasher = Sha256::new();
+    hasher.update(b"agentgov webhook delivery v1\0");
+    hasher.update(tenant.as_bytes());
+    hasher.update(delivery_id.as_bytes());
+    let digest = hasher.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_custom_bytes(bytes).into_uuid()
+}
