@@ -327,6 +327,38 @@ impl HashingEmbedder {
     }
 }
 
+/// The text an agent is embedded from: name, type, description, capabilities and
+/// permissions as (resource, access) pairs. Shared by the registry and the search-quality
+/// measurement, so what is measured is what ships.
+pub fn agent_text(
+    name: &str,
+    agent_type: &str,
+    description: Option<&str>,
+    capabilities: &[String],
+    permissions: &[(String, String)],
+) -> String {
+    let mut text = format!("{name}. Type: {agent_type}.");
+    if let Some(d) = description.map(str::trim).filter(|d| !d.is_empty()) {
+        text.push(' ');
+        text.push_str(d);
+        if !d.ends_with('.') {
+            text.push('.');
+        }
+    }
+    if !capabilities.is_empty() {
+        text.push_str(" Capabilities: ");
+        text.push_str(&capabilities.join(", "));
+        text.push('.');
+    }
+    if !permissions.is_empty() {
+        let parts: Vec<String> = permissions.iter().map(|(r, a)| format!("{r}: {a}")).collect();
+        text.push_str(" Permissions: ");
+        text.push_str(&parts.join(", "));
+        text.push('.');
+    }
+    text
+}
+
 /// Scales `v` to unit length (leaves a zero vector alone).
 pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

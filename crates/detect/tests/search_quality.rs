@@ -12,17 +12,12 @@ use std::collections::{HashMap, HashSet};
 use agentgov_detect::embed::{HashingEmbedder, dot, words};
 use fixtures::{AGENTS, Agent, HELD_OUT, QUERIES, Query};
 
-/// The text an agent is indexed by: name, type, description, capabilities, permission keys.
+/// The text an agent is indexed by: exactly what the registry embeds.
 fn agent_text(agent: &Agent) -> String {
-    let permission_keys: Vec<&str> = agent.permissions.iter().map(|(key, _)| *key).collect();
-    format!(
-        "{} {} {} {} {}",
-        agent.name,
-        agent.kind,
-        agent.description,
-        agent.capabilities.join(" "),
-        permission_keys.join(" ")
-    )
+    let capabilities: Vec<String> = agent.capabilities.iter().map(|c| c.to_string()).collect();
+    let permissions: Vec<(String, String)> =
+        agent.permissions.iter().map(|(r, a)| (r.to_string(), a.to_string())).collect();
+    agentgov_detect::embed::agent_text(agent.name, agent.kind, Some(agent.description), &capabilities, &permissions)
 }
 
 /// Agent indices sorted by descending score, ties broken by id.

@@ -40,28 +40,14 @@ fn flatten(key: &str, value: &Value, depth: usize, out: &mut Vec<(String, String
     }
 }
 
-/// The text an agent is embedded from: name, type, description, capabilities and
-/// permissions (metadata is operational detail and left out, so heartbeats that only
-/// change metadata keep the same vector).
+/// The text an agent is embedded from (metadata is operational detail and left out, so
+/// heartbeats that only change metadata keep the same vector).
 pub fn embedding_text(agent: &Agent, permissions: &[(String, String)]) -> String {
-    let mut text = format!("{}. Type: {}.", agent.name, agent.agent_type);
-    if let Some(d) = &agent.description {
-        text.push(' ');
-        text.push_str(d);
-        if !d.ends_with('.') {
-            text.push('.');
-        }
-    }
-    if !agent.capabilities.is_empty() {
-        text.push_str(" Capabilities: ");
-        text.push_str(&agent.capabilities.join(", "));
-        text.push('.');
-    }
-    if !permissions.is_empty() {
-        text.push_str(" Permissions: ");
-        let parts: Vec<String> = permissions.iter().map(|(r, a)| format!("{r}: {a}")).collect();
-        text.push_str(&parts.join(", "));
-        text.push('.');
-    }
-    text
+    agentgov_detect::embed::agent_text(
+        &agent.name,
+        &agent.agent_type,
+        agent.description.as_deref(),
+        &agent.capabilities,
+        permissions,
+    )
 }
