@@ -3,13 +3,18 @@
 //!
 //! For each mode: the GET endpoints for a fixed time, then `--audit-records` durable appends
 //! (`POST /audit/log`), a verification of the whole chain, and the streamed JSONL and CSV
-//! exports of everything appended, with the server's memory sampled meanwhile.
+//! exports of everything appended, with the server's memory sampled meanwhile; then
+//! `--webhook-events` signed webhook deliveries (each acknowledged one checked to be stored),
+//! and agent search over `--agents` registered agents.
 
+mod agents;
 mod audit;
+mod http;
 mod mem;
 mod oha;
 mod report;
 mod server;
+mod webhook;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -27,6 +32,10 @@ const WARM_UP: Duration = Duration::from_secs(2);
 const MEASURE: Duration = Duration::from_secs(10);
 /// The acceptance figure of the audit log: appends, then exported.
 const DEFAULT_AUDIT_RECORDS: u64 = 1_000_000;
+/// Signed `agent.action` deliveries to `POST /webhooks/agent`, after the warm-up.
+const DEFAULT_WEBHOOK_EVENTS: u64 = 200_000;
+/// Agents registered in one tenant before its search is measured.
+const DEFAULT_AGENTS: u64 = 10_000;
 /// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
 /// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
 const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
@@ -35,30 +44,45 @@ const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
 struct Options {
     skip_postgres: bool,
     audit_records: u64,
+    webhook_events: u64,
+    agents: u64,
 }
+
+/// The flags that take a positive number (`--flag N` or `--flag=N`, `_` allowed as a separator).
+const NUMBER_FLAGS: [&str; 3] = ["--audit-records", "--webhook-events", "--agents"];
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
-        let mut options = Options { skip_postgres: false, audit_records: DEFAULT_AUDIT_RECORDS };
+        let mut options = Options {
+            skip_postgres: false,
+            audit_records: DEFAULT_AUDIT_RECORDS,
+            webhook_events: DEFAULT_WEBHOOK_EVENTS,
+            agents: DEFAULT_AGENTS,
+        };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
-            let records = match arg.as_str() {
-                "--skip-postgres" => {
-                    options.skip_postgres = true;
-                    continue;
+            if arg == "--skip-postgres" {
+                options.skip_postgres = true;
+                continue;
+            }
+            let (flag, value) = match arg.split_once('=') {
+                Some((flag, value)) if NUMBER_FLAGS.contains(&flag) => (flag, value),
+                _ if NUMBER_FLAGS.contains(&arg.as_str()) => {
+                    (arg.as_str(), args.next().with_context(|| format!("{arg} needs a number"))?.as_str())
                 }
-                "--audit-records" => args.next().context("--audit-records needs a number")?.as_str(),
-                other => match other.strip_prefix("--audit-records=") {
-                    Some(n) => n,
-                    None => bail!("unexpected argument `{other}` (see `cargo xtask help`)"),
-                },
+                _ => bail!("unexpected argument `{arg}` (see `cargo xtask help`)"),
             };
-            options.audit_records = records
+            let n = value
                 .replace('_', "")
                 .parse()
                 .ok()
                 .filter(|n| *n > 0)
-                .with_context(|| format!("--audit-records wants a positive number, got `{records}`"))?;
+                .with_context(|| format!("{flag} wants a positive number, got `{value}`"))?;
+            match flag {
+                "--audit-records" => options.audit_records = n,
+                "--webhook-events" => options.webhook_events = n,
+                _ => options.agents = n,
+            }
         }
         Ok(options)
     }
@@ -83,7 +107,12 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("bench: cargo build --release -p agentgov-server");
     let binary = build_release()?;
 
-    let settings = Settings { measure: MEASURE, audit_records: options.audit_records };
+    let settings = Settings {
+        measure: MEASURE,
+        audit_records: options.audit_records,
+        webhook_events: options.webhook_events,
+        agents: options.agents,
+    };
     let mut results = Results::default();
     bench_mode(&binary, &Backend::Embedded, settings, &mut results)?;
     match &postgres {
@@ -96,6 +125,15 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("bench: rewriting BENCHMARKS.md");
     let machine = Machine::describe(&oha::version()?, postgres.map(|(description, _)| description), load_at_start)?;
     report::write(&root().join("BENCHMARKS.md"), &machine, settings, &results)?;
+    let lost: Vec<String> = results
+        .webhooks
+        .iter()
+        .filter(|w| !w.every_acknowledged_stored())
+        .map(|w| format!("{}: {} acknowledged, {} stored", w.load.mode, w.acknowledged, w.stored))
+        .collect();
+    if !lost.is_empty() {
+        bail!("acknowledged webhook events are missing from the audit log ({})", lost.join("; "));
+    }
     println!("    done");
     Ok(())
 }
@@ -184,18 +222,69 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     }
 
     server.check_still_running()?;
+
+    step(&format!(
+        "bench [{mode}]: {}, {CONCURRENCY} connections, {}s warm-up + {} requests, in a tenant of its own",
+        webhook::ENDPOINT,
+        WARM_UP.as_secs(),
+        settings.webhook_events
+    ));
+    let ingested = webhook::ingest(&server, mode, WARM_UP, settings.webhook_events)?;
+    print_row(&ingested.load);
+    println!(
+        "    {} acknowledged (200), {} stored: every acknowledged event stored: {}",
+        ingested.acknowledged,
+        ingested.stored,
+        if ingested.every_acknowledged_stored() { "yes" } else { "NO" }
+    );
+    if !ingested.every_acknowledged_stored() {
+        eprintln!("    error: {} acknowledged events are not in the log", ingested.acknowledged - ingested.stored);
+    }
+    results.webhooks.push(ingested);
+    server.check_still_running()?;
+
+    step(&format!(
+        "bench [{mode}]: registering {} agents in a tenant of their own, {} connections",
+        settings.agents,
+        agents::REGISTER_CONNECTIONS
+    ));
+    let agents_key = server.tenant_api_key("bench-agents")?;
+    let registered = agents::register(&server, mode, &agents_key, settings.agents)?;
+    println!(
+        "    {} agents in {:.1}s ({:.0}/s)",
+        registered.agents,
+        registered.seconds,
+        registered.agents as f64 / registered.seconds
+    );
+    results.registrations.push(registered);
+    step(&format!(
+        "bench [{mode}]: {} over {} agents, {} queries: {} requests at 1 connection, {}s at {} (after a {}s warm-up)",
+        agents::SEARCH_ENDPOINT,
+        settings.agents,
+        agents::QUERIES.len(),
+        agents::SINGLE_USER_REQUESTS,
+        settings.measure.as_secs(),
+        agents::LOADED_CONNECTIONS,
+        WARM_UP.as_secs()
+    ));
+    let searches = agents::search(&server, mode, &agents_key, settings.agents, WARM_UP, settings.measure)?;
+    results.searches.extend(searches);
+
+    server.check_still_running()?;
+    let end_kib = mem::status_kib(pid, "VmRSS").context("reading the server's VmRSS")?;
     let hwm_kib = mem::status_kib(pid, "VmHWM").context("reading the server's VmHWM")?;
     let now = |field| mem::status_kib(pid, field).map_or("?".into(), |kib| format!("{:.1}", kib as f64 / 1024.0));
     println!(
-        "    server memory: {:.1} MiB idle, {:.1} MiB after the appends, lifetime peak {:.1} MiB; \
-         now RssAnon {} MiB, RssFile {} MiB",
+        "    server memory: {:.1} MiB idle, {:.1} MiB after the appends, {:.1} MiB at the end, lifetime peak \
+         {:.1} MiB; now RssAnon {} MiB, RssFile {} MiB",
         idle_kib as f64 / 1024.0,
         after_appends_kib as f64 / 1024.0,
+        end_kib as f64 / 1024.0,
         hwm_kib as f64 / 1024.0,
         now("RssAnon"),
         now("RssFile")
     );
-    results.memory.push(MemoryRow { mode: mode.to_owned(), idle_kib, after_appends_kib, hwm_kib });
+    results.memory.push(MemoryRow { mode: mode.to_owned(), idle_kib, after_appends_kib, end_kib, hwm_kib });
     drop(server);
     Ok(())
 }
@@ -251,15 +340,33 @@ mod tests {
 
     #[test]
     fn options_are_parsed() {
-        assert_eq!(parse(&[]).unwrap(), Options { skip_postgres: false, audit_records: 1_000_000 });
+        assert_eq!(
+            parse(&[]).unwrap(),
+            Options { skip_postgres: false, audit_records: 1_000_000, webhook_events: 200_000, agents: 10_000 }
+        );
         assert_eq!(
             parse(&["--skip-postgres", "--audit-records", "5000"]).unwrap(),
-            Options { skip_postgres: true, audit_records: 5000 }
+            Options { skip_postgres: true, audit_records: 5000, webhook_events: 200_000, agents: 10_000 }
         );
         assert_eq!(parse(&["--audit-records=1_000"]).unwrap().audit_records, 1000);
         assert!(parse(&["--audit-records"]).is_err());
         assert!(parse(&["--audit-records", "0"]).is_err());
         assert!(parse(&["--audit-records", "x"]).is_err());
         assert!(parse(&["--fast"]).is_err());
+    }
+
+    #[test]
+    fn webhook_and_agent_counts_are_parsed() {
+        assert_eq!(
+            parse(&["--webhook-events", "20_000", "--agents=2000", "--audit-records", "7"]).unwrap(),
+            Options { skip_postgres: false, audit_records: 7, webhook_events: 20_000, agents: 2000 }
+        );
+        assert_eq!(parse(&["--agents", "5", "--agents", "6"]).unwrap().agents, 6);
+        assert!(parse(&["--webhook-events"]).is_err());
+        assert!(parse(&["--webhook-events=0"]).is_err());
+        assert!(parse(&["--agents", "-3"]).is_err());
+        assert!(parse(&["--agents=many"]).is_err());
+        assert!(parse(&["--skip-postgres=1"]).is_err());
+        assert!(parse(&["--agent", "5"]).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! Project automation, run as `cargo xtask <command>` (see `.cargo/config.toml`).
 //!
 //! Every step shells out to `cargo`, `curl` or `oha` with `std::process::Command`, so this
-//! crate needs nothing beyond `anyhow` and `serde_json`.
+//! crate needs little beyond `anyhow` and `serde_json` (and `hmac`, `sha2` and `hex` to sign
+//! the benchmark's webhook deliveries).
 
 mod bench;
 mod ci;
@@ -18,10 +19,13 @@ commands:
                       clippy -D warnings, and the dependency-direction check
   openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
                       committed file differs
-  bench [--skip-postgres] [--audit-records N]
+  bench [--skip-postgres] [--audit-records N] [--webhook-events N] [--agents N]
                       build the release server, load it with oha (embedded mode, then
                       Postgres at $AGENTGOV_BENCH_DATABASE_URL) and rewrite BENCHMARKS.md;
-                      N durable appends per mode, then exported (default 1000000)
+                      per mode: --audit-records durable appends, then exported (default
+                      1000000); --webhook-events signed webhook deliveries, each
+                      acknowledged one checked to be stored (default 200000); agent search
+                      over --agents registered agents (default 10000)
   help                print this message
 ";
 

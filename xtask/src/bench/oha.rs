@@ -1,5 +1,6 @@
 //! One `oha` run: a fixed duration or a fixed number of requests at `CONCURRENCY`
-//! connections, optionally a JSON `POST`; its JSON summary is parsed by `report::Row`.
+//! connections (or as many as `Load::connections()` says), optionally a JSON `POST`; its JSON
+//! summary is parsed by `report::Row`.
 
 use std::process::Command;
 use std::thread::JoinHandle;
@@ -10,7 +11,7 @@ use serde_json::Value;
 
 use crate::cmd;
 
-/// Concurrent keep-alive connections of every run.
+/// Concurrent keep-alive connections of a run, unless it says otherwise.
 pub const CONCURRENCY: u32 = 64;
 
 /// When a run ends.
@@ -29,20 +30,27 @@ pub struct Load {
     /// A JSON body: the run is a `POST` of it.
     pub json_body: Option<String>,
     pub stop: Stop,
+    /// Concurrent keep-alive connections (`CONCURRENCY` unless set with `Load::connections()`).
+    pub connections: u32,
 }
 
 impl Load {
     pub fn get(url: String, headers: Vec<String>, stop: Stop) -> Self {
-        Load { url, headers, json_body: None, stop }
+        Load { url, headers, json_body: None, stop, connections: CONCURRENCY }
     }
 
     pub fn post_json(url: String, headers: Vec<String>, body: String, stop: Stop) -> Self {
-        Load { url, headers, json_body: Some(body), stop }
+        Load { url, headers, json_body: Some(body), stop, connections: CONCURRENCY }
+    }
+
+    /// The same run over `connections` connections.
+    pub fn connections(self, connections: u32) -> Self {
+        Load { connections, ..self }
     }
 
     fn command(&self) -> Command {
         let mut command = Command::new("oha");
-        command.args(["--no-tui", "--output-format", "json", "-c", &CONCURRENCY.to_string()]);
+        command.args(["--no-tui", "--output-format", "json", "-c", &self.connections.to_string()]);
         match self.stop {
             // `-w`: requests in flight at the deadline finish (and count) rather than being aborted.
             Stop::After(duration) => command.args(["-w", "-z", &format!("{}s", duration.as_secs())]),

@@ -47,6 +47,8 @@ pub struct Server {
     pub base: String,
     admin_key: String,
     password: String,
+    /// `WEBHOOK_SECRET`, set in both modes so the benchmark can sign webhook deliveries.
+    pub webhook_secret: String,
     /// Dropped after `Server::drop` has killed the child (fields drop after the struct).
     database: Option<Database>,
 }
@@ -64,6 +66,7 @@ impl Server {
         let log = File::create(dir.join("server.log")).context("creating the server log")?;
         let port = free_port()?;
         let admin_key = format!("bench-admin-key-{nonce}");
+        let webhook_secret = format!("bench-webhook-secret-{nonce}-0123456789abcdef");
         let mut command = Command::new(binary);
         command
             .arg("serve")
@@ -76,12 +79,13 @@ impl Server {
             .env_remove("DATABASE_URL")
             .env_remove("REDIS_URL")
             .env_remove("AGENTGOV_JWT_SECRET")
-            .env_remove("WEBHOOK_SECRET");
+            // Set in embedded mode too (which would otherwise generate one in the data dir),
+            // so the benchmark knows the secret to sign webhook deliveries with.
+            .env("WEBHOOK_SECRET", &webhook_secret);
         if let Some(db) = &database {
             command
                 .env("DATABASE_URL", &db.url)
-                .env("AGENTGOV_JWT_SECRET", format!("bench-jwt-secret-{nonce}-0123456789abcdef"))
-                .env("WEBHOOK_SECRET", format!("bench-webhook-secret-{nonce}-0123456789abcdef"));
+                .env("AGENTGOV_JWT_SECRET", format!("bench-jwt-secret-{nonce}-0123456789abcdef"));
         }
         let child = command
             .stdout(log.try_clone()?)
@@ -94,6 +98,7 @@ impl Server {
             base: format!("http://127.0.0.1:{port}"),
             admin_key,
             password: format!("pw-{nonce}"),
+            webhook_secret,
             database,
         };
         server.wait_healthy()?;
@@ -115,13 +120,7 @@ impl Server {
 
     /// Creates a tenant and signs its admin in.
     pub fn sign_in(&self) -> anyhow::Result<Credentials> {
-        let tenant = json!({"name": "bench", "admin_email": ADMIN_EMAIL, "admin_password": self.password});
-        let admin_header = format!("X-Admin-Key: {}", self.admin_key);
-        let created = self.post("/api/v1/tenants", &[&admin_header], &tenant, 201)?;
-        let api_key = created["api_key"]
-            .as_str()
-            .map(str::to_owned)
-            .with_context(|| format!("POST /api/v1/tenants returned no api_key: {created}"))?;
+        let api_key = self.create_tenant("bench", ADMIN_EMAIL)?;
         let login =
             self.post("/api/v1/auth/login", &[], &json!({"email": ADMIN_EMAIL, "password": self.password}), 200)?;
         let access_token = login["access_token"]
@@ -129,6 +128,22 @@ impl Server {
             .map(str::to_owned)
             .with_context(|| format!("login returned no access_token: {login}"))?;
         Ok(Credentials { access_token, api_key })
+    }
+
+    /// Creates another tenant (`name`, with a made-up admin of that name, never signed in)
+    /// and returns its admin's API key: every permission, in a log and registry of its own.
+    pub fn tenant_api_key(&self, name: &str) -> anyhow::Result<String> {
+        self.create_tenant(name, &format!("bench-{name}@agentgov.test"))
+    }
+
+    fn create_tenant(&self, name: &str, admin_email: &str) -> anyhow::Result<String> {
+        let tenant = json!({"name": name, "admin_email": admin_email, "admin_password": self.password});
+        let admin_header = format!("X-Admin-Key: {}", self.admin_key);
+        let created = self.post("/api/v1/tenants", &[&admin_header], &tenant, 201)?;
+        created["api_key"]
+            .as_str()
+            .map(str::to_owned)
+            .with_context(|| format!("POST /api/v1/tenants returned no api_key: {created}"))
     }
 
     /// Fails (with the server's log) if the server died during the run.
