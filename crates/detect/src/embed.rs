@@ -368,8 +368,23 @@ pub fn normalize(v: &mut [f32]) {
 }
 
 /// The dot product: the cosine similarity of two unit vectors.
+///
+/// Summed in eight independent lanes: a single running sum is one long chain of dependent
+/// additions that the compiler may not reorder (floating-point addition is not
+/// associative), while eight lanes vectorise. Search over many agents is this loop.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    const LANES: usize = 8;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0_f32; LANES];
+    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for ((sum, x), y) in acc.iter_mut().zip(x).zip(y) {
+            *sum += x * y;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
 }
 
 #[cfg(test)]
