@@ -528,6 +528,10 @@ impl AgentService {
         v.into_result()?;
         let tenant = caller.tenant_id();
         let query = self.embedder.embed(&[q.to_owned()]).await?.pop().unwrap_or_default();
+        if query.iter().all(|x| *x == 0.0) {
+            // Nothing to compare (only stop words, say): every agent would score 0.
+            return Ok(SearchResults { items: Vec::new(), model: self.model().clone() });
+        }
         let near = self.index.nearest(self.ports.store.as_ref(), tenant, &query, limit as usize, None).await?;
         let ids: Vec<AgentId> = near.iter().map(|(id, _)| *id).collect();
         let mut agents = self.ports.store.get_agents(tenant, &ids).await?;

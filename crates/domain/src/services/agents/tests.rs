@@ -201,6 +201,9 @@ async fn search_ranks_by_meaning_and_follows_updates_and_deletes() {
     let found = h.svc.agents.search(&a, Some("agents that can move money"), None).await.unwrap();
     assert_eq!(found.items.iter().map(|i| i.agent.id).collect::<Vec<_>>(), vec![docs.id]);
 
+    let nothing = h.svc.agents.search(&a, Some("which agents can do any of it"), None).await.unwrap();
+    assert!(nothing.items.is_empty(), "a query of stop words only matches nothing");
+
     let err = h.svc.agents.search(&a, Some("  "), Some(0)).await.unwrap_err();
     assert_eq!(fields(err), vec!["q", "limit"]);
 }
