@@ -169,28 +169,14 @@ fn envelope_parts(envelope: Value) -> Result<(String, Map<String, Value>)> {
         return Err(DomainError::invalid("body", "must be a JSON object with `event` and `payload`"));
     };
     let mut v = Violations::new();
-    let event = match envelope.remove("event") {
-        Some(Value::String(e)) => Some(e),
-        Some(_) => {
-            v.add("event", "must be a string");
-            None
-        }
-        None => {
-            v.add("event", "is required");
-            None
-        }
-    };
-    let payload = match envelope.remove("payload") {
-        Some(Value::Object(p)) => Some(p),
-        Some(_) => {
-            v.add("payload", "must be a JSON object");
-            None
-        }
-        None => {
-            v.add("payload", "is required");
-            None
-        }
-    };
+    let event = take(&mut v, &mut envelope, "event", "event", true, "must be a string", |e| match e {
+        Value::String(e) => Some(e),
+        _ => None,
+    });
+    let payload = take(&mut v, &mut envelope, "payload", "payload", true, "must be a JSON object", |p| match p {
+        Value::Object(p) => Some(p),
+        _ => None,
+    });
     v.into_result()?;
     match (event, payload) {
         (Some(e), Some(p)) => Ok((e, p)),
@@ -198,24 +184,39 @@ fn envelope_parts(envelope: Value) -> Result<(String, Map<String, Value>)> {
     }
 }
 
-fn take_agent_id(v: &mut Violations, payload: &mut Map<String, Value>) -> Option<AgentId> {
-    match payload.remove("agent_id") {
+/// Removes `key` from `map` and converts it with `extract`. An absent or null value is
+/// `None` (a violation when `required`); one `extract` refuses is `None` and a violation
+/// of `field` with `expected`.
+fn take<T>(
+    v: &mut Violations,
+    map: &mut Map<String, Value>,
+    key: &str,
+    field: &str,
+    required: bool,
+    expected: &str,
+    extract: impl FnOnce(Value) -> Option<T>,
+) -> Option<T> {
+    match map.remove(key) {
         None | Some(Value::Null) => {
-            v.add("payload.agent_id", "is required");
+            if required {
+                v.add(field, "is required");
+            }
             None
         }
-        Some(Value::String(s)) => match Uuid::parse_str(&s) {
-            Ok(id) => Some(AgentId(id)),
-            Err(_) => {
-                v.add("payload.agent_id", "must be a UUID");
-                None
+        Some(value) => {
+            let got = extract(value);
+            if got.is_none() {
+                v.add(field, expected);
             }
-        },
-        Some(_) => {
-            v.add("payload.agent_id", "must be a UUID string");
-            None
+            got
         }
     }
+}
+
+fn take_agent_id(v: &mut Violations, payload: &mut Map<String, Value>) -> Option<AgentId> {
+    take(v, payload, "agent_id", "payload.agent_id", true, "must be a UUID string", |id| {
+        id.as_str().and_then(|s| Uuid::parse_str(s).ok()).map(AgentId)
+    })
 }
 
 fn take_text(
@@ -226,22 +227,12 @@ fn take_text(
     required: bool,
 ) -> Option<String> {
     let name = format!("payload.{field}");
-    match payload.remove(field) {
-        None | Some(Value::Null) => {
-            if required {
-                v.add(name, "is required");
-            }
-            None
-        }
-        Some(Value::String(s)) => {
-            super::validate::check_text(v, &name, &s, max);
-            Some(s)
-        }
-        Some(_) => {
-            v.add(name, "must be a string");
-            None
-        }
-    }
+    let text = take(v, payload, field, &name, required, "must be a string", |t| match t {
+        Value::String(t) => Some(t),
+        _ => None,
+    })?;
+    super::validate::check_text(v, &name, &text, max);
+    Some(text)
 }
 
 fn check_delivery_id(id: &str) -> Result<&str> {
