@@ -11,8 +11,9 @@ use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_query;
-use diesel::sql_types::{Array, BigInt, Bytea, Double, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Bytea, Double, Nullable, Text, Timestamptz, Untyped, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -216,9 +217,9 @@ fn head_columns(heads: &HashMap<Uuid, ChainHead>) -> HeadColumns {
 }
 
 /// Inserts a whole batch in one statement of one array per column: the statement text is
-/// the same for every batch size (prepared once per connection), and its 15 parameters are
-/// far from Postgres's limit of 65535 whatever the batch size (a multi-row `VALUES` list
-/// needs 15 per row, and chunks). Faster than `VALUES` lists from batches of a few rows up.
+/// the same for every batch size (prepared once per connection, see [`InsertRecords`]),
+/// and its 19 parameters are far from Postgres's limit of 65535 whatever the batch size (a
+/// multi-row `VALUES` list needs 15 per row, and chunks). Faster than `VALUES` lists from batches of a few rows up.
 ///
 /// The heads advance in the same statement (a data-modifying CTE): one round trip less
 /// per batch.
@@ -239,30 +240,64 @@ async fn insert_records_and_advance_heads(
     records: &[AuditRecord],
     heads: &HashMap<Uuid, ChainHead>,
 ) -> QueryResult<usize> {
-    let c = RecordColumns::of(records);
-    let (ids, seqs, hashes, stamps) = head_columns(heads);
-    sql_query(INSERT_RECORDS_SQL)
-        .bind::<Array<SqlUuid>, _>(c.id)
-        .bind::<Array<SqlUuid>, _>(c.tenant_id)
-        .bind::<Array<BigInt>, _>(c.seq)
-        .bind::<Array<Timestamptz>, _>(c.ts)
-        .bind::<Array<Text>, _>(c.actor_type)
-        .bind::<Array<Text>, _>(c.actor_id)
-        .bind::<Array<Text>, _>(c.event_type)
-        .bind::<Array<Nullable<SqlUuid>>, _>(c.agent_id)
-        .bind::<Array<Nullable<Text>>, _>(c.action)
-        .bind::<Array<Nullable<Text>>, _>(c.resource)
-        .bind::<Array<Nullable<Text>>, _>(c.decision)
-        .bind::<Array<Nullable<Double>>, _>(c.risk_score)
-        .bind::<Array<Text>, _>(c.details)
-        .bind::<Array<Bytea>, _>(c.prev_hash)
-        .bind::<Array<Bytea>, _>(c.hash)
-        .bind::<Array<SqlUuid>, _>(ids)
-        .bind::<Array<BigInt>, _>(seqs)
-        .bind::<Array<Bytea>, _>(hashes)
-        .bind::<Array<Timestamptz>, _>(stamps)
-        .execute(conn)
-        .await
+    InsertRecords { c: RecordColumns::of(records), heads: head_columns(heads) }.execute(conn).await
+}
+
+/// [`INSERT_RECORDS_SQL`] with its parameters, as a query type of its own: `sql_query` is
+/// prepared anew on every call (one more round trip per batch), while a static query id
+/// lets diesel cache the prepared statement per connection.
+struct InsertRecords<'a> {
+    c: RecordColumns<'a>,
+    heads: HeadColumns,
+}
+
+impl QueryId for InsertRecords<'_> {
+    type QueryId = InsertRecords<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for InsertRecords<'_> {
+    type SqlType = Untyped;
+}
+
+impl QueryFragment<Pg> for InsertRecords<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        // The SQL's `$n` placeholders, in order, become the binds below.
+        let mut pieces = INSERT_RECORDS_SQL.split('$');
+        out.push_sql(pieces.next().unwrap_or_default());
+        for piece in pieces {
+            let digits = piece.bytes().take_while(u8::is_ascii_digit).count();
+            let (c, h) = (&self.c, &self.heads);
+            match &piece[..digits] {
+                "1" => out.push_bind_param::<Array<SqlUuid>, _>(&c.id)?,
+                "2" => out.push_bind_param::<Array<SqlUuid>, _>(&c.tenant_id)?,
+                "3" => out.push_bind_param::<Array<BigInt>, _>(&c.seq)?,
+                "4" => out.push_bind_param::<Array<Timestamptz>, _>(&c.ts)?,
+                "5" => out.push_bind_param::<Array<Text>, _>(&c.actor_type)?,
+                "6" => out.push_bind_param::<Array<Text>, _>(&c.actor_id)?,
+                "7" => out.push_bind_param::<Array<Text>, _>(&c.event_type)?,
+                "8" => out.push_bind_param::<Array<Nullable<SqlUuid>>, _>(&c.agent_id)?,
+                "9" => out.push_bind_param::<Array<Nullable<Text>>, _>(&c.action)?,
+                "10" => out.push_bind_param::<Array<Nullable<Text>>, _>(&c.resource)?,
+                "11" => out.push_bind_param::<Array<Nullable<Text>>, _>(&c.decision)?,
+                "12" => out.push_bind_param::<Array<Nullable<Double>>, _>(&c.risk_score)?,
+                "13" => out.push_bind_param::<Array<Text>, _>(&c.details)?,
+                "14" => out.push_bind_param::<Array<Bytea>, _>(&c.prev_hash)?,
+                "15" => out.push_bind_param::<Array<Bytea>, _>(&c.hash)?,
+                "16" => out.push_bind_param::<Array<SqlUuid>, _>(&h.0)?,
+                "17" => out.push_bind_param::<Array<BigInt>, _>(&h.1)?,
+                "18" => out.push_bind_param::<Array<Bytea>, _>(&h.2)?,
+                "19" => out.push_bind_param::<Array<Timestamptz>, _>(&h.3)?,
+                other => {
+                    return Err(diesel::result::Error::QueryBuilderError(
+                        format!("INSERT_RECORDS_SQL has no parameter ${other}").into(),
+                    ));
+                }
+            }
+            out.push_sql(&piece[digits..]);
+        }
+        Ok(())
+    }
 }
 
 /// The columns of `audit_records`, one array each, borrowed from the sealed records.
