@@ -244,10 +244,7 @@ const CONCEPTS: &[(&str, &[&str])] = &[
 /// three letters must be the whole word, so "ci" does not match "city").
 pub fn concepts(word: &str) -> impl Iterator<Item = &'static str> + '_ {
     CONCEPTS.iter().filter_map(move |(concept, stems)| {
-        stems
-            .iter()
-            .any(|stem| if stem.len() <= 3 { word == *stem } else { word.starts_with(stem) })
-            .then_some(*concept)
+        stems.iter().any(|stem| crate::text::matches(word, stem)).then_some(*concept)
     })
 }
 

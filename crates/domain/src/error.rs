@@ -83,6 +83,18 @@ impl Violations {
         }
     }
 
+    /// Adds the field errors of a validation error, so every bad field is reported at once;
+    /// any other error is handed back.
+    pub fn absorb(&mut self, e: DomainError) -> Result<()> {
+        match e {
+            DomainError::Validation(errors) => {
+                self.0.extend(errors);
+                Ok(())
+            }
+            other => Err(other),
+        }
+    }
+
     pub fn into_result(self) -> Result<()> {
         if self.0.is_empty() { Ok(()) } else { Err(DomainError::Validation(self.0)) }
     }

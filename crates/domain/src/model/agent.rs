@@ -59,17 +59,10 @@ impl RiskLevel {
         Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The level of a score in [0, 1], by the documented thresholds.
+    /// The level of a score in [0, 1], by the documented thresholds (owned by the risk model
+    /// in `agentgov_detect::risk`, which is calibrated against them).
     pub fn of_score(score: f64) -> Self {
-        if score < 0.3 {
-            RiskLevel::Low
-        } else if score < 0.6 {
-            RiskLevel::Medium
-        } else if score < 0.85 {
-            RiskLevel::High
-        } else {
-            RiskLevel::Critical
-        }
+        Self::parse(agentgov_detect::risk::level(score)).unwrap_or(RiskLevel::Critical)
     }
 }
 

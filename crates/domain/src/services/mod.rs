@@ -124,14 +124,8 @@ impl Services {
         let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
         let auth = AuthService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.tokens, settings.auth);
         let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
-        let webhook = WebhookService::new(
-            secrets.webhook,
-            auth.clone(),
-            agents.clone(),
-            log.clone(),
-            ports.store.clone(),
-            ports.clock.clone(),
-        );
+        let webhook =
+            WebhookService::new(secrets.webhook, auth.clone(), agents.clone(), log.clone(), ports.store.clone());
         let services = Self {
             tenants: TenantService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.admin_key),
             users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),

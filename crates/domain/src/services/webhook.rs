@@ -5,18 +5,20 @@
 //! `agent.heartbeat` is exactly `POST /agents/{id}/heartbeat`. A success is answered only
 //! after the durable write.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::agents::{AgentService, HeartbeatRequest};
-use super::audit::AuditLog;
+use super::audit::{AuditEvent, AuditLog};
 use super::auth::AuthService;
 use super::{Caller, Credential};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId};
-use crate::model::{Actor, ActorType, AuditEntry, AuditRecord, JsonText, Permission};
-use crate::ports::Clock;
+use crate::model::{Actor, ActorType, Permission};
+use crate::ports::Store;
 use crate::secrets::WebhookVerifier;
 
 pub const EVENT_ACTION: &str = "agent.action";
@@ -49,8 +51,8 @@ pub struct WebhookService {
     auth: AuthService,
     agents: AgentService,
     audit: AuditLog,
-    store: std::sync::Arc<dyn crate::ports::Store>,
-    clock: std::sync::Arc<dyn Clock>,
+    /// To tell a repeated delivery from another conflict.
+    store: Arc<dyn Store>,
 }
 
 impl WebhookService {
@@ -59,10 +61,9 @@ impl WebhookService {
         auth: AuthService,
         agents: AgentService,
         audit: AuditLog,
-        store: std::sync::Arc<dyn crate::ports::Store>,
-        clock: std::sync::Arc<dyn Clock>,
+        store: Arc<dyn Store>,
     ) -> Self {
-        Self { verifier, auth, agents, audit, store, clock }
+        Self { verifier, auth, agents, audit, store }
     }
 
     pub async fn receive(&self, d: Delivery<'_>) -> Result<WebhookAck> {
@@ -122,14 +123,10 @@ impl WebhookService {
         }
         details.insert("source".into(), Value::Object(source));
         // A delivery id names the record: a repeat conflicts on it and is stored once.
-        let id = match delivery_id {
-            Some(delivery) => delivery_record_id(tenant.as_uuid(), delivery),
-            None => Uuid::now_v7(),
-        };
-        let entry = AuditEntry {
-            id: AuditId(id),
+        let id = delivery_id.map(|delivery| AuditId(delivery_record_id(tenant.as_uuid(), delivery)));
+        let event = AuditEvent {
+            id,
             tenant_id: tenant,
-            timestamp: self.clock.now(),
             actor: Actor::new(ActorType::Agent, agent_id),
             event_type: EVENT_ACTION.to_owned(),
             agent_id: Some(agent_id.as_uuid()),
@@ -137,19 +134,13 @@ impl WebhookService {
             resource,
             decision: None,
             risk_score,
-            details: JsonText::from_value(&Value::Object(details)),
+            details: Value::Object(details),
         };
-        match self.audit.append(entry).await {
-            Ok(_) => Ok(()),
-            Err(DomainError::Conflict(_)) if delivery_id.is_some() && self.stored(tenant, id).await?.is_some() => {
-                Ok(())
-            }
-            Err(e) => Err(e),
+        match (self.audit.record(event).await, id) {
+            (Ok(_), _) => Ok(()),
+            (Err(DomainError::Conflict(_)), Some(id)) if self.store.get_audit(tenant, id).await?.is_some() => Ok(()),
+            (Err(e), _) => Err(e),
         }
-    }
-
-    async fn stored(&self, tenant: crate::ids::TenantId, id: Uuid) -> Result<Option<AuditRecord>> {
-        self.store.get_audit(tenant, AuditId(id)).await
     }
 
     async fn heartbeat(&self, caller: &Caller, mut payload: Map<String, Value>) -> Result<()> {

@@ -372,14 +372,7 @@ impl AgentService {
     ) -> Result<Page<Agent>> {
         caller.require_permission(Permission::AgentsRead)?;
         let mut v = Violations::new();
-        let page = match PageRequest::parse(limit, cursor) {
-            Ok(page) => Some(page),
-            Err(DomainError::Validation(errors)) => {
-                errors.into_iter().for_each(|e| v.add(e.field, e.message));
-                None
-            }
-            Err(e) => return Err(e),
-        };
+        let page = PageRequest::parse(limit, cursor).or_else(|e| v.absorb(e).map(|()| PageRequest::default()))?;
         let filter = AgentFilter {
             agent_type: params.agent_type.clone(),
             status: parse_param(
@@ -394,7 +387,6 @@ impl AgentService {
             stale_before: self.stale_before(),
         };
         v.into_result()?;
-        let page = page.unwrap_or_default();
         let found = self.ports.store.list_agents(caller.tenant_id(), &filter, &page).await?;
         Ok(Page { items: found.items.into_iter().map(|a| self.reported(a)).collect(), next_cursor: found.next_cursor })
     }

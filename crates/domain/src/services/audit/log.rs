@@ -36,6 +36,9 @@ impl Default for AuditLogSettings {
 /// An event to record, built by the service where it happened.
 #[derive(Debug, Clone)]
 pub struct AuditEvent {
+    /// The record's id when the writer names it (an idempotent webhook delivery, whose
+    /// repeat then conflicts); `None` takes a fresh one from the `IdGen` port.
+    pub id: Option<AuditId>,
     pub tenant_id: TenantId,
     pub actor: Actor,
     pub event_type: String,
@@ -50,6 +53,7 @@ pub struct AuditEvent {
 impl AuditEvent {
     pub fn new(tenant_id: TenantId, actor: Actor, event_type: impl Into<String>) -> Self {
         Self {
+            id: None,
             tenant_id,
             actor,
             event_type: event_type.into(),
@@ -118,7 +122,7 @@ impl AuditLog {
     /// Stamps `event` with an id and the time, and appends it. Answers once it is durable.
     pub async fn record(&self, event: AuditEvent) -> Result<AuditRecord> {
         let entry = AuditEntry {
-            id: AuditId(self.ids.new_id()),
+            id: event.id.unwrap_or_else(|| AuditId(self.ids.new_id())),
             tenant_id: event.tenant_id,
             timestamp: self.clock.now(),
             actor: event.actor,

@@ -169,17 +169,6 @@ impl AuditFilterParams {
     }
 }
 
-/// Adds the field errors of a validation error to `v`.
-fn collect(v: &mut Violations, e: DomainError) -> Result<()> {
-    match e {
-        DomainError::Validation(errors) => {
-            errors.into_iter().for_each(|e| v.add(e.field, e.message));
-            Ok(())
-        }
-        other => Err(other),
-    }
-}
-
 /// `POST /audit/export/async`.
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -234,6 +223,7 @@ impl AuditService {
         }
         v.into_result()?;
         let event = AuditEvent {
+            id: None,
             tenant_id: caller.tenant_id(),
             actor: caller_actor(caller),
             event_type: req.event_type,
@@ -258,8 +248,8 @@ impl AuditService {
         caller.require_permission(Permission::AuditRead)?;
         let mut v = Violations::new();
         let filter = filter.parse_into(&mut v, "");
-        let limit = parse_limit(limit).or_else(|e| collect(&mut v, e).map(|()| 0))?;
-        let after_seq = decode_seq_cursor(cursor).or_else(|e| collect(&mut v, e).map(|()| None))?;
+        let limit = parse_limit(limit).or_else(|e| v.absorb(e).map(|()| 0))?;
+        let after_seq = decode_seq_cursor(cursor).or_else(|e| v.absorb(e).map(|()| None))?;
         v.into_result()?;
         let scan = AuditScan { order: SeqOrder::Desc, after_seq, limit: limit + 1 };
         let rows = self.ports.store.scan_audit(caller.tenant_id(), &filter, scan).await?;
