@@ -222,3 +222,62 @@ fn report_search_quality() {
         );
     }
 }
+
+/// A JSON string literal (the fixture is plain text; control characters are escaped).
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Writes the fixture, as embedded, and the built-in embedder's scores to the JSON file
+/// `AGENTGOV_SEARCH_FIXTURE_JSON` names, for `search_compare.py` (a sentence-transformer
+/// on the same queries, alone and fused with these scores). Not part of the suite:
+/// `cargo test -p agentgov-detect --test search_quality -- --ignored export`.
+#[test]
+#[ignore = "writes a file for search_compare.py"]
+fn export_for_external_comparison() {
+    let path = std::env::var("AGENTGOV_SEARCH_FIXTURE_JSON").unwrap_or_else(|_| "search_fixture.json".into());
+    let embedder = HashingEmbedder::default();
+    let texts: Vec<String> = AGENTS.iter().map(agent_text).collect();
+    let vectors: Vec<Vec<f32>> = texts.iter().map(|t| embedder.embed(&t.to_lowercase())).collect();
+    let agents: Vec<String> = AGENTS
+        .iter()
+        .zip(&texts)
+        .map(|(a, t)| format!("{{\"id\":{},\"text\":{}}}", json_string(a.id), json_string(t)))
+        .collect();
+    let queries = |set: &[Query]| -> String {
+        let items: Vec<String> = set
+            .iter()
+            .map(|q| {
+                let relevant: Vec<String> =
+                    q.relevant.iter().map(|(id, grade)| format!("[{},{grade}]", json_string(id))).collect();
+                let query = embedder.embed(q.q);
+                let scores: Vec<String> = vectors.iter().map(|v| format!("{}", dot(&query, v))).collect();
+                format!(
+                    "{{\"q\":{},\"relevant\":[{}],\"hashing_scores\":[{}]}}",
+                    json_string(q.q),
+                    relevant.join(","),
+                    scores.join(",")
+                )
+            })
+            .collect();
+        format!("[{}]", items.join(","))
+    };
+    let json = format!(
+        "{{\"agents\":[{}],\"queries\":{},\"held_out\":{}}}",
+        agents.join(","),
+        queries(QUERIES),
+        queries(HELD_OUT)
+    );
+    std::fs::write(&path, json).unwrap();
+    println!("wrote {path}");
+}
