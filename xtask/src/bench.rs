@@ -5,13 +5,15 @@
 //! (`POST /audit/log`), a verification of the whole chain, and the streamed JSONL and CSV
 //! exports of everything appended, with the server's memory sampled meanwhile; then
 //! `--webhook-events` signed webhook deliveries (each acknowledged one checked to be stored),
-//! and agent search over `--agents` registered agents.
+//! agent search over `--agents` registered agents, and `--policy-checks` policy checks under
+//! five enabled templates (each answered one checked to be audited).
 
 mod agents;
 mod audit;
 mod http;
 mod mem;
 mod oha;
+mod policy;
 mod report;
 mod server;
 mod webhook;
@@ -36,6 +38,8 @@ const DEFAULT_AUDIT_RECORDS: u64 = 1_000_000;
 const DEFAULT_WEBHOOK_EVENTS: u64 = 200_000;
 /// Agents registered in one tenant before its search is measured.
 const DEFAULT_AGENTS: u64 = 10_000;
+/// `POST /policies/check` requests under five enabled templates, after the warm-up.
+const DEFAULT_POLICY_CHECKS: u64 = 200_000;
 /// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
 /// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
 const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
@@ -46,10 +50,11 @@ struct Options {
     audit_records: u64,
     webhook_events: u64,
     agents: u64,
+    policy_checks: u64,
 }
 
 /// The flags that take a positive number (`--flag N` or `--flag=N`, `_` allowed as a separator).
-const NUMBER_FLAGS: [&str; 3] = ["--audit-records", "--webhook-events", "--agents"];
+const NUMBER_FLAGS: [&str; 4] = ["--audit-records", "--webhook-events", "--agents", "--policy-checks"];
 
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
@@ -58,6 +63,7 @@ impl Options {
             audit_records: DEFAULT_AUDIT_RECORDS,
             webhook_events: DEFAULT_WEBHOOK_EVENTS,
             agents: DEFAULT_AGENTS,
+            policy_checks: DEFAULT_POLICY_CHECKS,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -81,6 +87,7 @@ impl Options {
             match flag {
                 "--audit-records" => options.audit_records = n,
                 "--webhook-events" => options.webhook_events = n,
+                "--policy-checks" => options.policy_checks = n,
                 _ => options.agents = n,
             }
         }
@@ -112,6 +119,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         audit_records: options.audit_records,
         webhook_events: options.webhook_events,
         agents: options.agents,
+        policy_checks: options.policy_checks,
     };
     let mut results = Results::default();
     bench_mode(&binary, &Backend::Embedded, settings, &mut results)?;
@@ -131,8 +139,21 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         .filter(|w| !w.every_acknowledged_stored())
         .map(|w| format!("{}: {} acknowledged, {} stored", w.load.mode, w.acknowledged, w.stored))
         .collect();
+    let unaudited: Vec<String> = results
+        .policy_checks
+        .iter()
+        .filter(|c| !c.every_check_audited())
+        .map(|c| format!("{}: {} answered, {} audited", c.load.mode, c.answered, c.audited))
+        .collect();
+    let mut missing = Vec::new();
     if !lost.is_empty() {
-        bail!("acknowledged webhook events are missing from the audit log ({})", lost.join("; "));
+        missing.push(format!("acknowledged webhook events are missing from the audit log ({})", lost.join("; ")));
+    }
+    if !unaudited.is_empty() {
+        missing.push(format!("answered policy checks are missing from the audit log ({})", unaudited.join("; ")));
+    }
+    if !missing.is_empty() {
+        bail!("{}", missing.join("; "));
     }
     println!("    done");
     Ok(())
@@ -152,8 +173,7 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     let idle_kib = mem::status_kib(pid, "VmRSS").context("reading the server's VmRSS")?;
 
     let bearer = vec![format!("Authorization: Bearer {}", credentials.access_token)];
-    let targets =
-        [("GET /api/v1/health", "/api/v1/health", vec![]), ("GET /api/v1/auth/me", "/api/v1/auth/me", bearer)];
+    let targets = [("GET /api/v1/health", "/api/v1/health", vec![]), (report::AUTH_ME, "/api/v1/auth/me", bearer)];
     for (label, path, headers) in targets {
         step(&format!(
             "bench [{mode}]: {label}, {CONCURRENCY} connections, {}s warm-up + {}s",
@@ -269,6 +289,28 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     ));
     let searches = agents::search(&server, mode, &agents_key, settings.agents, WARM_UP, settings.measure)?;
     results.searches.extend(searches);
+    server.check_still_running()?;
+
+    step(&format!(
+        "bench [{mode}]: {}, {CONCURRENCY} connections, {}s warm-up + {} requests, in a tenant of its own with {} \
+         enabled templates",
+        policy::ENDPOINT,
+        WARM_UP.as_secs(),
+        settings.policy_checks,
+        policy::POLICIES.len()
+    ));
+    let checked = policy::checks(&server, mode, WARM_UP, settings.policy_checks)?;
+    print_row(&checked.load);
+    println!(
+        "    {} answered (200), {} audited: every check audited: {}",
+        checked.answered,
+        checked.audited,
+        if checked.every_check_audited() { "yes" } else { "NO" }
+    );
+    if !checked.every_check_audited() {
+        eprintln!("    error: {} answered checks are not in the log", checked.answered - checked.audited);
+    }
+    results.policy_checks.push(checked);
 
     server.check_still_running()?;
     let end_kib = mem::status_kib(pid, "VmRSS").context("reading the server's VmRSS")?;
@@ -342,11 +384,23 @@ mod tests {
     fn options_are_parsed() {
         assert_eq!(
             parse(&[]).unwrap(),
-            Options { skip_postgres: false, audit_records: 1_000_000, webhook_events: 200_000, agents: 10_000 }
+            Options {
+                skip_postgres: false,
+                audit_records: 1_000_000,
+                webhook_events: 200_000,
+                agents: 10_000,
+                policy_checks: 200_000
+            }
         );
         assert_eq!(
             parse(&["--skip-postgres", "--audit-records", "5000"]).unwrap(),
-            Options { skip_postgres: true, audit_records: 5000, webhook_events: 200_000, agents: 10_000 }
+            Options {
+                skip_postgres: true,
+                audit_records: 5000,
+                webhook_events: 200_000,
+                agents: 10_000,
+                policy_checks: 200_000
+            }
         );
         assert_eq!(parse(&["--audit-records=1_000"]).unwrap().audit_records, 1000);
         assert!(parse(&["--audit-records"]).is_err());
@@ -359,7 +413,13 @@ mod tests {
     fn webhook_and_agent_counts_are_parsed() {
         assert_eq!(
             parse(&["--webhook-events", "20_000", "--agents=2000", "--audit-records", "7"]).unwrap(),
-            Options { skip_postgres: false, audit_records: 7, webhook_events: 20_000, agents: 2000 }
+            Options {
+                skip_postgres: false,
+                audit_records: 7,
+                webhook_events: 20_000,
+                agents: 2000,
+                policy_checks: 200_000
+            }
         );
         assert_eq!(parse(&["--agents", "5", "--agents", "6"]).unwrap().agents, 6);
         assert!(parse(&["--webhook-events"]).is_err());
@@ -368,5 +428,25 @@ mod tests {
         assert!(parse(&["--agents=many"]).is_err());
         assert!(parse(&["--skip-postgres=1"]).is_err());
         assert!(parse(&["--agent", "5"]).is_err());
+    }
+
+    #[test]
+    fn policy_check_count_is_parsed() {
+        assert_eq!(parse(&["--policy-checks", "20_000"]).unwrap().policy_checks, 20_000);
+        assert_eq!(
+            parse(&["--policy-checks=5", "--agents", "3"]).unwrap(),
+            Options {
+                skip_postgres: false,
+                audit_records: 1_000_000,
+                webhook_events: 200_000,
+                agents: 3,
+                policy_checks: 5
+            }
+        );
+        assert!(parse(&["--policy-checks"]).is_err());
+        assert!(parse(&["--policy-checks=0"]).is_err());
+        assert!(parse(&["--policy-checks", "-1"]).is_err());
+        assert!(parse(&["--policy-checks", "all"]).is_err());
+        assert!(parse(&["--policy-check", "5"]).is_err());
     }
 }

@@ -20,12 +20,15 @@ commands:
   openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
                       committed file differs
   bench [--skip-postgres] [--audit-records N] [--webhook-events N] [--agents N]
+        [--policy-checks N]
                       build the release server, load it with oha (embedded mode, then
                       Postgres at $AGENTGOV_BENCH_DATABASE_URL) and rewrite BENCHMARKS.md;
                       per mode: --audit-records durable appends, then exported (default
                       1000000); --webhook-events signed webhook deliveries, each
                       acknowledged one checked to be stored (default 200000); agent search
-                      over --agents registered agents (default 10000)
+                      over --agents registered agents (default 10000); --policy-checks
+                      policy checks under 5 templates, each answered one checked to be
+                      audited (default 200000)
   help                print this message
 ";
 

@@ -43,7 +43,7 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{agents, api_keys, audit, auth, health, tenants, users, webhook};
+    use routes::{agents, api_keys, audit, auth, health, policies, tenants, users, webhook};
     cfg.service(
         utoipa_actix_web::scope("/api/v1")
             .service(health::health)
@@ -88,7 +88,16 @@ fn register(cfg: &mut ServiceConfig) {
             .service(agents::heartbeat)
             .service(agents::get)
             .service(agents::update)
-            .service(agents::remove),
+            .service(agents::remove)
+            // Fixed paths before `/policies/{id}`.
+            .service(policies::create)
+            .service(policies::list)
+            .service(policies::templates)
+            .service(policies::check)
+            .service(policies::get)
+            .service(policies::update)
+            .service(policies::remove)
+            .service(policies::test),
     );
     cfg.service(webhook::receive);
 }

@@ -28,6 +28,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "tenants", description = "Tenants (platform operator, X-Admin-Key)"),
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
         (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
+        (name = "policies", description = "Rego policies, templates and the policy check"),
         (name = "webhook", description = "Signed inbound agent events (outside /api/v1)"),
     )
 )]

@@ -735,6 +735,124 @@ pub fn assess(capabilities: &[String], permissions: &[(String, String)]) -> Risk
     RiskAssessment { score: (1.0 - survival).clamp(0.0, 1.0), factors }
 }
 
+/// What a policy check knows of an action beyond its action and resource text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ActionContext<'a> {
+    /// The acting agent's own risk score (from [`assess`]).
+    pub agent_risk: f64,
+    /// The caller says the action touches personal data.
+    pub personal_data: bool,
+    /// The data subject's consent: given, refused, or not stated.
+    pub consent: Option<bool>,
+    /// The environment the caller names (`production`, `staging`, …).
+    pub environment: Option<&'a str>,
+    /// How many records the action affects, when the caller says.
+    pub record_count: Option<u64>,
+    /// How unusual the action is for the agent, in `[0, 1]`.
+    pub anomaly_score: f64,
+}
+
+const PRODUCTION_WORDS: &[&str] = &["prod$", "production", "prd$", "live$"];
+const PRODUCTION_ACTING: f64 = 0.2;
+const PRODUCTION_READING: f64 = 0.05;
+const AGENT_SHARE: f64 = 0.5;
+const NO_CONSENT: f64 = 0.35;
+const CONSENT_REFUSED: f64 = 0.5;
+const ANOMALY_SHARE: f64 = 0.6;
+
+/// The risk of one action of an agent on a resource, as a policy check computes it.
+///
+/// The action and resource are read together like a capability ("delete" on
+/// "prod/customers" names deletion and personal data), at the access the action's verbs
+/// imply (an action with no recognised verb acts: fail closed). Then:
+///
+/// | code          | when | weight |
+/// |---------------|------|-------:|
+/// | (categories)  | as in [`assess`] | as there |
+/// | `write_access`| an acting action naming no category | 0.08 |
+/// | `production`  | the resource or `environment` names production (`prod`, `production`, `prd`, `live`) | 0.20 acting, 0.05 reading |
+/// | `agent_risk`  | the agent's own risk score, halved | ≤ 0.5 |
+/// | `no_consent`  | personal data (said by the caller, or named by the action) without consent given | 0.35; 0.50 when refused |
+/// | `bulk`        | more than 100 / 1,000 / 10,000 records | 0.10 / 0.20 / 0.30 |
+/// | `anomaly`     | the anomaly score × 0.6 | ≤ 0.6 |
+///
+/// Combined by the same noisy-OR, so the score stays in `[0, 1)` and only grows with each
+/// factor.
+pub fn assess_action(action: &str, resource: &str, ctx: &ActionContext<'_>) -> RiskAssessment {
+    let action_words = item_words(action);
+    let access = if action_words.is_empty() { Access::Write } else { capability_access(&action_words) };
+    let words = item_words(&format!("{action} {resource}"));
+    let evidence = format!("{} on {}", action.trim(), resource.trim());
+    let mut factors: Vec<RiskFactor> = Vec::new();
+    item_factors(&words, access, true, &evidence, &mut factors);
+    if access >= Access::Write && factors.is_empty() {
+        factors.push(RiskFactor {
+            code: "write_access",
+            weight: WRITE_ACCESS_FIRST,
+            evidence,
+            reason: WRITE_ACCESS_REASON,
+        });
+    }
+
+    let environment_words = ctx.environment.map(item_words).unwrap_or_default();
+    if let Some(word) = find(&words, PRODUCTION_WORDS).or_else(|| find(&environment_words, PRODUCTION_WORDS)) {
+        let weight = if access >= Access::Write { PRODUCTION_ACTING } else { PRODUCTION_READING };
+        factors.push(RiskFactor {
+            code: "production",
+            weight,
+            evidence: word.to_owned(),
+            reason: "Touches a production system.",
+        });
+    }
+    if ctx.agent_risk > 0.0 {
+        factors.push(RiskFactor {
+            code: "agent_risk",
+            weight: (ctx.agent_risk * AGENT_SHARE).clamp(0.0, AGENT_SHARE),
+            evidence: format!("{:.2}", ctx.agent_risk),
+            reason: "The agent itself can do sensitive things.",
+        });
+    }
+    let personal = ctx.personal_data || factors.iter().any(|f| f.code == PII.code);
+    if personal && ctx.consent != Some(true) {
+        let (weight, evidence) = match ctx.consent {
+            Some(false) => (CONSENT_REFUSED, "consent refused"),
+            _ => (NO_CONSENT, "consent not given"),
+        };
+        factors.push(RiskFactor {
+            code: "no_consent",
+            weight,
+            evidence: evidence.to_owned(),
+            reason: "Uses personal data without the data subject's consent.",
+        });
+    }
+    if let Some(count) = ctx.record_count.filter(|&c| c > 100) {
+        let weight = if count > 10_000 {
+            0.3
+        } else if count > 1_000 {
+            0.2
+        } else {
+            0.1
+        };
+        factors.push(RiskFactor {
+            code: "bulk",
+            weight,
+            evidence: format!("{count} records"),
+            reason: "Affects many records at once.",
+        });
+    }
+    if ctx.anomaly_score > 0.0 {
+        factors.push(RiskFactor {
+            code: "anomaly",
+            weight: (ctx.anomaly_score * ANOMALY_SHARE).clamp(0.0, ANOMALY_SHARE),
+            evidence: format!("{:.2}", ctx.anomaly_score),
+            reason: "Unusual for this agent.",
+        });
+    }
+    factors.sort_by(|a, b| b.weight.total_cmp(&a.weight));
+    let survival: f64 = factors.iter().map(|f| 1.0 - f.weight).product();
+    RiskAssessment { score: (1.0 - survival).clamp(0.0, 1.0), factors }
+}
+
 /// The service's level for a score: low < 0.3 ≤ medium < 0.6 ≤ high < 0.85 ≤ critical.
 pub fn level(score: f64) -> &'static str {
     if score < 0.3 {
@@ -1001,5 +1119,70 @@ mod tests {
         assert_eq!(permission_access("frobnicate"), Some(Access::Write), "unknown access fails closed");
         assert_eq!(permission_access("none"), None);
         assert_eq!(permission_access(""), None);
+    }
+
+    fn action(action: &str, resource: &str, ctx: &ActionContext<'_>) -> RiskAssessment {
+        assess_action(action, resource, ctx)
+    }
+
+    #[test]
+    fn reading_documentation_is_low_and_deleting_production_customers_is_high() {
+        let calm = action("read", "docs/handbook", &ActionContext::default());
+        assert_eq!(calm.score, 0.0, "{calm:?}");
+        assert_eq!(level(calm.score), "low");
+
+        let risky = action("delete", "prod/customers", &ActionContext { agent_risk: 0.6, ..ActionContext::default() });
+        assert!(risky.score >= 0.85, "{risky:?}");
+        for code in ["deletion", "pii", "production", "agent_risk", "no_consent"] {
+            assert!(codes(&risky).contains(&code), "{code} missing from {:?}", codes(&risky));
+        }
+        assert!(risky.factors.windows(2).all(|w| w[0].weight >= w[1].weight), "strongest first");
+    }
+
+    #[test]
+    fn an_unrecognised_action_acts_and_a_plain_write_is_counted() {
+        let r = action("frobnicate", "tickets", &ActionContext::default());
+        assert_eq!(codes(&r), ["write_access"]);
+        let r = action("", "tickets", &ActionContext::default());
+        assert_eq!(codes(&r), ["write_access"], "no verb at all fails closed");
+    }
+
+    #[test]
+    fn consent_given_removes_the_consent_factor_and_refusal_weighs_more() {
+        let base = ActionContext { personal_data: true, ..ActionContext::default() };
+        let missing = action("read", "crm/contacts", &base);
+        let given = action("read", "crm/contacts", &ActionContext { consent: Some(true), ..base.clone() });
+        let refused = action("read", "crm/contacts", &ActionContext { consent: Some(false), ..base });
+        assert!(codes(&missing).contains(&"no_consent"));
+        assert!(!codes(&given).contains(&"no_consent"));
+        assert!(refused.score > missing.score && missing.score > given.score);
+    }
+
+    #[test]
+    fn production_bulk_and_anomaly_only_raise_the_score() {
+        let plain = action("update", "orders", &ActionContext::default());
+        let prod =
+            action("update", "orders", &ActionContext { environment: Some("Production"), ..ActionContext::default() });
+        let bulk =
+            action("update", "orders", &ActionContext { record_count: Some(50_000), ..ActionContext::default() });
+        let odd = action("update", "orders", &ActionContext { anomaly_score: 0.9, ..ActionContext::default() });
+        assert!(codes(&prod).contains(&"production"));
+        assert_eq!(bulk.factors.iter().find(|f| f.code == "bulk").map(|f| f.weight), Some(0.3));
+        for r in [&prod, &bulk, &odd] {
+            assert!(r.score > plain.score && r.score < 1.0);
+        }
+        let few = action("update", "orders", &ActionContext { record_count: Some(100), ..ActionContext::default() });
+        assert!(!codes(&few).contains(&"bulk"), "100 records is not bulk");
+    }
+
+    #[test]
+    fn moving_money_is_high_for_a_payments_agent() {
+        let r = action(
+            "transfer_funds",
+            "payments/stripe",
+            &ActionContext { agent_risk: 0.62, ..ActionContext::default() },
+        );
+        assert_eq!(r.factors[0].code, "payments");
+        assert_eq!(level(r.score), "high", "{r:?}");
     }
 }

@@ -9,11 +9,21 @@ pub struct FieldError {
     /// Path of the field, e.g. `email` or `permissions[2]`.
     pub field: String,
     pub message: String,
+    /// Where in the field's text the error is, 1-based (Rego compile errors).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
 }
 
 impl FieldError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { field: field.into(), message: message.into() }
+        Self { field: field.into(), message: message.into(), line: None, column: None }
+    }
+
+    /// An error at a position of the field's text.
+    pub fn at(field: impl Into<String>, line: u32, column: u32, message: impl Into<String>) -> Self {
+        Self { field: field.into(), message: message.into(), line: Some(line), column: Some(column) }
     }
 }
 

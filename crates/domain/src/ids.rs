@@ -65,3 +65,7 @@ id_type!(
     /// A registered agent of one tenant.
     AgentId
 );
+id_type!(
+    /// A Rego policy of one tenant.
+    PolicyId
+);

@@ -1,10 +1,25 @@
 //! The policy engine adapter: Rego evaluated in-process by regorus (the OPA language).
 //!
-//! For now it proves the engine works (`self_test`, used by `/health/ready`); the policy
-//! issue adds validation and evaluation of tenant policies.
+//! Each tenant module is loaded alone into its own engine (so modules sharing a package
+//! never see each other) with a generated outcome module that gathers `deny`,
+//! `require_approval` and `risk_adjustment` in one evaluation (`module.rs`). Modules run on
+//! regorus's bytecode VM where that is exact, on its interpreter otherwise (`compiled.rs`);
+//! `validate` parses, checks calls statically, and evaluates once with an empty input.
 
-use agentgov_domain::ports::PolicyEngine;
+mod analysis;
+mod compiled;
+mod diagnostic;
+mod input;
+mod module;
+
+use std::sync::Arc;
+
+use agentgov_domain::ports::{CompiledPolicies, PolicyEngine, PolicyModule, PolicyOutcome, RegoDiagnostic};
 use agentgov_domain::{DomainError, Result};
+
+pub use compiled::Backend;
+use compiled::CompiledSet;
+use module::Loaded;
 
 const SELF_TEST_MODULE: &str = r#"
 package agentgov.selftest
@@ -21,6 +36,7 @@ allow if input.probe == "ok"
 #[derive(Clone)]
 pub struct RegoEngine {
     self_test: regorus::Engine,
+    backend: Backend,
 }
 
 impl RegoEngine {
@@ -30,7 +46,20 @@ impl RegoEngine {
         engine
             .add_policy("agentgov/selftest.rego".into(), SELF_TEST_MODULE.into())
             .map_err(|e| DomainError::internal(format!("rego self-test module: {e}")))?;
-        Ok(Self { self_test: engine })
+        Ok(Self { self_test: engine, backend: Backend::Auto })
+    }
+
+    /// The same engine with modules run on `backend` (the default is [`Backend::Auto`]).
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Compiles `modules` and tells how many of them run on the VM (for tests and benches).
+    pub fn compile_counting_vm(&self, modules: &[PolicyModule]) -> (Arc<dyn CompiledPolicies>, usize) {
+        let set = CompiledSet::new(modules, self.backend);
+        let on_vm = set.on_vm();
+        (Arc::new(set), on_vm)
     }
 }
 
@@ -54,6 +83,31 @@ impl PolicyEngine for RegoEngine {
     fn name(&self) -> &'static str {
         "regorus"
     }
+
+    fn validate(&self, rego: &str) -> std::result::Result<(), RegoDiagnostic> {
+        let Loaded { mut engine, entry, .. } = Loaded::new(rego)?;
+        // regorus analyses lazily and reports conflicts only when evaluating: evaluate once.
+        engine.set_input(regorus::Value::new_object());
+        let out = engine.eval_rule(entry).map_err(|e| diagnostic::diagnostic(&e, rego))?;
+        let mut outcome = PolicyOutcome::default();
+        compiled::read_outcome(&out, "", &mut outcome).map_err(|message| {
+            let (line, column) = rule_position(rego, &message);
+            RegoDiagnostic { line, column, message }
+        })
+    }
+
+    fn compile(&self, modules: &[PolicyModule]) -> Result<Arc<dyn CompiledPolicies>> {
+        Ok(Arc::new(CompiledSet::new(modules, self.backend)))
+    }
+}
+
+/// Where the rule a type error names (its first word) is first defined; else the start.
+fn rule_position(rego: &str, message: &str) -> (u32, u32) {
+    let rule = message.split_whitespace().next().unwrap_or_default();
+    let defines = |line: &str| {
+        line.strip_prefix(rule).is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+    };
+    rego.lines().position(defines).and_then(|i| u32::try_from(i + 1).ok()).map_or((1, 1), |line| (line, 1))
 }
 
 #[cfg(test)]

@@ -79,6 +79,11 @@ pub struct Config {
     /// An active agent with no heartbeat (nor registration) for this many seconds is listed
     /// as `inactive`.
     pub agent_stale_after_secs: u64,
+    /// A policy check whose risk score is at or above this needs approval (0 to 1].
+    pub approval_threshold: f64,
+    /// How long a replica may keep a tenant's compiled policies should a change announced
+    /// on the bus be missed, in seconds.
+    pub policy_cache_ttl_secs: u64,
     /// An external OpenAI-compatible embeddings service (`{url}/v1/embeddings`) instead of
     /// the built-in embedder. Needs `embedding_model` and `embedding_dimensions`.
     pub embedding_url: Option<String>,
@@ -132,6 +137,8 @@ impl Default for Config {
             audit_export_retention_secs: 24 * 3600,
             audit_export_worker: true,
             agent_stale_after_secs: 600,
+            approval_threshold: 0.8,
+            policy_cache_ttl_secs: 60,
             embedding_url: None,
             embedding_model: None,
             embedding_model_version: 1,
@@ -198,6 +205,12 @@ impl Config {
         }
         if self.agent_stale_after_secs == 0 {
             bail!("agent_stale_after_secs must be at least 1");
+        }
+        if !(self.approval_threshold > 0.0 && self.approval_threshold <= 1.0) {
+            bail!("approval_threshold must be above 0 and at most 1");
+        }
+        if self.policy_cache_ttl_secs == 0 {
+            bail!("policy_cache_ttl_secs must be at least 1");
         }
         if self.embedding_url.is_some() && (self.embedding_model.is_none() || self.embedding_dimensions.is_none()) {
             bail!("AGENTGOV_EMBEDDING_URL needs AGENTGOV_EMBEDDING_MODEL and AGENTGOV_EMBEDDING_DIMENSIONS");
@@ -312,6 +325,8 @@ impl fmt::Debug for Config {
             audit_export_retention_secs,
             audit_export_worker,
             agent_stale_after_secs,
+            approval_threshold,
+            policy_cache_ttl_secs,
             embedding_url,
             embedding_model,
             embedding_model_version,
@@ -349,6 +364,8 @@ impl fmt::Debug for Config {
             .field("audit_export_retention_secs", audit_export_retention_secs)
             .field("audit_export_worker", audit_export_worker)
             .field("agent_stale_after_secs", agent_stale_after_secs)
+            .field("approval_threshold", approval_threshold)
+            .field("policy_cache_ttl_secs", policy_cache_ttl_secs)
             .field("embedding_url", &embedding_url.as_deref().map(redact_url))
             .field("embedding_model", embedding_model)
             .field("embedding_model_version", embedding_model_version)

@@ -8,8 +8,8 @@ use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, Uuid
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 use agentgov_domain::services::audit::AuditLogSettings;
 use agentgov_domain::services::{
-    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, Ports, Secrets, ServerInfo,
-    Services, Settings,
+    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, PolicySettings, Ports,
+    Secrets, ServerInfo, Services, Settings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -113,6 +113,27 @@ fn spawn_background(audit: AuditService, background: Background, export_worker_o
     }
 }
 
+/// Delivers the bus's events to the services that react to other replicas' changes (a
+/// policy change drops the compiled policies here). Resubscribes after a lost connection.
+async fn follow_bus(bus: Arc<dyn EventBus>, services: Services) {
+    loop {
+        match bus.subscribe().await {
+            Ok(mut events) => {
+                services.policies.forget_compiled();
+                while let Some(event) = events.next().await {
+                    services.policies.on_event(&event);
+                }
+                tracing::warn!("event bus subscription ended; resubscribing");
+            }
+            Err(e) => tracing::warn!(error = %e, "could not subscribe to the event bus; retrying"),
+        }
+        tokio::time::sleep(BUS_RETRY).await;
+    }
+}
+
+/// Pause before resubscribing to the bus.
+const BUS_RETRY: Duration = Duration::from_secs(1);
+
 /// Runs queued exports (from any replica) one at a time, and deletes expired files.
 async fn export_worker(audit: AuditService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
     let mut next_purge = tokio::time::Instant::now();
@@ -205,14 +226,20 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             ..AuditSettings::default()
         },
         agents: AgentSettings { stale_after: Duration::from_secs(config.agent_stale_after_secs) },
+        policies: PolicySettings {
+            approval_threshold: config.approval_threshold,
+            cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
+        },
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),
         mode: config.mode(),
         started_at: agentgov_domain::ports::Clock::now(clock.as_ref()),
     };
+    let bus = ports.bus.clone();
     let (services, background) = Services::new(ports, secrets, settings, info.clone());
     spawn_background(services.audit.clone(), background, config.audit_export_worker);
+    tokio::spawn(follow_bus(bus, services.clone()));
     Ok((services, info))
 }
 

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use agentgov_domain::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
+use agentgov_domain::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, PolicyId, SessionId, TenantId, UserId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, ExportFormat,
-    ExportJob, JobStatus, JsonObject, JsonText, Permission, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    ExportJob, JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -179,6 +179,27 @@ pub fn new_embedding(text: &str) -> AgentEmbedding {
         text: text.to_owned(),
         vector,
         refreshed_at: now(),
+    }
+}
+
+/// An enabled policy of `tenant` at version 1, created by `created_by`, with every field set
+/// (a multi-line module with non-ASCII text).
+pub fn new_policy(tenant: TenantId, name: &str, created_by: Option<UserId>) -> Policy {
+    let t = now();
+    Policy {
+        id: PolicyId(Uuid::now_v7()),
+        tenant_id: tenant,
+        name: name.to_owned(),
+        description: Some(format!("{name}: refuse payments ✓ über 100 €")),
+        rego: format!(
+            "package agentgov.{}\n\nimport rego.v1\n\ndeny contains \"no payments ✗\" if {{\n\tinput.action == \"pay\"\n}}\n",
+            name.replace('-', "_")
+        ),
+        enabled: true,
+        version: 1,
+        created_by,
+        created_at: t,
+        updated_at: t,
     }
 }
 

@@ -18,6 +18,7 @@ pub mod agents;
 pub mod audit;
 pub mod cache;
 pub mod fixtures;
+pub mod policies;
 pub mod store;
 
 /// How long one conformance behaviour may run before it fails as stuck (each takes well

@@ -69,6 +69,16 @@ macro_rules! store_conformance_tests {
             agent_lists_filter_and_page_newest_first,
             agent_heartbeats_apply_atomically,
             agent_index_version_moves_with_the_vectors,
+            policy_round_trips_every_field,
+            policy_names_are_unique_per_tenant,
+            policies_are_invisible_to_other_tenants,
+            policy_lists_page_newest_first_and_filter_by_enabled,
+            enabled_policies_are_oldest_first,
+            policy_update_replaces_fields_from_the_version_read,
+            policy_update_to_a_taken_name_conflicts,
+            policy_concurrent_updates_from_one_version_let_one_win,
+            policy_delete_removes_it,
+            deleting_a_user_forgets_them_as_policy_creator,
         );
     };
 }
@@ -98,6 +108,7 @@ use crate::fixtures::*;
 
 pub use crate::agents::*;
 pub use crate::audit::*;
+pub use crate::policies::*;
 
 async fn add_user(store: &Arc<dyn Store>, tenant: TenantId, email: &str, role: Role) -> User {
     let user = new_user(tenant, email, role);

@@ -82,6 +82,8 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("export_jobs_pkey") => "an export job with this id exists",
         Some("agents_tenant_name_key") => "agent name already taken",
         Some("agents_pkey") | Some("agent_embeddings_pkey") => "agent already exists",
+        Some("policies_tenant_name_key") => "policy name already taken",
+        Some("policies_pkey") => "policy already exists",
         _ => "record already exists",
     }
 }
@@ -94,6 +96,7 @@ fn missing_parent_message(constraint: Option<&str>) -> &'static str {
         Some(name) if name.ends_with("_session_id_fkey") => "session does not exist",
         Some(name) if name.ends_with("_job_id_fkey") => "export job does not exist",
         Some(name) if name.ends_with("_agent_id_fkey") => "agent does not exist",
+        Some(name) if name.ends_with("_created_by_fkey") => "user does not exist",
         _ => "a referenced record does not exist",
     }
 }
@@ -109,6 +112,9 @@ mod tests {
         assert_eq!(conflict_message(None), "record already exists");
         assert_eq!(conflict_message(Some("agents_tenant_name_key")), "agent name already taken");
         assert_eq!(missing_parent_message(Some("agents_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(conflict_message(Some("policies_tenant_name_key")), "policy name already taken");
+        assert_eq!(missing_parent_message(Some("policies_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(missing_parent_message(Some("policies_created_by_fkey")), "user does not exist");
         assert_eq!(missing_parent_message(Some("audit_heads_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(None), "a referenced record does not exist");
     }

@@ -4,8 +4,8 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditHash, AuditRecord,
-    ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, RiskLevel, Role, Session,
-    Tenant, User, UserStatus,
+    ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role,
+    Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users,
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, policies, sessions, tenants, users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -515,6 +515,56 @@ fn parse_permissions(value: &Value) -> std::result::Result<Vec<Permission>, Stri
         .iter()
         .map(|item| item.as_str().ok_or_else(|| format!("permission `{item}` is not a string"))?.parse::<Permission>())
         .collect()
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = policies, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct PolicyRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub name: String,
+    pub description: Option<String>,
+    pub rego: String,
+    pub enabled: bool,
+    pub version: i64,
+    pub created_by: Option<Uuid>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+impl From<&Policy> for PolicyRow {
+    fn from(p: &Policy) -> Self {
+        Self {
+            id: p.id.as_uuid(),
+            tenant_id: p.tenant_id.as_uuid(),
+            name: p.name.clone(),
+            description: p.description.clone(),
+            rego: p.rego.clone(),
+            enabled: p.enabled,
+            version: p.version,
+            created_by: p.created_by.map(|u| u.as_uuid()),
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }
+    }
+}
+
+impl From<PolicyRow> for Policy {
+    fn from(r: PolicyRow) -> Self {
+        Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            name: r.name,
+            description: r.description,
+            rego: r.rego,
+            enabled: r.enabled,
+            version: r.version,
+            created_by: r.created_by.map(Into::into),
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
 }
 
 fn corrupt(table: &str, id: Uuid, problem: impl std::fmt::Display) -> DomainError {

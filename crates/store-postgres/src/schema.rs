@@ -152,6 +152,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    policies (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        name -> Text,
+        description -> Nullable<Text>,
+        rego -> Text,
+        enabled -> Bool,
+        version -> Int8,
+        created_by -> Nullable<Uuid>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -168,6 +183,8 @@ diesel::joinable!(agents -> tenants (tenant_id));
 diesel::joinable!(agent_embeddings -> agents (agent_id));
 diesel::joinable!(agent_index_versions -> tenants (tenant_id));
 
+diesel::joinable!(policies -> tenants (tenant_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
@@ -180,4 +197,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     agents,
     agent_embeddings,
     agent_index_versions,
+    policies,
 );

@@ -84,6 +84,7 @@ async fn migrations_go_up_down_and_up_again() {
         "agents",
         "agent_embeddings",
         "agent_index_versions",
+        "policies",
     ] {
         assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
     }

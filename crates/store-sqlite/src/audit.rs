@@ -2,8 +2,9 @@
 //!
 //! Appends run in one `BEGIN IMMEDIATE` transaction on the single writer, which also locks
 //! out other processes: each tenant's head is read, the entries are sealed on it, the
-//! records go in as multi-row inserts and the heads are upserted. With WAL and
-//! `synchronous = FULL`, the commit is durable when `append_audit` returns.
+//! records go in as multi-row inserts of fixed sizes (statements prepared once per
+//! connection) and each head row is updated, or inserted on a tenant's first append. With
+//! WAL and `synchronous = FULL`, the commit is durable when `append_audit` returns.
 //!
 //! Scans are keyset queries on the `(tenant_id, seq)` unique index. Export jobs change
 //! state only inside write transactions, and a worker's writes are conditioned on its lease
@@ -33,10 +34,6 @@ use crate::SqliteStore;
 use crate::error::{TxError, TxResult};
 use crate::rows::{AuditRow, ExportJobRow, HeadRow, convert, id_text};
 use crate::schema::{audit_heads, audit_records, export_chunks, export_jobs};
-
-/// Rows per `INSERT` statement: 15 parameters each keeps a statement far below SQLite's
-/// limit of 32,766 parameters.
-const INSERT_ROWS: usize = 512;
 
 diesel::define_sql_function! {
     /// SQLite's two-argument (scalar) `max`.
@@ -95,6 +92,26 @@ fn filtered(tenant: TenantId, filter: AuditFilter) -> audit_records::BoxedQuery<
     q
 }
 
+/// Inserts `rows` as multi-row `INSERT`s of fixed sizes (64, 16, 4, then 1): diesel
+/// prepares a statement of a fixed row count once per connection and reuses it, where a
+/// statement sized to each batch would be parsed again for every batch. (One statement per
+/// row would be slower still: each execution rebuilds the `actor_type` check's `IN` list.)
+fn insert_records(c: &mut SqliteConnection, mut rows: Vec<AuditRow>) -> TxResult<()> {
+    macro_rules! in_chunks_of {
+        ($($n:literal),*) => {$(
+            while rows.len() >= $n {
+                let rest = rows.split_off($n);
+                let chunk: [AuditRow; $n] = std::mem::replace(&mut rows, rest)
+                    .try_into()
+                    .map_err(|_| TxError::Domain(DomainError::Internal("audit insert chunk size".into())))?;
+                diesel::insert_into(audit_records::table).values(chunk).execute(c)?;
+            }
+        )*};
+    }
+    in_chunks_of!(64, 16, 4, 1);
+    Ok(())
+}
+
 fn load_head(c: &mut SqliteConnection, tenant: TenantId) -> TxResult<Option<ChainHead>> {
     let row = audit_heads::table.find(id_text(tenant.0)).select(HeadRow::as_select()).first(c).optional()?;
     Ok(row.map(ChainHead::try_from).transpose()?)
@@ -108,30 +125,35 @@ impl AuditRepo for SqliteStore {
         }
         self.transaction(move |c| {
             // Heads are read inside the transaction, which holds SQLite's write lock.
-            let mut heads: HashMap<TenantId, ChainHead> = HashMap::new();
+            // Each tenant's head, and whether its row exists yet.
+            let mut heads: HashMap<TenantId, (ChainHead, bool)> = HashMap::new();
             let mut records = Vec::with_capacity(entries.len());
             for entry in entries {
-                let head = match heads.entry(entry.tenant_id) {
+                let (head, _) = match heads.entry(entry.tenant_id) {
                     Entry::Occupied(head) => head.into_mut(),
-                    Entry::Vacant(slot) => slot.insert(load_head(c, entry.tenant_id)?.unwrap_or(ChainHead::GENESIS)),
+                    Entry::Vacant(slot) => slot.insert(match load_head(c, entry.tenant_id)? {
+                        Some(head) => (head, true),
+                        None => (ChainHead::GENESIS, false),
+                    }),
                 };
                 records.push(head.seal(entry));
             }
-            let rows: Vec<AuditRow> = records.iter().map(AuditRow::from).collect();
-            for batch in rows.chunks(INSERT_ROWS) {
-                diesel::insert_into(audit_records::table).values(batch).execute(c)?;
-            }
-            for (tenant, head) in &heads {
-                diesel::insert_into(audit_heads::table)
-                    .values(HeadRow::new(tenant.0, head))
-                    .on_conflict(audit_heads::tenant_id)
-                    .do_update()
-                    .set((
-                        audit_heads::seq.eq(excluded(audit_heads::seq)),
-                        audit_heads::hash.eq(excluded(audit_heads::hash)),
-                        audit_heads::ts.eq(excluded(audit_heads::ts)),
-                    ))
-                    .execute(c)?;
+            insert_records(c, records.iter().map(AuditRow::from).collect())?;
+            // A plain `UPDATE` (or `INSERT` for a first append) is prepared once per
+            // connection; diesel prepares an upsert anew every time.
+            for (tenant, (head, exists)) in &heads {
+                let row = HeadRow::new(tenant.0, head);
+                if *exists {
+                    diesel::update(audit_heads::table.find(&row.tenant_id))
+                        .set((
+                            audit_heads::seq.eq(row.seq),
+                            audit_heads::hash.eq(&row.hash),
+                            audit_heads::ts.eq(row.ts),
+                        ))
+                        .execute(c)?;
+                } else {
+                    diesel::insert_into(audit_heads::table).values(&row).execute(c)?;
+                }
             }
             Ok(records)
         })

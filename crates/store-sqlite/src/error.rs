@@ -72,6 +72,8 @@ fn unique_violation_message(message: &str) -> &'static str {
         "export_jobs.id" => "an export job with this id exists",
         "agents.tenant_id, agents.name" => "agent name already taken",
         "agents.id" => "agent id already exists",
+        "policies.tenant_id, policies.name" => "policy name already taken",
+        "policies.id" => "policy already exists",
         _ => "record already exists",
     }
 }
@@ -105,6 +107,10 @@ mod tests {
         assert_eq!(
             unique_violation_message("UNIQUE constraint failed: agents.tenant_id, agents.name"),
             "agent name already taken"
+        );
+        assert_eq!(
+            unique_violation_message("UNIQUE constraint failed: policies.tenant_id, policies.name"),
+            "policy name already taken"
         );
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }

@@ -9,6 +9,7 @@ mod agents;
 mod audit;
 mod conn;
 mod error;
+mod policies;
 mod repo;
 mod rows;
 mod schema;

@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use crate::SqliteStore;
 use crate::error::{TxError, TxResult};
 use crate::rows::{ApiKeyRow, SessionRow, TenantRow, UserRow, convert, id_text, parse_id};
-use crate::schema::{api_keys, sessions, tenants, users};
+use crate::schema::{api_keys, policies, sessions, tenants, users};
 
 fn after_text(req: &PageRequest) -> Option<String> {
     req.after.map(id_text)
@@ -178,6 +178,10 @@ impl UserRepo for SqliteStore {
             // The schema cascades too; deleting explicitly does not depend on the pragma.
             diesel::delete(api_keys::table.filter(api_keys::user_id.eq(&id_text))).execute(c)?;
             diesel::delete(sessions::table.filter(sessions::user_id.eq(&id_text))).execute(c)?;
+            // `ON DELETE SET NULL`, likewise.
+            diesel::update(policies::table.filter(policies::created_by.eq(&id_text)))
+                .set(policies::created_by.eq(None::<String>))
+                .execute(c)?;
             diesel::delete(users::table.find(&id_text)).execute(c)?;
             Ok(())
         })

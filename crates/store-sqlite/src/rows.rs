@@ -5,8 +5,8 @@ use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditFilter, AuditHash,
-    AuditRecord, ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, RiskLevel,
-    Role, Session, Tenant, User, UserStatus,
+    AuditRecord, ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, Policy,
+    RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, sessions, tenants, users,
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, policies, sessions, tenants, users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -552,6 +552,58 @@ impl TryFrom<VectorRow> for AgentVector {
             vector: vector_of("agent_embeddings.vector", &r.vector)?,
             model: r.model,
             model_version: r.model_version,
+        })
+    }
+}
+
+/// A tenant policy; timestamps are unix microseconds, as in the agent tables.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = policies, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct PolicyRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub rego: String,
+    pub enabled: bool,
+    pub version: i64,
+    pub created_by: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+impl From<&Policy> for PolicyRow {
+    fn from(p: &Policy) -> Self {
+        Self {
+            id: id_text(p.id.0),
+            tenant_id: id_text(p.tenant_id.0),
+            name: p.name.clone(),
+            description: p.description.clone(),
+            rego: p.rego.clone(),
+            enabled: p.enabled,
+            version: p.version,
+            created_by: p.created_by.map(|u| id_text(u.0)),
+            created_at: unix_micros(p.created_at),
+            updated_at: unix_micros(p.updated_at),
+        }
+    }
+}
+
+impl TryFrom<PolicyRow> for Policy {
+    type Error = DomainError;
+    fn try_from(r: PolicyRow) -> Result<Self> {
+        Ok(Policy {
+            id: parse_id("policies.id", &r.id)?,
+            tenant_id: parse_id("policies.tenant_id", &r.tenant_id)?,
+            created_by: r.created_by.map(|u| parse_id("policies.created_by", &u)).transpose()?,
+            created_at: instant("policies.created_at", r.created_at)?,
+            updated_at: instant("policies.updated_at", r.updated_at)?,
+            name: r.name,
+            description: r.description,
+            rego: r.rego,
+            enabled: r.enabled,
+            version: r.version,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! RFC 3339 text (`TimestamptzSqlite`), `permissions` a JSON array of permission strings.
 //! The audit and export tables keep timestamps as unix microseconds (`BigInt`), so SQL
 //! compares them exactly, and hashes as 32-byte blobs. So do the agent tables, whose JSON
-//! columns are text and whose vectors are little-endian `f32` blobs.
+//! columns are text and whose vectors are little-endian `f32` blobs, and the policies table.
 
 diesel::table! {
     tenants (id) {
@@ -156,6 +156,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    policies (id) {
+        id -> Text,
+        tenant_id -> Text,
+        name -> Text,
+        description -> Nullable<Text>,
+        rego -> Text,
+        enabled -> Bool,
+        version -> BigInt,
+        created_by -> Nullable<Text>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
@@ -175,5 +190,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     export_chunks,
     agents,
     agent_embeddings,
-    agent_index_versions
+    agent_index_versions,
+    policies
 );

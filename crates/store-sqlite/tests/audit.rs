@@ -66,6 +66,28 @@ async fn a_clean_log_verifies() {
     }
 }
 
+/// Rows go in as statements of fixed sizes (64, 16, 4, 1) and heads are updated or created:
+/// a batch of 150 across a tenant with a chain and one without keeps both chains whole.
+#[tokio::test]
+async fn a_large_batch_across_tenants_keeps_both_chains() {
+    let f = open();
+    let (old, _) = seed_pair(&*f.store, "old").await;
+    let (new, _) = seed_pair(&*f.store, "new").await;
+    append_n(&f.store, old.id, 3).await;
+    let entries =
+        (0..150).map(|i| new_entry(if i % 3 == 0 { new.id } else { old.id }, "agent.action", now())).collect();
+    let records = f.store.append_audit(entries).await.unwrap();
+    assert_eq!(records.len(), 150);
+    let seqs = |t: TenantId| records.iter().filter(|r| r.tenant_id == t).map(|r| r.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(old.id), (4..=103).collect::<Vec<i64>>());
+    assert_eq!(seqs(new.id), (1..=50).collect::<Vec<i64>>());
+    for (tenant, head) in [(old.id, 103), (new.id, 50)] {
+        let v = verify(&f.store, tenant).await;
+        assert_eq!((fault(&v), v.head_seq), ((true, None, None), head), "{v:?}");
+    }
+    assert_eq!(append_n(&f.store, new.id, 1).await[0].seq, 51);
+}
+
 #[tokio::test]
 async fn an_altered_record_is_named() {
     let f = open();

@@ -9,10 +9,11 @@ use agentgov_domain::ids::TenantId;
 use agentgov_domain::model::{AgentFilter, ExportFormat, Heartbeat, Role, Tenant, User};
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
-    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, Store, TenantRepo as _, UserRepo as _,
+    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, PolicyRepo as _, Store, TenantRepo as _,
+    UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
-    new_agent, new_embedding, new_entry, new_export_job, new_key, new_user, now, precise, seed_pair,
+    new_agent, new_embedding, new_entry, new_export_job, new_key, new_policy, new_user, now, precise, seed_pair,
 };
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
@@ -53,11 +54,13 @@ async fn migrations_go_up_down_and_up_again() {
     ] {
         assert!(matches!(err, DomainError::Internal(_)), "no agent tables after down: {err:?}");
     }
+    let err = store.enabled_policies(before.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "no policies table after down: {err:?}");
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
     let (tenant, admin) = seed_pair(&store, "after").await;
-    assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin));
+    assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin.clone()));
     // The audit tables (and their triggers) came back too.
     let records = store.append_audit(vec![new_entry(tenant.id, "agent.action", now())]).await.unwrap();
     assert_eq!(records[0].seq, 1);
@@ -71,6 +74,10 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(store.get_agent(tenant.id, agent.id).await.unwrap(), Some(agent.clone()));
     assert_eq!(store.get_agent_embedding(tenant.id, agent.id).await.unwrap(), Some(embedding));
     assert_eq!(store.agent_index_version(tenant.id).await.unwrap(), 1);
+    // And the policies table.
+    let policy = new_policy(tenant.id, "after-policy", Some(admin.id));
+    store.insert_policy(&policy).await.unwrap();
+    assert_eq!(store.get_policy(tenant.id, policy.id).await.unwrap(), Some(policy));
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
 }

@@ -104,3 +104,40 @@ async fn agents_and_the_webhook_work_across_replicas() {
     let page = expect(b.get("/audit?event_type=agent.action").header("X-API-Key", key), 200).await;
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
 }
+
+/// A policy changed on one replica takes effect on another: the change is announced on the
+/// Redis bus and the other replica drops its compiled copy (with a long cache TTL, so the
+/// bus is what does it). Policies are stored in Postgres.
+#[tokio::test]
+async fn a_policy_change_reaches_every_replica_through_the_bus() {
+    let Some((apps, _guard)) = spawn_replicas(2, |_, c| c.policy_cache_ttl_secs = 3600).await else { return };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let body = json!({"name": "Bot", "type": "llm", "capabilities": [], "permissions": {}});
+    let agent = expect(a.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    let check = json!({"agent_id": agent["id"], "action": "delete", "resource": "tmp/x"});
+    let rego = |action: &str| {
+        format!("package gate\n\nimport rego.v1\n\ndeny contains \"no\" if input.action == \"{action}\"\n")
+    };
+    let p =
+        expect(a.post("/policies").bearer_auth(&t.token).json(&json!({"name": "gate", "rego": rego("delete")})), 201)
+            .await;
+    // Replica B compiles version 1 now.
+    let first = expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check), 200).await;
+    assert_eq!(first["allowed"], false, "{first}");
+
+    let id = p["id"].as_str().unwrap();
+    let change = json!({"name": "gate", "rego": rego("drop")});
+    expect(a.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&change), 200).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now = expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check), 200).await;
+        if now["allowed"] == true {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "replica B still decides with version 1: {now}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let decisions = expect(a.get("/audit?event_type=policy.decision").header("X-API-Key", &t.api_key), 200).await;
+    assert!(decisions["items"].as_array().unwrap().len() >= 2);
+}

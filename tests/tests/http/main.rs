@@ -10,6 +10,7 @@ mod docs;
 mod errors;
 mod health;
 mod isolation;
+mod policies;
 mod tenants;
 mod users;
 mod webhook;

@@ -120,9 +120,19 @@ impl Server {
 
     /// Creates a tenant and signs its admin in.
     pub fn sign_in(&self) -> anyhow::Result<Credentials> {
-        let api_key = self.create_tenant("bench", ADMIN_EMAIL)?;
+        self.sign_in_as("bench", ADMIN_EMAIL)
+    }
+
+    /// Creates another tenant (`name`, with a made-up admin of that name) and signs its admin
+    /// in: for a phase that needs the admin's JWT as well as the key (creating policies).
+    pub fn tenant_credentials(&self, name: &str) -> anyhow::Result<Credentials> {
+        self.sign_in_as(name, &format!("bench-{name}@agentgov.test"))
+    }
+
+    fn sign_in_as(&self, name: &str, admin_email: &str) -> anyhow::Result<Credentials> {
+        let api_key = self.create_tenant(name, admin_email)?;
         let login =
-            self.post("/api/v1/auth/login", &[], &json!({"email": ADMIN_EMAIL, "password": self.password}), 200)?;
+            self.post("/api/v1/auth/login", &[], &json!({"email": admin_email, "password": self.password}), 200)?;
         let access_token = login["access_token"]
             .as_str()
             .map(str::to_owned)

@@ -6,6 +6,7 @@ pub mod api_keys;
 pub mod audit;
 pub mod auth;
 pub mod health;
+pub mod policies;
 pub mod tenants;
 pub mod users;
 pub mod webhook;

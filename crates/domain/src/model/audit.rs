@@ -85,9 +85,10 @@ pub struct JsonText(Box<RawValue>);
 impl JsonText {
     /// Serialises `value` once; the text is what is stored, hashed and served.
     pub fn from_value(value: &serde_json::Value) -> Self {
-        // A `Value` always serialises, and its text is valid JSON.
-        let text = value.to_string();
-        match RawValue::from_string(text) {
+        // A `Value` always serialises, and its text is valid JSON, so it is not parsed
+        // again to check it (as `RawValue::from_string` would). The text is the same as
+        // `value.to_string()`: compact, object keys in `Value`'s (sorted) order.
+        match serde_json::value::to_raw_value(value) {
             Ok(raw) => Self(raw),
             Err(_) => Self::empty_object(),
         }
@@ -512,6 +513,15 @@ mod tests {
             risk_score: Some(0.25),
             details: JsonText::from_value(&serde_json::json!({"b": 1, "a": [true, null, "x\"y"]})),
         }
+    }
+
+    #[test]
+    fn details_text_is_the_compact_serialisation_with_sorted_keys() {
+        let value = serde_json::json!({"z": {"y": 1.5, "b": "caf\u{e9} \"q\""}, "a": [true, null, {"k": -2}]});
+        let text = JsonText::from_value(&value);
+        assert_eq!(text.as_str(), value.to_string());
+        assert_eq!(text.as_str(), r#"{"a":[true,null,{"k":-2}],"z":{"b":"café \"q\"","y":1.5}}"#);
+        assert_eq!(text.to_value(), value);
     }
 
     fn chain(n: u128) -> Vec<AuditRecord> {

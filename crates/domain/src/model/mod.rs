@@ -4,6 +4,7 @@ pub mod agent;
 pub mod api_key;
 pub mod audit;
 pub mod export;
+pub mod policy;
 pub mod role;
 pub mod session;
 pub mod tenant;
@@ -16,6 +17,7 @@ pub use audit::{
     ChainVerification, ChainVerifier, JsonText, SeqOrder,
 };
 pub use export::{ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Lease};
+pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;
 pub use tenant::Tenant;

@@ -1,11 +1,60 @@
-//! Policy engine port. The policy issue extends it with validation and evaluation of tenant
-//! policies; for now it proves the engine works.
+//! Policy engine port: compiles tenant policies (Rego modules) and evaluates them against a
+//! policy check's input document. The contract a module follows is in `docs/policies.md`:
+//! it may define `deny` and `require_approval` (sets of messages, or `true`) and
+//! `risk_adjustment` (a number added to the computed risk score), under any package.
+
+use std::sync::Arc;
 
 use crate::error::Result;
+use crate::ids::PolicyId;
+
+/// One policy as the engine compiles it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyModule {
+    pub id: PolicyId,
+    pub version: i64,
+    pub name: String,
+    pub rego: String,
+}
+
+/// Why a module does not compile, at a 1-based position of its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegoDiagnostic {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// What one policy decided about one input.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PolicyOutcome {
+    pub policy: Option<PolicyId>,
+    /// Messages of the module's `deny` rule, sorted; `deny = true` gives one generic message.
+    pub deny: Vec<String>,
+    /// Messages of its `require_approval` rule, sorted, likewise.
+    pub require_approval: Vec<String>,
+    /// Its `risk_adjustment`, if defined (a number, clamped by the caller).
+    pub risk_adjustment: Option<f64>,
+    /// The module failed at evaluation (a conflict between rule values, a builtin error,
+    /// a rule of the wrong type); the check fails closed on it (denied).
+    pub error: Option<String>,
+}
+
+/// A tenant's compiled policies, shared by every check until a policy changes.
+pub trait CompiledPolicies: Send + Sync {
+    /// Evaluates every module against `input` (a JSON object, see `docs/policies.md`): one
+    /// outcome per module, in the order they were compiled.
+    fn evaluate(&self, input: &serde_json::Value) -> Result<Vec<PolicyOutcome>>;
+}
 
 pub trait PolicyEngine: Send + Sync {
     /// Compiles and evaluates a tiny built-in module; `Unavailable` if the engine fails.
     fn self_test(&self) -> Result<()>;
     /// The engine's name, for `/status`.
     fn name(&self) -> &'static str;
+    /// Compiles one module on its own: its first error, if any.
+    fn validate(&self, rego: &str) -> std::result::Result<(), RegoDiagnostic>;
+    /// Compiles `modules` (each valid on its own) into one evaluable set. Modules may
+    /// share a package name: each is evaluated as if it were alone.
+    fn compile(&self, modules: &[PolicyModule]) -> Result<Arc<dyn CompiledPolicies>>;
 }

@@ -8,10 +8,10 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::error::Result;
-use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, SessionId, TenantId, UserId};
+use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, PolicyId, SessionId, TenantId, UserId};
 use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
-    ChainHead, ExportJob, ExportOutcome, ExportProgress, Heartbeat, Session, Tenant, User,
+    ChainHead, ExportJob, ExportOutcome, ExportProgress, Heartbeat, Policy, PolicyFilter, Session, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -162,6 +162,26 @@ pub trait AgentRepo: Send + Sync {
     async fn agent_index_version(&self, tenant: TenantId) -> Result<i64>;
 }
 
+/// Tenant policies.
+#[async_trait]
+pub trait PolicyRepo: Send + Sync {
+    /// `Conflict("policy name already taken")` when the tenant has a policy of that name;
+    /// `Conflict` when the tenant does not exist.
+    async fn insert_policy(&self, policy: &Policy) -> Result<()>;
+    async fn get_policy(&self, tenant: TenantId, id: PolicyId) -> Result<Option<Policy>>;
+    /// Newest first, passing `filter` (as [`PolicyFilter::matches`] decides).
+    async fn list_policies(&self, tenant: TenantId, filter: &PolicyFilter, page: &PageRequest) -> Result<Page<Policy>>;
+    /// Every enabled policy of the tenant, oldest first (the order checks evaluate them in).
+    async fn enabled_policies(&self, tenant: TenantId) -> Result<Vec<Policy>>;
+    /// Replaces name, description, rego, enabled, version and `updated_at` if the stored
+    /// version is `policy.version - 1` (optimistic concurrency). `NotFound` if absent;
+    /// `Conflict("policy was changed concurrently")` if the stored version differs;
+    /// `Conflict("policy name already taken")` on a duplicate name.
+    async fn update_policy(&self, policy: &Policy) -> Result<()>;
+    /// `NotFound` if absent.
+    async fn delete_policy(&self, tenant: TenantId, id: PolicyId) -> Result<()>;
+}
+
 /// Counts of a tenant's resources, for `/stats`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct ResourceCounts {
@@ -174,7 +194,9 @@ pub struct ResourceCounts {
 
 /// Everything a store adapter provides.
 #[async_trait]
-pub trait Store: TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo + AgentRepo {
+pub trait Store:
+    TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo + AgentRepo + PolicyRepo
+{
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;
     async fn count_resources(&self, tenant: TenantId) -> Result<ResourceCounts>;

@@ -7,6 +7,7 @@ pub mod audit;
 mod auth;
 mod auth_cache;
 mod caller;
+pub mod policies;
 mod status;
 mod tenants;
 mod users;
@@ -21,6 +22,7 @@ pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
 pub use auth::{AuthService, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
+pub use policies::{PolicyService, PolicySettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
 pub use tenants::{CreatedTenant, NewTenant, TenantService};
 pub use users::{NewUser, UpdateUser, UserService};
@@ -94,6 +96,7 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub audit: AuditSettings,
     pub agents: AgentSettings,
+    pub policies: PolicySettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -107,6 +110,7 @@ pub struct Services {
     pub audit: AuditService,
     pub agents: AgentService,
     pub webhook: WebhookService,
+    pub policies: PolicyService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -126,6 +130,7 @@ impl Services {
         let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
         let webhook =
             WebhookService::new(secrets.webhook, auth.clone(), agents.clone(), log.clone(), ports.store.clone());
+        let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), settings.policies);
         let services = Self {
             tenants: TenantService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.admin_key),
             users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),
@@ -134,6 +139,7 @@ impl Services {
             audit: AuditService::new(ports, log, settings.audit, wake),
             agents,
             webhook,
+            policies,
             auth,
         };
         (services, Background { audit_writer, export_wakeups })

@@ -17,6 +17,8 @@ pub(crate) struct Harness {
     pub(crate) clock: Arc<FixedClock>,
     pub(crate) cache: Arc<FakeCache>,
     pub(crate) store: Arc<MemoryStore>,
+    /// What this process published.
+    pub(crate) bus: Arc<FakeBus>,
 }
 
 pub(crate) const PASSWORD: &str = "correct horse battery staple";
@@ -38,10 +40,11 @@ pub(crate) fn replica(h: &Harness) -> Harness {
 }
 
 fn build(audit: AuditSettings, clock: Arc<FixedClock>, cache: Arc<FakeCache>, store: Arc<MemoryStore>) -> Harness {
+    let bus = Arc::new(FakeBus::default());
     let ports = Ports {
         store: store.clone(),
         cache: cache.clone(),
-        bus: Arc::new(FakeBus::default()),
+        bus: bus.clone(),
         policy: Arc::new(FakePolicyEngine),
         clock: clock.clone(),
         ids: Arc::new(SeqIds::default()),
@@ -56,7 +59,7 @@ fn build(audit: AuditSettings, clock: Arc<FixedClock>, cache: Arc<FakeCache>, st
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
     let (svc, background) = Services::new(ports, secrets, Settings { audit, ..Settings::default() }, info);
     tokio::spawn(background.audit_writer.run());
-    Harness { svc, clock, cache, store }
+    Harness { svc, clock, cache, store, bus }
 }
 
 impl Harness {

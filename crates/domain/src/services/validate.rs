@@ -1,6 +1,7 @@
 //! Field validation shared by the services.
 
 use crate::error::Violations;
+use crate::model::JsonObject;
 use crate::secrets::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
 
 pub const MAX_NAME_LEN: usize = 200;
@@ -50,6 +51,23 @@ pub fn check_text(v: &mut Violations, field: &str, text: &str, max: usize) {
         v.add(field, format!("must be at most {max} characters"));
     } else if text.chars().any(char::is_control) {
         v.add(field, "must not contain control characters");
+    }
+}
+
+/// A longer text: at most `max` characters, no control characters but newlines and tabs.
+pub fn check_description(v: &mut Violations, field: &str, text: &str, max: usize) {
+    if text.chars().count() > max {
+        v.add(field, format!("must be at most {max} characters"));
+    } else if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        v.add(field, "must not contain control characters other than newlines and tabs");
+    }
+}
+
+/// A JSON object of at most `max_bytes` once serialised.
+pub fn check_object(v: &mut Violations, field: &str, object: &JsonObject, max_bytes: usize) {
+    let size = serde_json::to_vec(object).map(|b| b.len()).unwrap_or(usize::MAX);
+    if size > max_bytes {
+        v.add(field, format!("must be at most {max_bytes} bytes of JSON"));
     }
 }
 

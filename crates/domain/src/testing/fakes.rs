@@ -1,8 +1,8 @@
 //! Small fakes of the cache, bus, clock, id and policy ports.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -10,7 +10,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{DomainError, Result};
-use crate::ports::{Cache, Clock, Counter, Event, EventBus, EventStream, IdGen, PolicyEngine};
+use crate::ports::{
+    Cache, Clock, CompiledPolicies, Counter, Event, EventBus, EventStream, IdGen, PolicyEngine, PolicyModule,
+    PolicyOutcome, RegoDiagnostic,
+};
 
 /// A clock that only moves when told to.
 #[derive(Debug)]
@@ -131,6 +134,10 @@ impl EventBus for FakeBus {
     }
 }
 
+/// A stand-in for Rego with a line-based language, for the domain's tests: `deny <msg>`,
+/// `approve <msg>` (a `require_approval` message), `risk <number>` (`risk_adjustment`),
+/// `when <key> <value>` (the following lines apply only if `input.context.<key>` is the
+/// string `<value>`), `fail <msg>` (an evaluation error). A line `oops` does not compile.
 #[derive(Debug, Default)]
 pub struct FakePolicyEngine;
 
@@ -140,5 +147,45 @@ impl PolicyEngine for FakePolicyEngine {
     }
     fn name(&self) -> &'static str {
         "fake"
+    }
+    fn validate(&self, rego: &str) -> std::result::Result<(), RegoDiagnostic> {
+        match rego.lines().position(|l| l.trim() == "oops") {
+            Some(i) => Err(RegoDiagnostic { line: i as u32 + 1, column: 1, message: "unexpected oops".into() }),
+            None => Ok(()),
+        }
+    }
+    fn compile(&self, modules: &[PolicyModule]) -> Result<Arc<dyn CompiledPolicies>> {
+        Ok(Arc::new(FakeCompiled(modules.to_vec())))
+    }
+}
+
+struct FakeCompiled(Vec<PolicyModule>);
+
+impl CompiledPolicies for FakeCompiled {
+    fn evaluate(&self, input: &serde_json::Value) -> Result<Vec<PolicyOutcome>> {
+        Ok(self
+            .0
+            .iter()
+            .map(|m| {
+                let mut out = PolicyOutcome { policy: Some(m.id), ..PolicyOutcome::default() };
+                let mut applies = true;
+                for line in m.rego.lines() {
+                    let (verb, rest) = line.trim().split_once(' ').unwrap_or((line.trim(), ""));
+                    match verb {
+                        "when" => {
+                            let (key, value) = rest.split_once(' ').unwrap_or((rest, ""));
+                            applies = input["context"][key].as_str() == Some(value);
+                        }
+                        _ if !applies => {}
+                        "deny" => out.deny.push(rest.to_owned()),
+                        "approve" => out.require_approval.push(rest.to_owned()),
+                        "risk" => out.risk_adjustment = rest.parse().ok(),
+                        "fail" => out.error = Some(rest.to_owned()),
+                        _ => {}
+                    }
+                }
+                out
+            })
+            .collect())
     }
 }

@@ -34,6 +34,8 @@ pub struct MemoryStore {
     pub(super) audit: Mutex<super::memory_audit::AuditTables>,
     /// The agent registry, apart likewise.
     pub(super) agents: Mutex<super::memory_agents::AgentTables>,
+    /// Tenant policies.
+    pub(super) policies: Mutex<super::memory_policies::PolicyTables>,
 }
 
 impl MemoryStore {
@@ -47,6 +49,10 @@ impl MemoryStore {
 
     pub(super) fn tenant_exists(&self, tenant: TenantId) -> bool {
         self.lock().tenants.contains_key(&tenant.0)
+    }
+
+    pub(super) fn user_exists(&self, user: UserId) -> bool {
+        self.lock().users.contains_key(&user.0)
     }
 }
 
@@ -238,6 +244,8 @@ impl UserRepo for MemoryStore {
         t.users.remove(&id.0);
         t.api_keys.retain(|_, k| k.user_id != id);
         t.sessions.retain(|_, s| s.user_id != id);
+        drop(t);
+        self.policy_tables().forget_creator(id);
         Ok(())
     }
 }

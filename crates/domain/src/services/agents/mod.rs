@@ -18,10 +18,10 @@ use time::OffsetDateTime;
 pub use self::index::AgentIndex;
 use self::text::{embedding_text, flatten_permissions};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
-use super::validate::{check_name, check_text};
+use super::validate::{check_description, check_name, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
-use crate::ids::AgentId;
+use crate::ids::{AgentId, TenantId};
 use crate::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, Heartbeat, JsonObject, Permission, RiskLevel};
 use crate::page::{Page, PageRequest};
 use crate::ports::{Embedder, EmbeddingModel, Event};
@@ -395,6 +395,12 @@ impl AgentService {
         self.ports.store.get_agent(caller.tenant_id(), id).await?.ok_or_else(|| not_found(id))
     }
 
+    /// The tenant's agent as reported, for a policy check (which checks its own permission).
+    pub(crate) async fn reported_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        let agent = self.ports.store.get_agent(tenant, id).await?.ok_or_else(|| not_found(id))?;
+        Ok(self.reported(agent))
+    }
+
     /// `GET /agents/{id}`.
     pub async fn get(&self, caller: &Caller, id: AgentId) -> Result<Agent> {
         caller.require_permission(Permission::AgentsRead)?;
@@ -480,7 +486,7 @@ impl AgentService {
         caller.require_permission(Permission::AgentsWrite)?;
         let mut v = Violations::new();
         if let Some(m) = &req.metadata {
-            check_object(&mut v, "metadata", m);
+            check_object(&mut v, "metadata", m, MAX_OBJECT_BYTES);
         }
         v.into_result()?;
         let tenant = caller.tenant_id();
@@ -554,24 +560,12 @@ fn parse_param<T>(
     parsed
 }
 
-fn check_object(v: &mut Violations, field: &str, object: &JsonObject) {
-    let size = serde_json::to_vec(object).map(|b| b.len()).unwrap_or(usize::MAX);
-    if size > MAX_OBJECT_BYTES {
-        v.add(field, format!("must be at most {MAX_OBJECT_BYTES} bytes of JSON"));
-    }
-}
-
 fn validate(req: &AgentRequest) -> Result<()> {
     let mut v = Violations::new();
     check_name(&mut v, "name", &req.name);
     check_text(&mut v, "type", req.agent_type.trim(), MAX_TYPE_LEN);
     if let Some(d) = &req.description {
-        let d = d.trim();
-        if d.chars().count() > MAX_DESCRIPTION_LEN {
-            v.add("description", format!("must be at most {MAX_DESCRIPTION_LEN} characters"));
-        } else if d.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-            v.add("description", "must not contain control characters other than newlines and tabs");
-        }
+        check_description(&mut v, "description", d.trim(), MAX_DESCRIPTION_LEN);
     }
     if req.capabilities.len() > MAX_CAPABILITIES {
         v.add("capabilities", format!("must have at most {MAX_CAPABILITIES} items"));
@@ -584,8 +578,8 @@ fn validate(req: &AgentRequest) -> Result<()> {
             }
         }
     }
-    check_object(&mut v, "permissions", &req.permissions);
-    check_object(&mut v, "metadata", &req.metadata);
+    check_object(&mut v, "permissions", &req.permissions, MAX_OBJECT_BYTES);
+    check_object(&mut v, "metadata", &req.metadata, MAX_OBJECT_BYTES);
     v.into_result()
 }
 

@@ -1,0 +1,668 @@
+//! Tenant policies in Rego and the policy check (spec 2.4, 2.5, 4.6).
+//!
+//! A check loads the agent, computes the action's explainable risk
+//! (`agentgov_detect::risk::assess_action`), evaluates every enabled policy of the tenant
+//! against one input document, combines the outcomes, and appends the decision to the audit
+//! log before answering. The Rego contract is in `docs/policies.md`.
+
+mod cache;
+pub mod templates;
+
+use std::sync::Arc;
+
+use agentgov_detect::risk::{self, ActionContext};
+use time::OffsetDateTime;
+
+use self::cache::PolicyCache;
+use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
+use super::agents::AgentService;
+use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::validate::{check_description, check_name, check_object, check_text};
+use super::{Caller, Ports};
+use crate::error::{DomainError, FieldError, Result, Violations};
+use crate::ids::{AgentId, PolicyId, TenantId};
+use crate::model::{Agent, AgentStatus, JsonObject, Permission, Policy, PolicyFilter, RiskLevel, Role};
+use crate::page::{Page, PageRequest};
+use crate::ports::{CompiledPolicies, Event, PolicyModule, PolicyOutcome};
+
+const MAX_DESCRIPTION_LEN: usize = 2000;
+/// Largest Rego module accepted.
+pub const MAX_REGO_BYTES: usize = 64 * 1024;
+const MAX_ACTION_LEN: usize = 200;
+const MAX_RESOURCE_LEN: usize = 1000;
+/// Serialised size limit of a check's `context`.
+const MAX_CONTEXT_BYTES: usize = 16 * 1024;
+/// The bus event that tells every replica a tenant's policies changed.
+pub const POLICY_CHANGED: &str = "policy.changed";
+/// The bus and feed event of a check that denied or needs approval.
+pub const POLICY_DECISION: &str = "policy.decision";
+
+/// Tunables of policy checks.
+#[derive(Debug, Clone)]
+pub struct PolicySettings {
+    /// A check whose risk score is at or above this needs approval, whatever the policies
+    /// say (unless one denies).
+    pub approval_threshold: f64,
+    /// How long a tenant's compiled policies are kept without a change being announced: a
+    /// bound on staleness should a bus message be lost.
+    pub cache_ttl: std::time::Duration,
+}
+
+impl Default for PolicySettings {
+    fn default() -> Self {
+        Self { approval_threshold: 0.8, cache_ttl: std::time::Duration::from_secs(60) }
+    }
+}
+
+/// A template and the values of its parameters, in place of `rego`.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateUse {
+    /// A template id from `GET /policies/templates`.
+    pub id: String,
+    /// Values for some or all of its parameters; the rest take their defaults.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub parameters: JsonObject,
+}
+
+/// `POST /policies` and `PUT /policies/{id}` (a full update). Exactly one of `rego` and
+/// `template` is given.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyRequest {
+    /// Unique within the tenant; 1 to 200 characters.
+    pub name: String,
+    /// At most 2,000 characters.
+    pub description: Option<String>,
+    /// A Rego module (see docs/policies.md); at most 64 KiB.
+    pub rego: Option<String>,
+    /// Instantiate a template instead of writing `rego`.
+    pub template: Option<TemplateUse>,
+    /// Default `true`.
+    pub enabled: Option<bool>,
+    /// On update: the version the change was made from; 409 if the policy has moved on.
+    pub version: Option<i64>,
+}
+
+/// `POST /policies/check` (spec 2.4).
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {
+    /// The acting agent (a UUID of the caller's tenant).
+    pub agent_id: String,
+    /// What the agent wants to do, e.g. `delete`; 1 to 200 characters.
+    pub action: String,
+    /// What it wants to do it to, e.g. `prod/db/customers`; 1 to 1,000 characters.
+    pub resource: String,
+    /// Free-form facts, e.g. `{"consent": true, "environment": "production",
+    /// "record_count": 20}`; at most 16 KiB.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub context: JsonObject,
+    /// Evaluate without recording the decision (for policy authors): no audit record, no
+    /// event, `decision_id` null.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// A policy that took part in a decision.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct MatchedPolicy {
+    pub id: PolicyId,
+    pub name: String,
+    pub version: i64,
+    /// `deny`, `require_approval`, `risk_adjustment` or `error`.
+    pub effect: &'static str,
+    /// The messages of its rule (or the error).
+    pub messages: Vec<String>,
+    /// Its risk adjustment, when that is the effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk_adjustment: Option<f64>,
+}
+
+/// One reason for the check's risk score.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct CheckRiskFactor {
+    /// `payments`, `deletion`, `production`, `agent_risk`, `no_consent`, `bulk`,
+    /// `anomaly`, `policy`, … (see docs/policies.md).
+    pub code: String,
+    pub weight: f64,
+    pub evidence: String,
+    pub reason: String,
+}
+
+/// `POST /policies/check` (spec 2.5 and more).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct CheckResponse {
+    /// Whether the action may go ahead now: no policy denied it and no approval is needed.
+    pub allowed: bool,
+    /// A person must approve the action first (a policy asked, or the risk is at or above
+    /// the approval threshold); `false` when it is denied.
+    pub required_approval: bool,
+    /// From 0 to 1, after the policies' adjustments.
+    pub risk_score: f64,
+    pub risk: RiskLevel,
+    /// Whether the action looks unusual for the agent.
+    pub anomaly: bool,
+    pub reason: String,
+    /// The audit record of this decision; `null` on a dry run.
+    pub decision_id: Option<crate::ids::AuditId>,
+    pub matched_policies: Vec<MatchedPolicy>,
+    pub risk_factors: Vec<CheckRiskFactor>,
+    /// The approval request, once approvals exist; `null` for now.
+    #[schema(value_type = Option<String>, format = Uuid)]
+    pub hitl_request_id: Option<uuid::Uuid>,
+    /// How many enabled policies were evaluated.
+    pub policies_evaluated: usize,
+}
+
+/// A template as `GET /policies/templates` lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct TemplateView {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parameters: Vec<TemplateParameterView>,
+    /// The module with every parameter at its default: a valid policy as it stands.
+    pub rego: String,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct TemplateParameterView {
+    pub name: &'static str,
+    #[serde(rename = "type")]
+    pub kind: ParameterKind,
+    pub description: &'static str,
+    #[schema(value_type = Object)]
+    pub default: serde_json::Value,
+    /// The values allowed, when only some are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub one_of: Vec<&'static str>,
+}
+
+impl From<&PolicyTemplate> for TemplateView {
+    fn from(t: &PolicyTemplate) -> Self {
+        Self {
+            id: t.id,
+            name: t.name,
+            description: t.description,
+            parameters: t
+                .parameters
+                .iter()
+                .map(|p| TemplateParameterView {
+                    name: p.name,
+                    kind: p.kind,
+                    description: p.description,
+                    default: serde_json::from_str(p.default).unwrap_or(serde_json::Value::Null),
+                    one_of: p.one_of.to_vec(),
+                })
+                .collect(),
+            rego: t.rego(),
+        }
+    }
+}
+
+/// The compiled, enabled policies of one tenant, as one check sees them.
+pub(crate) struct TenantPolicies {
+    pub(crate) policies: Vec<PolicyModule>,
+    pub(crate) compiled: Arc<dyn CompiledPolicies>,
+}
+
+#[derive(Clone)]
+pub struct PolicyService {
+    ports: Ports,
+    audit: AuditLog,
+    agents: AgentService,
+    cache: PolicyCache,
+    settings: PolicySettings,
+}
+
+fn not_found(id: PolicyId) -> DomainError {
+    DomainError::not_found("policy", id)
+}
+
+impl PolicyService {
+    pub fn new(ports: Ports, audit: AuditLog, agents: AgentService, settings: PolicySettings) -> Self {
+        let cache = PolicyCache::new(settings.cache_ttl);
+        Self { ports, audit, agents, cache, settings }
+    }
+
+    /// `GET /policies/templates`.
+    pub fn templates(&self, caller: &Caller) -> Result<Vec<TemplateView>> {
+        caller.require_permission(Permission::PoliciesRead)?;
+        Ok(TEMPLATES.iter().map(TemplateView::from).collect())
+    }
+
+    /// The module source of a request: its `rego`, or its template instantiated; 422 with
+    /// the position of a compile error.
+    fn source(&self, req: &PolicyRequest) -> Result<String> {
+        let mut v = Violations::new();
+        check_name(&mut v, "name", &req.name);
+        if let Some(d) = &req.description {
+            check_description(&mut v, "description", d.trim(), MAX_DESCRIPTION_LEN);
+        }
+        let source = match (&req.rego, &req.template) {
+            (Some(_), Some(_)) => {
+                v.add("template", "give either rego or template, not both");
+                None
+            }
+            (None, None) => {
+                v.add("rego", "is required (or a template to instantiate)");
+                None
+            }
+            (Some(rego), None) => Some(rego.clone()),
+            (None, Some(t)) => match templates::find(&t.id) {
+                None => {
+                    let ids: Vec<&str> = TEMPLATES.iter().map(|t| t.id).collect();
+                    v.add("template.id", format!("unknown template; one of {}", ids.join(", ")));
+                    None
+                }
+                Some(template) => template.instantiate(&t.parameters, "template.parameters").map_or_else(
+                    |e| {
+                        v.absorb(e)?;
+                        Ok(None)
+                    },
+                    |rego| Ok(Some(rego)),
+                )?,
+            },
+        };
+        v.into_result()?;
+        let source = source.unwrap_or_default();
+        if source.len() > MAX_REGO_BYTES {
+            return Err(DomainError::invalid("rego", format!("must be at most {MAX_REGO_BYTES} bytes")));
+        }
+        if source.trim().is_empty() {
+            return Err(DomainError::invalid("rego", "must not be empty"));
+        }
+        self.ports
+            .policy
+            .validate(&source)
+            .map_err(|d| DomainError::Validation(vec![FieldError::at("rego", d.line, d.column, d.message)]))?;
+        Ok(source)
+    }
+
+    fn require_author(caller: &Caller) -> Result<()> {
+        caller.require_role(Role::Admin)?;
+        caller.require_permission(Permission::PoliciesWrite)
+    }
+
+    /// `POST /policies` (admin).
+    pub async fn create(&self, caller: &Caller, req: PolicyRequest) -> Result<Policy> {
+        Self::require_author(caller)?;
+        let rego = self.source(&req)?;
+        let now = self.ports.clock.now();
+        let policy = Policy {
+            id: PolicyId(self.ports.ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            name: req.name.trim().to_owned(),
+            description: req.description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            rego,
+            enabled: req.enabled.unwrap_or(true),
+            version: 1,
+            created_by: Some(caller.user.id),
+            created_at: now,
+            updated_at: now,
+        };
+        self.ports.store.insert_policy(&policy).await?;
+        self.changed(caller, "policy.created", None, Some(&policy)).await;
+        Ok(policy)
+    }
+
+    /// `GET /policies`: newest first.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        enabled: Option<bool>,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<Policy>> {
+        caller.require_permission(Permission::PoliciesRead)?;
+        let page = PageRequest::parse(limit, cursor)?;
+        self.ports.store.list_policies(caller.tenant_id(), &PolicyFilter { enabled }, &page).await
+    }
+
+    async fn stored(&self, tenant: TenantId, id: PolicyId) -> Result<Policy> {
+        self.ports.store.get_policy(tenant, id).await?.ok_or_else(|| not_found(id))
+    }
+
+    /// `GET /policies/{id}`.
+    pub async fn get(&self, caller: &Caller, id: PolicyId) -> Result<Policy> {
+        caller.require_permission(Permission::PoliciesRead)?;
+        self.stored(caller.tenant_id(), id).await
+    }
+
+    /// `PUT /policies/{id}` (admin): a full update; the version goes up by one.
+    pub async fn update(&self, caller: &Caller, id: PolicyId, req: PolicyRequest) -> Result<Policy> {
+        Self::require_author(caller)?;
+        let rego = self.source(&req)?;
+        let before = self.stored(caller.tenant_id(), id).await?;
+        if let Some(version) = req.version
+            && version != before.version
+        {
+            return Err(DomainError::Conflict(format!(
+                "policy is at version {}, not {version}; reload it and apply the change again",
+                before.version
+            )));
+        }
+        let after = Policy {
+            name: req.name.trim().to_owned(),
+            description: req.description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            rego,
+            enabled: req.enabled.unwrap_or(true),
+            version: before.version + 1,
+            updated_at: self.ports.clock.now(),
+            ..before.clone()
+        };
+        self.ports.store.update_policy(&after).await?;
+        self.changed(caller, "policy.updated", Some(&before), Some(&after)).await;
+        Ok(after)
+    }
+
+    /// `DELETE /policies/{id}` (admin).
+    pub async fn delete(&self, caller: &Caller, id: PolicyId) -> Result<()> {
+        Self::require_author(caller)?;
+        let before = self.stored(caller.tenant_id(), id).await?;
+        self.ports.store.delete_policy(caller.tenant_id(), id).await?;
+        self.changed(caller, "policy.deleted", Some(&before), None).await;
+        Ok(())
+    }
+
+    /// Audits a change (with the versions before and after), forgets the tenant's compiled
+    /// policies here, and tells every other replica to forget them too.
+    async fn changed(&self, caller: &Caller, event_type: &str, before: Option<&Policy>, after: Option<&Policy>) {
+        let tenant = caller.tenant_id();
+        self.cache.invalidate(tenant);
+        let summary = |p: Option<&Policy>| {
+            p.map(|p| serde_json::json!({"version": p.version, "name": p.name, "enabled": p.enabled, "rego": p.rego}))
+        };
+        let Some(policy) = after.or(before) else { return };
+        let details = serde_json::json!({"before": summary(before), "after": summary(after)});
+        let event = AuditEvent::new(tenant, caller_actor(caller), event_type)
+            .action(event_type.rsplit('.').next().unwrap_or(event_type))
+            .resource(format!("policies/{}", policy.id))
+            .details(details);
+        self.audit.record_after(event).await;
+        let notice = Event {
+            id: self.ports.ids.new_id(),
+            event_type: POLICY_CHANGED.to_owned(),
+            tenant_id: tenant,
+            ts: self.ports.clock.now(),
+            data: serde_json::json!({"policy_id": policy.id, "version": policy.version, "change": event_type}),
+        };
+        if let Err(e) = self.ports.bus.publish(&notice).await {
+            tracing::warn!(error = %e, "could not announce a policy change; other replicas catch up within the cache TTL");
+        }
+    }
+
+    /// Reacts to an event from the bus: a policy change on any replica drops the tenant's
+    /// compiled policies here.
+    pub fn on_event(&self, event: &Event) {
+        if event.event_type == POLICY_CHANGED {
+            self.cache.invalidate(event.tenant_id);
+        }
+    }
+
+    /// Forgets every tenant's compiled policies: for a (re)subscription to the bus, after
+    /// which announcements made in the meantime may have been missed.
+    pub fn forget_compiled(&self) {
+        self.cache.invalidate_all();
+    }
+
+    /// The tenant's enabled policies, compiled; from the cache unless a change was
+    /// announced since they were compiled.
+    async fn enabled(&self, tenant: TenantId) -> Result<Arc<TenantPolicies>> {
+        let generation = self.cache.generation(tenant);
+        if let Some(found) = self.cache.get(tenant, generation) {
+            return Ok(found);
+        }
+        let policies: Vec<PolicyModule> = self
+            .ports
+            .store
+            .enabled_policies(tenant)
+            .await?
+            .into_iter()
+            .map(|p| PolicyModule { id: p.id, version: p.version, name: p.name, rego: p.rego })
+            .collect();
+        let compiled = self.ports.policy.compile(&policies)?;
+        let set = Arc::new(TenantPolicies { policies, compiled });
+        self.cache.insert(tenant, generation, set.clone());
+        Ok(set)
+    }
+
+    /// `POST /policies/check`.
+    pub async fn check(&self, caller: &Caller, req: CheckRequest) -> Result<CheckResponse> {
+        caller.require_permission(Permission::PoliciesCheck)?;
+        let agent_id = validate_check(&req)?;
+        let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
+        let set = self.enabled(caller.tenant_id()).await?;
+        let response = self.decide(&agent, &req, &set.policies, set.compiled.as_ref())?;
+        if req.dry_run {
+            return Ok(response);
+        }
+        self.record_decision(caller, &agent, &req, response).await
+    }
+
+    /// `POST /policies/{id}/test` (admin): evaluates one policy, enabled or not, as a check
+    /// would, without recording anything.
+    pub async fn test(&self, caller: &Caller, id: PolicyId, req: CheckRequest) -> Result<CheckResponse> {
+        Self::require_author(caller)?;
+        let agent_id = validate_check(&req)?;
+        let policy = self.stored(caller.tenant_id(), id).await?;
+        let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
+        let module = PolicyModule { id: policy.id, version: policy.version, name: policy.name, rego: policy.rego };
+        let compiled = self.ports.policy.compile(std::slice::from_ref(&module))?;
+        self.decide(&agent, &req, std::slice::from_ref(&module), compiled.as_ref())
+    }
+
+    /// The decision on `req`, not yet recorded.
+    fn decide(
+        &self,
+        agent: &Agent,
+        req: &CheckRequest,
+        policies: &[PolicyModule],
+        compiled: &dyn CompiledPolicies,
+    ) -> Result<CheckResponse> {
+        let now = self.ports.clock.now();
+        let context = action_context(agent, &req.context);
+        let assessed = risk::assess_action(&req.action, &req.resource, &context);
+        let mut risk_factors: Vec<CheckRiskFactor> = assessed
+            .factors
+            .iter()
+            .map(|f| CheckRiskFactor {
+                code: f.code.to_owned(),
+                weight: f.weight,
+                evidence: f.evidence.clone(),
+                reason: f.reason.to_owned(),
+            })
+            .collect();
+        let input = self.input(agent, req, now, assessed.score, &risk_factors);
+        let outcomes = if policies.is_empty() { Vec::new() } else { compiled.evaluate(&input)? };
+
+        let mut matched = Vec::new();
+        let mut denials: Vec<String> = Vec::new();
+        let mut approvals: Vec<String> = Vec::new();
+        let mut score = assessed.score;
+        for (policy, outcome) in policies.iter().zip(outcomes) {
+            let PolicyOutcome { deny, require_approval, risk_adjustment, error, .. } = outcome;
+            let entry = |effect: &'static str, messages: Vec<String>, adjustment: Option<f64>| MatchedPolicy {
+                id: policy.id,
+                name: policy.name.clone(),
+                version: policy.version,
+                effect,
+                messages,
+                risk_adjustment: adjustment,
+            };
+            if let Some(error) = error {
+                denials.push(format!("policy {:?} could not be evaluated, so the action is denied", policy.name));
+                matched.push(entry("error", vec![error], None));
+                continue;
+            }
+            if !deny.is_empty() {
+                denials.extend(deny.iter().cloned());
+                matched.push(entry("deny", deny, None));
+            }
+            if !require_approval.is_empty() {
+                approvals.extend(require_approval.iter().cloned());
+                matched.push(entry("require_approval", require_approval, None));
+            }
+            if let Some(adjustment) = risk_adjustment.filter(|a| a.is_finite() && *a != 0.0) {
+                let adjustment = adjustment.clamp(-1.0, 1.0);
+                score += adjustment;
+                risk_factors.push(CheckRiskFactor {
+                    code: "policy".into(),
+                    weight: adjustment,
+                    evidence: policy.name.clone(),
+                    reason: "Adjusted by a policy's risk_adjustment.".into(),
+                });
+                matched.push(entry("risk_adjustment", Vec::new(), Some(adjustment)));
+            }
+        }
+        let risk_score = (score.clamp(0.0, 1.0) * 1e4).round() / 1e4;
+        let threshold = self.settings.approval_threshold;
+
+        let (allowed, required_approval, reason) = if agent.status == AgentStatus::Suspended {
+            (false, false, format!("agent {:?} is suspended", agent.name))
+        } else if !denials.is_empty() {
+            (false, false, format!("denied: {}", denials.join("; ")))
+        } else if !approvals.is_empty() {
+            (false, true, format!("approval required: {}", approvals.join("; ")))
+        } else if risk_score >= threshold {
+            (
+                false,
+                true,
+                format!("approval required: risk score {risk_score} is at or above the approval threshold {threshold}"),
+            )
+        } else if policies.is_empty() {
+            (true, false, "allowed: the tenant has no enabled policy".to_owned())
+        } else {
+            (
+                true,
+                false,
+                format!("allowed by {} polic{}", policies.len(), if policies.len() == 1 { "y" } else { "ies" }),
+            )
+        };
+        Ok(CheckResponse {
+            allowed,
+            required_approval,
+            risk_score,
+            risk: RiskLevel::of_score(risk_score),
+            anomaly: false,
+            reason,
+            decision_id: None,
+            matched_policies: matched,
+            risk_factors,
+            hitl_request_id: None,
+            policies_evaluated: policies.len(),
+        })
+    }
+
+    /// The Rego input document (docs/policies.md).
+    fn input(
+        &self,
+        agent: &Agent,
+        req: &CheckRequest,
+        now: OffsetDateTime,
+        score: f64,
+        factors: &[CheckRiskFactor],
+    ) -> serde_json::Value {
+        let now_text = now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+        let now_ns = i64::try_from(now.unix_timestamp_nanos()).unwrap_or(i64::MAX);
+        serde_json::json!({
+            "agent": agent,
+            "action": req.action,
+            "resource": req.resource,
+            "context": req.context,
+            "tenant": {"id": agent.tenant_id, "approval_threshold": self.settings.approval_threshold},
+            "time": {"now": now_text, "now_ns": now_ns},
+            "risk": {"score": score, "level": RiskLevel::of_score(score), "factors": factors},
+        })
+    }
+
+    /// Appends the decision to the audit log (durably) and announces a denial or an
+    /// approval request on the feed.
+    async fn record_decision(
+        &self,
+        caller: &Caller,
+        agent: &Agent,
+        req: &CheckRequest,
+        mut response: CheckResponse,
+    ) -> Result<CheckResponse> {
+        let decision = if response.allowed {
+            "allow"
+        } else if response.required_approval {
+            "require_approval"
+        } else {
+            "deny"
+        };
+        let details = serde_json::json!({
+            "reason": response.reason,
+            "context": req.context,
+            "required_approval": response.required_approval,
+            "matched_policies": response.matched_policies,
+            "risk_factors": response.risk_factors,
+            "policies_evaluated": response.policies_evaluated,
+        });
+        let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), POLICY_DECISION)
+            .action(req.action.clone())
+            .resource(req.resource.clone())
+            .details(details);
+        event.agent_id = Some(agent.id.as_uuid());
+        event.decision = Some(decision.to_owned());
+        event.risk_score = Some(response.risk_score);
+        let record = self.audit.record(event).await?;
+        response.decision_id = Some(record.id);
+        if !response.allowed {
+            let data = serde_json::json!({
+                "decision_id": record.id, "agent_id": agent.id, "agent_name": agent.name,
+                "action": req.action, "resource": req.resource, "decision": decision,
+                "risk_score": response.risk_score, "risk": response.risk, "reason": response.reason,
+            });
+            let event = Event {
+                id: self.ports.ids.new_id(),
+                event_type: POLICY_DECISION.to_owned(),
+                tenant_id: caller.tenant_id(),
+                ts: self.ports.clock.now(),
+                data,
+            };
+            if let Err(e) = self.ports.bus.publish(&event).await {
+                tracing::warn!(error = %e, "could not publish a policy decision");
+            }
+        }
+        Ok(response)
+    }
+}
+
+/// Validates a check request; the agent id parsed.
+fn validate_check(req: &CheckRequest) -> Result<AgentId> {
+    let mut v = Violations::new();
+    let agent_id = req.agent_id.trim().parse::<AgentId>().ok();
+    v.check(agent_id.is_some(), "agent_id", "must be a UUID");
+    check_text(&mut v, "action", req.action.trim(), MAX_ACTION_LEN);
+    check_text(&mut v, "resource", req.resource.trim(), MAX_RESOURCE_LEN);
+    check_object(&mut v, "context", &req.context, MAX_CONTEXT_BYTES);
+    v.into_result()?;
+    agent_id.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))
+}
+
+/// What the risk model reads from the check's context (docs/policies.md names the keys).
+fn action_context<'a>(agent: &Agent, context: &'a JsonObject) -> ActionContext<'a> {
+    let flag = |keys: &[&str]| keys.iter().any(|k| context.get(*k).and_then(serde_json::Value::as_bool) == Some(true));
+    let consent =
+        ["consent", "consent_given"].iter().find_map(|k| context.get(*k).and_then(serde_json::Value::as_bool));
+    let environment = ["environment", "env"].iter().find_map(|k| context.get(*k).and_then(serde_json::Value::as_str));
+    let record_count = ["record_count", "count", "records", "batch_size"]
+        .iter()
+        .find_map(|k| context.get(*k).and_then(serde_json::Value::as_u64));
+    ActionContext {
+        agent_risk: agent.risk_score,
+        personal_data: flag(&["personal_data", "contains_pii", "pii"]),
+        consent,
+        environment,
+        record_count,
+        anomaly_score: 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests;

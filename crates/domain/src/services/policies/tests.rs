@@ -1,0 +1,337 @@
+//! Policies and checks against in-memory fakes (the fake engine's line language is described
+//! in `testing/fakes.rs`; the real Rego behaviour is tested in `agentgov-policy-rego`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+
+use super::*;
+use crate::model::{AuditFilter, AuditScan, SeqOrder};
+use crate::ports::{AuditRepo, Clock};
+use crate::services::agents::AgentRequest;
+use crate::services::tests::{Harness, harness, replica};
+
+async fn admin(h: &Harness, tenant: &str) -> Caller {
+    h.tenant(tenant).await;
+    h.login(&format!("admin@{tenant}.test")).await.1
+}
+
+fn policy(name: &str, rego: &str) -> PolicyRequest {
+    PolicyRequest {
+        name: name.into(),
+        description: None,
+        rego: Some(rego.into()),
+        template: None,
+        enabled: None,
+        version: None,
+    }
+}
+
+async fn agent(h: &Harness, caller: &Caller, name: &str, capabilities: &[&str]) -> Agent {
+    let req = AgentRequest {
+        name: name.into(),
+        agent_type: "llm".into(),
+        description: None,
+        capabilities: capabilities.iter().map(|c| c.to_string()).collect(),
+        permissions: JsonObject::new(),
+        metadata: JsonObject::new(),
+        status: None,
+    };
+    h.svc.agents.register(caller, req).await.unwrap()
+}
+
+fn check(agent: &Agent, action: &str, resource: &str, context: serde_json::Value) -> CheckRequest {
+    CheckRequest {
+        agent_id: agent.id.to_string(),
+        action: action.into(),
+        resource: resource.into(),
+        context: match context {
+            serde_json::Value::Object(m) => m,
+            _ => JsonObject::new(),
+        },
+        dry_run: false,
+    }
+}
+
+fn fields(err: DomainError) -> Vec<FieldError> {
+    match err {
+        DomainError::Validation(errors) => errors,
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+async fn audit_types(h: &Harness, tenant: TenantId) -> Vec<(String, Option<String>)> {
+    let scan = AuditScan { after_seq: None, limit: 100, order: SeqOrder::Asc };
+    h.store
+        .scan_audit(tenant, &AuditFilter::default(), scan)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.event_type, r.decision))
+        .collect()
+}
+
+#[tokio::test]
+async fn crud_versions_and_audits_before_and_after() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let p = h.svc.policies.create(&a, policy("no deletes", "deny no deletes")).await.unwrap();
+    assert_eq!((p.version, p.enabled, p.created_by), (1, true, Some(a.user.id)));
+
+    let mut change = policy("no deletes", "deny never delete");
+    change.version = Some(1);
+    let updated = h.svc.policies.update(&a, p.id, change.clone()).await.unwrap();
+    assert_eq!(updated.version, 2);
+    assert_eq!(updated.created_at, p.created_at);
+    let stale = h.svc.policies.update(&a, p.id, change).await.unwrap_err();
+    assert!(matches!(stale, DomainError::Conflict(_)), "{stale:?}");
+
+    let dup = h.svc.policies.create(&a, policy("no deletes", "deny x")).await.unwrap_err();
+    assert!(matches!(dup, DomainError::Conflict(_)), "{dup:?}");
+
+    let listed = h.svc.policies.list(&a, Some(true), None, None).await.unwrap();
+    assert_eq!(listed.items.len(), 1);
+    h.svc.policies.delete(&a, p.id).await.unwrap();
+    assert!(matches!(h.svc.policies.get(&a, p.id).await, Err(DomainError::NotFound { .. })));
+
+    let scan = AuditScan { after_seq: None, limit: 100, order: SeqOrder::Asc };
+    let records = h.store.scan_audit(a.tenant_id(), &AuditFilter::default(), scan).await.unwrap();
+    let updated = records.iter().find(|r| r.event_type == "policy.updated").unwrap();
+    let details = updated.details.to_value();
+    assert_eq!((details["before"]["version"].as_i64(), details["after"]["version"].as_i64()), (Some(1), Some(2)));
+    let types: Vec<&str> = records.iter().map(|r| r.event_type.as_str()).filter(|t| t.starts_with("policy.")).collect();
+    assert_eq!(types, ["policy.created", "policy.updated", "policy.deleted"]);
+}
+
+#[tokio::test]
+async fn only_admins_write_and_readers_need_the_permission() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let analyst = h.user(&a, "ana@acme.test", Role::Analyst).await;
+    let err = h.svc.policies.create(&analyst, policy("p", "deny x")).await.unwrap_err();
+    assert!(matches!(err, DomainError::Forbidden(_)), "{err:?}");
+    assert!(h.svc.policies.list(&analyst, None, None, None).await.is_ok());
+    assert!(h.svc.policies.templates(&analyst).unwrap().len() >= 8);
+}
+
+#[tokio::test]
+async fn compile_errors_and_bad_requests_answer_422_with_positions() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let errors = fields(h.svc.policies.create(&a, policy("p", "deny a\noops")).await.unwrap_err());
+    assert_eq!((errors[0].field.as_str(), errors[0].line, errors[0].column), ("rego", Some(2), Some(1)));
+
+    let mut both = policy("", "deny a");
+    both.template = Some(TemplateUse { id: "nope".into(), parameters: JsonObject::new() });
+    let names: Vec<String> =
+        fields(h.svc.policies.create(&a, both).await.unwrap_err()).into_iter().map(|e| e.field).collect();
+    assert_eq!(names, ["name", "template"]);
+
+    let neither = PolicyRequest { rego: None, ..policy("p", "") };
+    let names: Vec<String> =
+        fields(h.svc.policies.create(&a, neither).await.unwrap_err()).into_iter().map(|e| e.field).collect();
+    assert_eq!(names, ["rego"]);
+
+    let huge = policy("p", &"x".repeat(MAX_REGO_BYTES + 1));
+    assert_eq!(fields(h.svc.policies.create(&a, huge).await.unwrap_err())[0].field, "rego");
+
+    let unknown = PolicyRequest {
+        rego: None,
+        template: Some(TemplateUse { id: "nope".into(), parameters: JsonObject::new() }),
+        ..policy("p", "")
+    };
+    assert_eq!(fields(h.svc.policies.create(&a, unknown).await.unwrap_err())[0].field, "template.id");
+}
+
+#[tokio::test]
+async fn a_template_is_instantiated_with_its_parameters() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let mut parameters = JsonObject::new();
+    parameters.insert("max_records".into(), json!(5));
+    let req = PolicyRequest {
+        rego: None,
+        template: Some(TemplateUse { id: "bulk-operation-cap".into(), parameters }),
+        ..policy("cap", "")
+    };
+    let p = h.svc.policies.create(&a, req).await.unwrap();
+    assert!(p.rego.contains(r#""max_records":5"#), "{}", p.rego);
+
+    let mut bad = JsonObject::new();
+    bad.insert("max_records".into(), json!("many"));
+    let req = PolicyRequest {
+        rego: None,
+        template: Some(TemplateUse { id: "bulk-operation-cap".into(), parameters: bad }),
+        ..policy("cap2", "")
+    };
+    assert_eq!(fields(h.svc.policies.create(&a, req).await.unwrap_err())[0].field, "template.parameters.max_records");
+}
+
+#[tokio::test]
+async fn deny_wins_over_approval_and_every_check_is_audited() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &["read"]).await;
+
+    let none = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(none.allowed && !none.required_approval, "{none:?}");
+    assert!(none.decision_id.is_some());
+    assert_eq!(none.policies_evaluated, 0);
+
+    h.svc
+        .policies
+        .create(&a, policy("approve prod", "when environment production\napprove prod needs a human"))
+        .await
+        .unwrap();
+    h.svc.policies.create(&a, policy("deny weekend", "when day sunday\ndeny not on sundays")).await.unwrap();
+
+    let approval =
+        h.svc.policies.check(&a, check(&bot, "read", "docs", json!({"environment": "production"}))).await.unwrap();
+    assert!(!approval.allowed && approval.required_approval, "{approval:?}");
+    assert_eq!(approval.reason, "approval required: prod needs a human");
+    assert_eq!(approval.matched_policies[0].effect, "require_approval");
+
+    let both = json!({"environment": "production", "day": "sunday"});
+    let denied = h.svc.policies.check(&a, check(&bot, "read", "docs", both)).await.unwrap();
+    assert!(!denied.allowed && !denied.required_approval, "{denied:?}");
+    assert_eq!(denied.reason, "denied: not on sundays");
+    assert_eq!(denied.policies_evaluated, 2);
+
+    let decisions: Vec<Option<String>> = audit_types(&h, a.tenant_id())
+        .await
+        .into_iter()
+        .filter(|(t, _)| t == POLICY_DECISION)
+        .map(|(_, d)| d)
+        .collect();
+    assert_eq!(decisions, [Some("allow".into()), Some("require_approval".into()), Some("deny".into())]);
+    let published: Vec<String> = h
+        .bus
+        .published
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e.event_type == POLICY_DECISION)
+        .map(|e| e.data["decision"].to_string())
+        .collect();
+    assert_eq!(published, [r#""require_approval""#, r#""deny""#], "only denials and approvals reach the feed");
+}
+
+#[tokio::test]
+async fn risk_adjustments_and_the_threshold_require_approval_and_errors_fail_closed() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &["read"]).await;
+    let base = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+
+    h.svc.policies.create(&a, policy("bump", "risk 0.9")).await.unwrap();
+    let bumped = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(bumped.risk_score >= 0.8 && bumped.risk_score > base.risk_score, "{bumped:?}");
+    assert!(bumped.required_approval && !bumped.allowed);
+    assert!(bumped.risk_factors.iter().any(|f| f.code == "policy" && f.evidence == "bump"));
+
+    h.svc.policies.create(&a, policy("broken", "fail conflicting values")).await.unwrap();
+    let failed = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(!failed.allowed && !failed.required_approval, "{failed:?}");
+    let broken = failed.matched_policies.iter().find(|m| m.effect == "error").unwrap();
+    assert_eq!(broken.messages, ["conflicting values"]);
+}
+
+#[tokio::test]
+async fn checks_need_a_known_agent_of_the_tenant_and_a_suspended_agent_is_denied() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let b = admin(&h, "globex").await;
+    let bot = agent(&h, &a, "bot", &[]).await;
+    let err = h.svc.policies.check(&b, check(&bot, "read", "docs", json!({}))).await.unwrap_err();
+    assert!(matches!(err, DomainError::NotFound { .. }), "{err:?}");
+
+    let mut bad = check(&bot, " ", "", json!({}));
+    bad.agent_id = "not-a-uuid".into();
+    let names: Vec<String> =
+        fields(h.svc.policies.check(&a, bad).await.unwrap_err()).into_iter().map(|e| e.field).collect();
+    assert_eq!(names, ["agent_id", "action", "resource"]);
+
+    let mut suspend = AgentRequest {
+        name: "bot".into(),
+        agent_type: "llm".into(),
+        description: None,
+        capabilities: vec![],
+        permissions: JsonObject::new(),
+        metadata: JsonObject::new(),
+        status: Some(AgentStatus::Suspended),
+    };
+    suspend.status = Some(AgentStatus::Suspended);
+    h.svc.agents.update(&a, bot.id, suspend).await.unwrap();
+    let denied = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(!denied.allowed && !denied.required_approval);
+    assert_eq!(denied.reason, r#"agent "bot" is suspended"#);
+}
+
+#[tokio::test]
+async fn dry_runs_and_tests_record_nothing() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &[]).await;
+    let p = h.svc.policies.create(&a, policy("deny all", "deny nope")).await.unwrap();
+    let before = audit_types(&h, a.tenant_id()).await.len();
+
+    let mut dry = check(&bot, "read", "docs", json!({}));
+    dry.dry_run = true;
+    let r = h.svc.policies.check(&a, dry).await.unwrap();
+    assert!(!r.allowed && r.decision_id.is_none());
+
+    let mut off = policy("deny all", "approve maybe");
+    off.enabled = Some(false);
+    h.svc.policies.update(&a, p.id, off).await.unwrap();
+    let tested = h.svc.policies.test(&a, p.id, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(tested.required_approval, "a disabled policy can still be tested: {tested:?}");
+    assert_eq!(audit_types(&h, a.tenant_id()).await.len(), before + 1, "only the update was recorded");
+}
+
+#[tokio::test]
+async fn a_change_on_one_replica_reaches_another_through_the_bus() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let other = replica(&h);
+    let bot = agent(&h, &a, "bot", &[]).await;
+    let p = h.svc.policies.create(&a, policy("gate", "approve first")).await.unwrap();
+    let seen = other.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(seen.required_approval);
+
+    h.svc.policies.update(&a, p.id, policy("gate", "deny now")).await.unwrap();
+    let stale = other.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert!(stale.required_approval, "the other replica still has version 1 compiled");
+    let local = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert_eq!(local.reason, "denied: now", "the changing replica forgets at once");
+
+    let events: Vec<Event> = h.bus.published.lock().unwrap().clone();
+    let change = events.iter().rev().find(|e| e.event_type == POLICY_CHANGED).unwrap();
+    assert_eq!(change.data["version"], 2);
+    other.svc.policies.on_event(change);
+    let fresh = other.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
+    assert_eq!(fresh.reason, "denied: now");
+    assert_eq!(fresh.matched_policies[0].version, 2);
+}
+
+#[tokio::test]
+async fn the_input_document_carries_agent_risk_time_and_tenant() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &["delete records"]).await;
+    let req = check(&bot, "delete", "prod/customers", json!({"consent": false}));
+    let svc = &h.svc.policies;
+    let now = h.clock.now();
+    let input = svc.input(&bot, &req, now, 0.5, &[]);
+    assert_eq!(input["agent"]["name"], "bot");
+    assert_eq!(input["agent"]["capabilities"][0], "delete records");
+    assert_eq!(input["action"], "delete");
+    assert_eq!(input["context"]["consent"], false);
+    assert_eq!(input["tenant"]["id"], json!(a.tenant_id()));
+    assert_eq!(input["risk"]["level"], "medium");
+    assert_eq!(input["time"]["now_ns"].as_i64(), i64::try_from(now.unix_timestamp_nanos()).ok());
+
+    let decided = svc.check(&a, req).await.unwrap();
+    let codes: Vec<&str> = decided.risk_factors.iter().map(|f| f.code.as_str()).collect();
+    for code in ["deletion", "production", "no_consent"] {
+        assert!(codes.contains(&code), "{code} missing from {codes:?}");
+    }
+}

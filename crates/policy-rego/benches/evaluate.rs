@@ -1,0 +1,96 @@
+//! Policy evaluation cost: `cargo bench -p agentgov-policy-rego --bench evaluate`.
+//!
+//! The five typical policies are the built-in templates with their defaults, evaluated
+//! against the input document a policy check builds.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::hint::black_box;
+
+use agentgov_domain::ports::{PolicyEngine, PolicyModule};
+use agentgov_domain::services::policies::templates;
+use agentgov_policy_rego::{Backend, RegoEngine};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+const TYPICAL: [&str; 5] = [
+    "deny-destructive-production",
+    "require-consent-personal-data",
+    "approval-above-risk",
+    "capability-scope",
+    "business-hours",
+];
+
+fn typical() -> Vec<PolicyModule> {
+    TYPICAL.iter().enumerate().map(|(i, id)| common::module(i, id, &templates::find(id).unwrap().rego())).collect()
+}
+
+/// The templates with `regex.split` evaluated once instead of once per marker (the VM does
+/// not hoist loop-invariant calls): what the templates could be.
+fn hoisted(modules: &[PolicyModule]) -> Vec<PolicyModule> {
+    let split = "regex.split(`[^a-z0-9]+`, lower(input.resource))";
+    modules
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            for markers in ["production_markers", "resource_markers"] {
+                let looped = format!("\tsome marker in params.{markers}\n\tsome part in {split}\n\tpart == marker\n");
+                if m.rego.contains(&looped) {
+                    let once = format!("\tsome part in resource_words\n\tpart in params.{markers}\n");
+                    m.rego = m.rego.replace(&looped, &once) + &format!("\nresource_words := {split}\n");
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+fn evaluate(c: &mut Criterion) {
+    let input = common::realistic_input();
+    let modules = typical();
+    let rewritten = hoisted(&modules);
+    assert!(rewritten.iter().zip(&modules).filter(|(a, b)| a.rego != b.rego).count() == 2);
+    let auto = RegoEngine::new().unwrap();
+    let interpreter = RegoEngine::new().unwrap().with_backend(Backend::Interpreter);
+    let mut group = c.benchmark_group("evaluate");
+    let cases = [
+        ("input only (0 policies)", &auto, &modules[..0]),
+        ("1 policy", &auto, &modules[..1]),
+        ("5 policies", &auto, &modules[..]),
+        ("5 policies, regex.split hoisted", &auto, &rewritten[..]),
+        ("1 policy, interpreter", &interpreter, &modules[..1]),
+        ("5 policies, interpreter", &interpreter, &modules[..]),
+    ];
+    for (name, engine, modules) in cases {
+        let (compiled, on_vm) = engine.compile_counting_vm(modules);
+        eprintln!("{name}: {on_vm} of {} on the VM", modules.len());
+        group.bench_function(name, |b| b.iter(|| black_box(compiled.evaluate(black_box(&input)).unwrap())));
+    }
+    for (i, m) in modules.iter().enumerate() {
+        let compiled = auto.compile(std::slice::from_ref(m)).unwrap();
+        group.bench_function(format!("policy {i} {}", TYPICAL[i]), |b| {
+            b.iter(|| black_box(compiled.evaluate(black_box(&input)).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+fn engine_clone(c: &mut Criterion) {
+    let mut engine = regorus::Engine::new();
+    engine.add_policy("p.rego".into(), templates::find("business-hours").unwrap().rego()).unwrap();
+    engine.set_input(regorus::Value::new_object());
+    engine.eval_rule("data.agentgov.templates.business_hours.deny".into()).unwrap();
+    c.bench_function("regorus engine clone (prepared template)", |b| b.iter(|| black_box(engine.clone())));
+}
+
+fn compile(c: &mut Criterion) {
+    let modules = typical();
+    let auto = RegoEngine::new().unwrap();
+    c.bench_function("compile 5 policies", |b| b.iter(|| black_box(auto.compile(black_box(&modules)).unwrap())));
+    c.bench_function("validate 1 policy", |b| b.iter(|| auto.validate(black_box(&modules[0].rego)).unwrap()));
+}
+
+criterion_group!(benches, evaluate, engine_clone, compile);
+criterion_main!(benches);

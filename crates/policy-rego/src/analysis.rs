@@ -1,0 +1,231 @@
+//! Static checks over a parsed module (regorus's unstable AST, pinned with regorus 0.14).
+//!
+//! - `check_calls`: every called function exists (a builtin, `print`, or a function of the
+//!   module) and a builtin gets as many arguments as it takes. regorus's interpreter only
+//!   notices these when the call is reached, and its VM makes a wrong arity undefined.
+//! - `may_conflict`: whether a value-producing rule of the module could yield two different
+//!   values for one input. regorus's VM does not detect that conflict (it returns undefined,
+//!   or the first value); its interpreter reports it, so such modules run on the interpreter.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use regorus::unstable::{BUILTINS, Expr, Literal, Module, Query, Rule, RuleHead};
+use regorus::utils::get_path_string;
+
+/// The first call error of `module`, by position: (line, column, message).
+pub(crate) fn check_calls(module: &Module) -> Option<(u32, u32, String)> {
+    let package = get_path_string(&module.package.refr, None).ok()?;
+    let functions: BTreeSet<String> = module
+        .policy
+        .iter()
+        .filter_map(|r| match &**r {
+            Rule::Spec { head: RuleHead::Func { refr, .. }, .. } => get_path_string(refr, None).ok(),
+            _ => None,
+        })
+        .flat_map(|name| [format!("data.{package}.{name}"), name])
+        .collect();
+    let mut errors = Vec::new();
+    let mut check = |e: &Expr| {
+        let Expr::Call { fcn, params, .. } = e else { return };
+        let Ok(name) = get_path_string(fcn, None) else { return };
+        let span = root(fcn).span();
+        if functions.contains(&name) || name == "print" {
+            return;
+        }
+        match BUILTINS.get(name.as_str()) {
+            // The relation form `walk(x, [path, value])` is the one output argument regorus takes.
+            Some(_) if name == "walk" && params.len() == 2 => {}
+            Some((_, arity)) if usize::from(*arity) != params.len() => {
+                let plural = if *arity == 1 { "" } else { "s" };
+                errors.push((
+                    span.line,
+                    span.col,
+                    format!("`{name}` takes {arity} argument{plural}, not {}", params.len()),
+                ));
+            }
+            Some(_) => {}
+            None => errors.push((span.line, span.col, format!("unknown function `{name}`"))),
+        }
+    };
+    for rule in &module.policy {
+        visit_rule(rule, &mut check);
+    }
+    errors.into_iter().min_by_key(|(line, column, _)| (*line, *column))
+}
+
+/// Whether some complete rule or function of `module` may produce conflicting values: it is
+/// defined more than once, has a non-variable head (`obj[k] := v`), or its body iterates.
+pub(crate) fn may_conflict(module: &Module) -> bool {
+    let mut definitions: BTreeMap<String, usize> = BTreeMap::new();
+    for rule in &module.policy {
+        let Rule::Spec { head, bodies, .. } = &**rule else { continue };
+        let refr = match head {
+            RuleHead::Compr { refr, assign: Some(_), .. } | RuleHead::Func { refr, .. } => refr,
+            RuleHead::Compr { assign: None, .. } | RuleHead::Set { .. } => continue,
+        };
+        if !matches!(&**refr, Expr::Var { .. }) || bodies.iter().any(|b| query_iterates(&b.query)) {
+            return true;
+        }
+        let Ok(name) = get_path_string(refr, None) else { return true };
+        *definitions.entry(name).or_default() += 1;
+    }
+    definitions.values().any(|n| *n > 1)
+}
+
+/// The leftmost part of a reference (`strings` of `strings.nope`): where a call starts.
+fn root(e: &Expr) -> &Expr {
+    match e {
+        Expr::RefDot { refr, .. } | Expr::RefBrack { refr, .. } => root(refr),
+        _ => e,
+    }
+}
+
+fn query_iterates(query: &Query) -> bool {
+    query.stmts.iter().any(|s| match &s.literal {
+        Literal::SomeVars { .. } | Literal::SomeIn { .. } => true,
+        Literal::Expr { expr, .. } | Literal::NotExpr { expr, .. } => expr_iterates(expr),
+        // `every` binds nothing outside its body.
+        Literal::Every { domain, .. } => expr_iterates(domain),
+    })
+}
+
+/// A reference with a non-constant index (`xs[_]`, `xs[i]`) may enumerate; comprehensions
+/// collect their iterations into one value, so they are not looked into.
+fn expr_iterates(e: &Expr) -> bool {
+    let mut iterates = false;
+    visit_shallow(e, &mut |e| {
+        if let Expr::RefBrack { index, .. } = e {
+            let constant = matches!(
+                &**index,
+                Expr::String { .. }
+                    | Expr::RawString { .. }
+                    | Expr::Number { .. }
+                    | Expr::Bool { .. }
+                    | Expr::Null { .. }
+            );
+            iterates |= !constant;
+        }
+    });
+    iterates
+}
+
+fn visit_rule(rule: &Rule, f: &mut dyn FnMut(&Expr)) {
+    match rule {
+        Rule::Spec { head, bodies, .. } => {
+            match head {
+                RuleHead::Compr { refr, assign, .. } => {
+                    visit(refr, f);
+                    if let Some(a) = assign {
+                        visit(&a.value, f);
+                    }
+                }
+                RuleHead::Set { refr, key, .. } => {
+                    visit(refr, f);
+                    if let Some(k) = key {
+                        visit(k, f);
+                    }
+                }
+                RuleHead::Func { args, assign, .. } => {
+                    args.iter().for_each(|a| visit(a, f));
+                    if let Some(a) = assign {
+                        visit(&a.value, f);
+                    }
+                }
+            }
+            for body in bodies {
+                if let Some(a) = &body.assign {
+                    visit(&a.value, f);
+                }
+                visit_query(&body.query, f);
+            }
+        }
+        Rule::Default { value, .. } => visit(value, f),
+    }
+}
+
+fn visit_query(query: &Query, f: &mut dyn FnMut(&Expr)) {
+    for stmt in &query.stmts {
+        match &stmt.literal {
+            Literal::SomeVars { .. } => {}
+            Literal::SomeIn { key, value, collection, .. } => {
+                if let Some(k) = key {
+                    visit(k, f);
+                }
+                visit(value, f);
+                visit(collection, f);
+            }
+            Literal::Expr { expr, .. } | Literal::NotExpr { expr, .. } => visit(expr, f),
+            Literal::Every { domain, query, .. } => {
+                visit(domain, f);
+                visit_query(query, f);
+            }
+        }
+        for w in &stmt.with_mods {
+            visit(&w.refr, f);
+            visit(&w.r#as, f);
+        }
+    }
+}
+
+/// Every expression under `e`, comprehension bodies included.
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    walk(e, f, true);
+}
+
+/// Every expression under `e`, but not inside comprehensions.
+fn visit_shallow(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    walk(e, f, false);
+}
+
+fn walk(e: &Expr, f: &mut dyn FnMut(&Expr), comprehensions: bool) {
+    f(e);
+    #[allow(unreachable_patterns)] // variants behind regorus features this crate does not enable
+    match e {
+        Expr::String { .. }
+        | Expr::RawString { .. }
+        | Expr::Number { .. }
+        | Expr::Bool { .. }
+        | Expr::Null { .. }
+        | Expr::Var { .. } => {}
+        Expr::Array { items, .. } | Expr::Set { items, .. } => items.iter().for_each(|i| walk(i, f, comprehensions)),
+        Expr::Object { fields, .. } => fields.iter().for_each(|(_, k, v)| {
+            walk(k, f, comprehensions);
+            walk(v, f, comprehensions);
+        }),
+        Expr::ArrayCompr { term, query, .. } | Expr::SetCompr { term, query, .. } if comprehensions => {
+            walk(term, f, comprehensions);
+            visit_query(query, f);
+        }
+        Expr::ObjectCompr { key, value, query, .. } if comprehensions => {
+            walk(key, f, comprehensions);
+            walk(value, f, comprehensions);
+            visit_query(query, f);
+        }
+        Expr::ArrayCompr { .. } | Expr::SetCompr { .. } | Expr::ObjectCompr { .. } => {}
+        Expr::Call { fcn, params, .. } => {
+            walk(fcn, f, comprehensions);
+            params.iter().for_each(|p| walk(p, f, comprehensions));
+        }
+        Expr::UnaryExpr { expr, .. } => walk(expr, f, comprehensions),
+        Expr::RefDot { refr, .. } => walk(refr, f, comprehensions),
+        Expr::RefBrack { refr, index, .. } => {
+            walk(refr, f, comprehensions);
+            walk(index, f, comprehensions);
+        }
+        Expr::BinExpr { lhs, rhs, .. }
+        | Expr::BoolExpr { lhs, rhs, .. }
+        | Expr::ArithExpr { lhs, rhs, .. }
+        | Expr::AssignExpr { lhs, rhs, .. } => {
+            walk(lhs, f, comprehensions);
+            walk(rhs, f, comprehensions);
+        }
+        Expr::Membership { key, value, collection, .. } => {
+            if let Some(k) = key {
+                walk(k, f, comprehensions);
+            }
+            walk(value, f, comprehensions);
+            walk(collection, f, comprehensions);
+        }
+        _ => {}
+    }
+}

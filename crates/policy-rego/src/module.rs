@@ -1,0 +1,141 @@
+//! One tenant module, loaded alone into its own regorus engine with a generated
+//! *outcome module* beside it.
+//!
+//! Isolation: every policy gets its own engine, so two policies with the same package
+//! (two instances of one template) never see each other, and a module may refer to its own
+//! rules by plain name or by full `data.<package>.<rule>` path, exactly as if it were alone.
+//!
+//! The outcome module collects what the contract reads in one rule, so one evaluation
+//! answers for the module (an undefined rule simply contributes nothing):
+//!
+//! ```rego
+//! package agentgov_outcome
+//! out contains ["deny", v] if v := data.<package>.deny
+//! out contains ["require_approval", v] if v := data.<package>.require_approval
+//! out contains ["risk_adjustment", v] if v := data.<package>.risk_adjustment
+//! ```
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use agentgov_domain::ports::RegoDiagnostic;
+use regorus::Engine;
+use regorus::utils::limits::ExecutionTimerConfig;
+
+use crate::analysis;
+use crate::diagnostic::{self, MODULE_FILE};
+
+/// The contract's rules, in the order the outcome module lists them.
+pub(crate) const RULES: [&str; 3] = ["deny", "require_approval", "risk_adjustment"];
+
+/// Wall-clock limit of one module's evaluation; beyond it the evaluation fails (and the
+/// check fails closed).
+pub(crate) const TIME_LIMIT: Duration = Duration::from_millis(100);
+const TIME_CHECK_INTERVAL: NonZeroU32 = NonZeroU32::MIN.saturating_add(63);
+
+pub(crate) fn timer() -> ExecutionTimerConfig {
+    ExecutionTimerConfig { limit: TIME_LIMIT, check_interval: TIME_CHECK_INTERVAL }
+}
+
+/// A parsed and checked module with its outcome module, ready to compile or evaluate.
+pub(crate) struct Loaded {
+    pub engine: Engine,
+    /// `data.<outcome package>.out`.
+    pub entry: String,
+    /// Whether a value rule may yield conflicting values (then only the interpreter is exact).
+    pub may_conflict: bool,
+}
+
+impl Loaded {
+    /// Parses `rego` (Rego v1) and checks its calls; the first error as a diagnostic.
+    pub fn new(rego: &str) -> Result<Self, RegoDiagnostic> {
+        if rego.trim().is_empty() {
+            return Err(at_start("empty module: a policy starts with a `package` clause"));
+        }
+        let mut engine = Engine::new();
+        engine.set_rego_v0(false);
+        // As in OPA: a builtin that cannot handle its arguments makes its expression undefined
+        // (regorus's VM always behaves so; its interpreter does for most builtins).
+        engine.set_strict_builtin_errors(false);
+        engine.set_execution_timer_config(timer());
+        engine.add_policy(MODULE_FILE.to_owned(), rego.to_owned()).map_err(|e| diagnostic::diagnostic(&e, rego))?;
+
+        let (may_conflict, package) = {
+            let module = engine.get_modules().first().ok_or_else(|| at_start("no module was parsed"))?.clone();
+            if let Some((line, column, message)) = analysis::check_calls(&module) {
+                return Err(RegoDiagnostic { line, column: diagnostic::char_column(rego, line, column), message });
+            }
+            (analysis::may_conflict(&module), package_components(&engine, rego)?)
+        };
+        let outcome_package = outcome_package(&package);
+        let path = data_path(&package);
+        let mut source = format!("package {outcome_package}\n\n");
+        for rule in RULES {
+            source.push_str(&format!("out contains [\"{rule}\", v] if v := {path}.{rule}\n"));
+        }
+        engine.add_policy("agentgov-outcome.rego".to_owned(), source).map_err(|e| {
+            at_start(&format!("internal outcome module: {}", diagnostic::parse(&format!("{e:#}")).message))
+        })?;
+        Ok(Self { engine, entry: format!("data.{outcome_package}.out"), may_conflict })
+    }
+}
+
+fn at_start(message: &str) -> RegoDiagnostic {
+    RegoDiagnostic { line: 1, column: 1, message: message.to_owned() }
+}
+
+fn package_components(engine: &Engine, rego: &str) -> Result<Vec<String>, RegoDiagnostic> {
+    let packages = engine.get_policy_package_components().map_err(|e| diagnostic::diagnostic(&e, rego))?;
+    packages.into_iter().next().map(|p| p.components).ok_or_else(|| at_start("module without a package"))
+}
+
+/// A package name that no tenant package can be inside of.
+fn outcome_package(package: &[String]) -> String {
+    let mut name = "agentgov_outcome".to_owned();
+    while package.first() == Some(&name) {
+        name.push('_');
+    }
+    name
+}
+
+/// `data.a.b` or, for components that are not identifiers, `data["a-b"]`.
+fn data_path(components: &[String]) -> String {
+    let mut path = "data".to_owned();
+    for c in components {
+        let identifier = c.chars().next().is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+            && c.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+            && !KEYWORDS.contains(&c.as_str());
+        if identifier {
+            path.push('.');
+            path.push_str(c);
+        } else {
+            path.push('[');
+            path.push_str(&serde_json::Value::from(c.as_str()).to_string());
+            path.push(']');
+        }
+    }
+    path
+}
+
+const KEYWORDS: &[&str] = &[
+    "as", "contains", "default", "else", "every", "false", "if", "import", "in", "not", "null", "package", "some",
+    "true", "with",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_paths_quote_what_is_not_an_identifier() {
+        let c = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(data_path(&c(&["a", "b_1"])), "data.a.b_1");
+        assert_eq!(data_path(&c(&["a", "b-c", "in"])), r#"data.a["b-c"]["in"]"#);
+    }
+
+    #[test]
+    fn the_outcome_package_never_contains_the_tenant_package() {
+        assert_eq!(outcome_package(&["agentgov_outcome".to_owned()]), "agentgov_outcome_");
+        assert_eq!(outcome_package(&["x".to_owned()]), "agentgov_outcome");
+    }
+}

@@ -1,0 +1,35 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use agentgov_domain::ids::PolicyId;
+use agentgov_domain::ports::PolicyModule;
+
+pub fn policy_id(i: usize) -> PolicyId {
+    format!("00000000-0000-7000-8000-{i:012}").parse().unwrap()
+}
+
+pub fn module(i: usize, name: &str, rego: &str) -> PolicyModule {
+    PolicyModule { id: policy_id(i), version: 1, name: name.to_owned(), rego: rego.to_owned() }
+}
+
+/// A policy check's input as the domain builds it.
+pub fn realistic_input() -> serde_json::Value {
+    serde_json::json!({
+        "agent": {
+            "id": "0192f0c4-8d1e-7c3a-9b2e-3f4a5b6c7d8e", "tenant_id": "0192f0c4-0000-7c3a-9b2e-3f4a5b6c7d8e",
+            "name": "billing-bot", "type": "llm", "description": "Handles invoices and refunds",
+            "capabilities": ["read invoices", "issue refunds", "delete records"],
+            "permissions": {"payments": "write", "crm": ["read"]},
+            "status": "active", "predicted_type": "finance", "risk": "medium", "risk_score": 0.42,
+            "metadata": {"owner": "finance-team", "version": "1.4.2"},
+            "last_seen_at": "2026-11-23T10:00:00Z", "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-11-01T00:00:00Z"
+        },
+        "action": "delete",
+        "resource": "prod/customers/db",
+        "context": {"environment": "production", "reason": "cleanup", "record_count": 12, "consent": false},
+        "tenant": {"id": "0192f0c4-0000-7c3a-9b2e-3f4a5b6c7d8e", "approval_threshold": 0.8},
+        "time": {"now": "2026-11-23T14:05:00Z", "now_ns": 1_795_442_700_000_000_000_i64},
+        "risk": {"score": 0.72, "level": "high", "factors": [{"name": "destructive_action", "weight": 0.3}]}
+    })
+}

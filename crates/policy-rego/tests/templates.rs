@@ -1,0 +1,251 @@
+//! Every built-in template (`agentgov_domain::services::policies::templates`) against the
+//! real engine: its allow, deny and approval cases, at its defaults and with parameters.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use agentgov_domain::ids::PolicyId;
+use agentgov_domain::model::JsonObject;
+use agentgov_domain::ports::{PolicyEngine, PolicyModule, PolicyOutcome};
+use agentgov_domain::services::policies::templates::{self, TEMPLATES};
+use agentgov_policy_rego::RegoEngine;
+use serde_json::{Value, json};
+
+/// Monday 2026-11-23 10:00 UTC.
+const MONDAY_10: i64 = 1_795_428_000_000_000_000;
+/// Saturday 2026-11-28 10:00 UTC.
+const SATURDAY_10: i64 = 1_795_860_000_000_000_000;
+/// Monday 2026-11-23 20:00 UTC.
+const MONDAY_20: i64 = 1_795_464_000_000_000_000;
+/// Monday 2026-11-23 15:00 UTC (10:00 in New York).
+const MONDAY_15: i64 = 1_795_446_000_000_000_000;
+/// Monday 2026-11-23 02:00 UTC (Sunday 21:00 in New York).
+const MONDAY_02: i64 = 1_795_399_200_000_000_000;
+
+/// An input document shaped as `PolicyService` builds it.
+struct Input(Value);
+
+impl Input {
+    fn new(action: &str, resource: &str) -> Self {
+        Input(json!({
+            "agent": {
+                "id": "0193a4c2-0000-7000-8000-0000000000aa", "name": "bot", "type": "support",
+                "capabilities": ["refund charge", "lookup order"], "permissions": {}, "status": "active",
+                "risk": "low", "risk_score": 0.1, "metadata": {}
+            },
+            "action": action,
+            "resource": resource,
+            "context": {},
+            "tenant": {"id": "0193a4c2-0000-7000-8000-0000000000bb", "approval_threshold": 0.8},
+            "time": {"now": "2026-11-23T10:00:00Z", "now_ns": MONDAY_10},
+            "risk": {"score": 0.2, "level": "low", "factors": []}
+        }))
+    }
+
+    fn context(mut self, context: Value) -> Self {
+        self.0["context"] = context;
+        self
+    }
+
+    fn risk(mut self, score: f64) -> Self {
+        self.0["risk"]["score"] = json!(score);
+        self
+    }
+
+    fn agent(mut self, field: &str, value: Value) -> Self {
+        self.0["agent"][field] = value;
+        self
+    }
+
+    fn at(mut self, now_ns: i64) -> Self {
+        self.0["time"]["now_ns"] = json!(now_ns);
+        self
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+enum Decision {
+    Allow,
+    Deny,
+    Approval,
+}
+
+fn outcome(template: &str, parameters: Value, input: &Input) -> PolicyOutcome {
+    let template = templates::find(template).unwrap();
+    let parameters: JsonObject = serde_json::from_value(parameters).unwrap();
+    let rego = template.instantiate(&parameters, "parameters").unwrap();
+    let engine = RegoEngine::new().unwrap();
+    engine.validate(&rego).unwrap_or_else(|d| panic!("{} does not compile: {d:?}\n{rego}", template.id));
+    let module = PolicyModule { id: policy_id(1), version: 1, name: template.id.into(), rego };
+    let compiled = engine.compile(&[module]).unwrap();
+    compiled.evaluate(&input.0).unwrap().remove(0)
+}
+
+fn policy_id(n: usize) -> PolicyId {
+    format!("00000000-0000-7000-8000-{n:012}").parse().unwrap()
+}
+
+fn decide(template: &str, parameters: Value, input: Input) -> Decision {
+    let out = outcome(template, parameters, &input);
+    assert_eq!(out.error, None, "{template}: {out:?}");
+    match (out.deny.is_empty(), out.require_approval.is_empty()) {
+        (false, _) => Decision::Deny,
+        (true, false) => Decision::Approval,
+        (true, true) => Decision::Allow,
+    }
+}
+
+use Decision::*;
+
+#[test]
+fn every_template_compiles_at_its_defaults() {
+    let engine = RegoEngine::new().unwrap();
+    for t in TEMPLATES {
+        engine.validate(&t.rego()).unwrap_or_else(|d| panic!("{}: {d:?}", t.id));
+    }
+}
+
+#[test]
+fn deny_destructive_production() {
+    let t = "deny-destructive-production";
+    assert_eq!(decide(t, json!({}), Input::new("delete", "prod/db/customers")), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("DROP_TABLE", "warehouse.production.orders")), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("delete", "staging/db/customers")), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("read", "prod/db/customers")), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("delete", "products/42")), Allow, "`products` is not `prod`");
+    let env = Input::new("truncate", "db/orders").context(json!({"environment": "Production"}));
+    assert_eq!(decide(t, json!({}), env), Deny);
+    assert_eq!(decide(t, json!({"production_markers": ["prd"]}), Input::new("delete", "prd-db/x")), Deny);
+    assert_eq!(decide(t, json!({"production_markers": ["prd"]}), Input::new("delete", "prod/x")), Allow);
+    let message = outcome(t, json!({}), &Input::new("delete", "prod/db")).deny;
+    assert_eq!(message, [r#"destructive action "delete" on production resource "prod/db" is not allowed"#]);
+}
+
+#[test]
+fn require_consent_personal_data() {
+    let t = "require-consent-personal-data";
+    assert_eq!(decide(t, json!({}), Input::new("read", "crm/customers")), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("read", "crm/customers").context(json!({"consent": true}))), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("read", "crm/customers").context(json!({"consent": "yes"}))), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("read", "docs/handbook")), Allow);
+    let flagged = Input::new("export", "reports/q3").context(json!({"contains_pii": true}));
+    assert_eq!(decide(t, json!({}), flagged), Deny);
+    assert_eq!(decide(t, json!({"effect": "approval"}), Input::new("read", "hr/employees")), Approval);
+    assert_eq!(decide(t, json!({"resource_markers": ["ledger"]}), Input::new("read", "crm/customers")), Allow);
+}
+
+#[test]
+fn approval_above_risk() {
+    let t = "approval-above-risk";
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").risk(0.6)), Approval);
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").risk(0.59)), Allow);
+    assert_eq!(decide(t, json!({"threshold": 0.3}), Input::new("read", "x").risk(0.4)), Approval);
+}
+
+#[test]
+fn capability_scope() {
+    let t = "capability-scope";
+    assert_eq!(decide(t, json!({}), Input::new("refund_charge", "orders/1")), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("Lookup-Order", "orders/1")), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("read", "orders/1")), Allow, "always allowed");
+    assert_eq!(decide(t, json!({}), Input::new("delete_account", "users/1")), Deny);
+    assert_eq!(decide(t, json!({"effect": "approval"}), Input::new("delete_account", "users/1")), Approval);
+    assert_eq!(decide(t, json!({"always_allowed": []}), Input::new("read", "orders/1")), Deny);
+    let none = Input::new("refund_charge", "orders/1").agent("capabilities", json!([]));
+    assert_eq!(decide(t, json!({}), none), Deny);
+}
+
+#[test]
+fn resource_allow_list() {
+    let t = "resource-allow-list";
+    let allow = json!({"allow": {"bot": ["orders/*", "tickets/**"]}});
+    assert_eq!(decide(t, allow.clone(), Input::new("read", "orders/42")), Allow);
+    assert_eq!(decide(t, allow.clone(), Input::new("read", "tickets/2026/7")), Allow);
+    assert_eq!(decide(t, allow.clone(), Input::new("read", "orders/42/items")), Deny, "* stays within a segment");
+    assert_eq!(decide(t, allow.clone(), Input::new("read", "payments/1")), Deny);
+    let other = Input::new("read", "payments/1").agent("name", json!("other"));
+    assert_eq!(decide(t, allow.clone(), other), Allow, "unlisted agents pass by default");
+    let strict = json!({"allow": {"bot": ["orders/*"]}, "allow_unlisted": false});
+    let other = Input::new("read", "orders/1").agent("name", json!("other"));
+    assert_eq!(decide(t, strict, other), Deny);
+    let by_id = json!({"allow": {"0193a4c2-0000-7000-8000-0000000000aa": ["orders/*"]}});
+    assert_eq!(decide(t, by_id, Input::new("read", "payments/1")), Deny, "listed by id");
+    assert_eq!(decide(t, json!({}), Input::new("read", "anything")), Allow);
+}
+
+#[test]
+fn business_hours() {
+    let t = "business-hours";
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").at(MONDAY_10)), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").at(SATURDAY_10)), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").at(MONDAY_20)), Deny);
+    let ny = json!({"timezone": "America/New_York"});
+    assert_eq!(decide(t, ny.clone(), Input::new("read", "x").at(MONDAY_15)), Allow);
+    assert_eq!(decide(t, ny, Input::new("read", "x").at(MONDAY_02)), Deny, "Sunday evening in New York");
+    assert_eq!(decide(t, json!({"effect": "approval"}), Input::new("read", "x").at(SATURDAY_10)), Approval);
+    let always = json!({"start_hour": 0, "end_hour": 24, "days": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]});
+    assert_eq!(decide(t, always, Input::new("read", "x").at(SATURDAY_10)), Allow);
+}
+
+#[test]
+fn block_inactive_agents() {
+    let t = "block-inactive-agents";
+    assert_eq!(decide(t, json!({}), Input::new("read", "x")), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").agent("status", json!("suspended"))), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").agent("status", json!("inactive"))), Deny);
+    let only_suspended = json!({"statuses": ["suspended"]});
+    assert_eq!(decide(t, only_suspended, Input::new("read", "x").agent("status", json!("inactive"))), Allow);
+}
+
+#[test]
+fn bulk_operation_cap() {
+    let t = "bulk-operation-cap";
+    assert_eq!(decide(t, json!({}), Input::new("update", "x").context(json!({"record_count": 5000}))), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("update", "x").context(json!({"record_count": 1000}))), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("update", "x")), Allow);
+    assert_eq!(
+        decide(t, json!({}), Input::new("update", "x").context(json!({"count": "5000"}))),
+        Allow,
+        "not a number"
+    );
+    let approval = json!({"effect": "approval", "max_records": 10});
+    assert_eq!(decide(t, approval, Input::new("update", "x").context(json!({"batch_size": 11}))), Approval);
+    let custom = json!({"count_keys": ["rows"]});
+    assert_eq!(decide(t, custom, Input::new("update", "x").context(json!({"rows": 2000}))), Deny);
+    let message = outcome(t, json!({}), &Input::new("update", "x").context(json!({"records": 1500}))).deny;
+    assert_eq!(message, ["affects 1500 records; at most 1000 are allowed at once"]);
+}
+
+#[test]
+fn deny_critical_risk() {
+    let t = "deny-critical-risk";
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").risk(0.9)), Deny);
+    assert_eq!(decide(t, json!({}), Input::new("read", "x").risk(0.5)), Allow);
+    assert_eq!(decide(t, json!({"ceiling": 0.5}), Input::new("read", "x").risk(0.5)), Deny);
+}
+
+#[test]
+fn five_templates_together_decide_independently() {
+    let engine = RegoEngine::new().unwrap();
+    let ids = [
+        "deny-destructive-production",
+        "require-consent-personal-data",
+        "approval-above-risk",
+        "capability-scope",
+        "bulk-operation-cap",
+    ];
+    let modules: Vec<PolicyModule> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| PolicyModule {
+            id: policy_id(i),
+            version: 1,
+            name: (*id).into(),
+            rego: templates::find(id).unwrap().rego(),
+        })
+        .collect();
+    let compiled = engine.compile(&modules).unwrap();
+    let input = Input::new("delete", "prod/customers").risk(0.7);
+    let outcomes = compiled.evaluate(&input.0).unwrap();
+    let decided: Vec<(bool, bool)> =
+        outcomes.iter().map(|o| (!o.deny.is_empty(), !o.require_approval.is_empty())).collect();
+    assert_eq!(decided, [(true, false), (true, false), (false, true), (true, false), (false, false)]);
+}

@@ -1,0 +1,315 @@
+//! Spec 4.6, policies and the policy check, over HTTP: CRUD with versions, compile errors
+//! with positions, templates, decisions in the spec's shape, audit, isolation, and every
+//! error.
+use agentgov_tests::*;
+use serde_json::{Value, json};
+
+const DENY_DELETES: &str = r#"package acme.deletes
+
+import rego.v1
+
+deny contains msg if {
+	input.action == "delete"
+	msg := sprintf("no deleting %s", [input.resource])
+}
+"#;
+
+async fn create(app: &TestApp, t: &Tenant, body: &Value) -> Value {
+    expect(app.post("/policies").bearer_auth(&t.token).json(body), 201).await
+}
+
+async fn register(app: &TestApp, t: &Tenant, name: &str, capabilities: &[&str]) -> String {
+    let body = json!({"name": name, "type": "llm", "capabilities": capabilities, "permissions": {}});
+    let agent = expect(app.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    agent["id"].as_str().unwrap().to_owned()
+}
+
+async fn check(app: &TestApp, t: &Tenant, body: Value) -> Value {
+    expect(app.post("/policies/check").header("X-API-Key", &t.api_key).json(&body), 200).await
+}
+
+#[tokio::test]
+async fn create_get_list_update_delete_with_versions() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let p = create(&app, &t, &json!({"name": "No deletes", "description": "Keep data", "rego": DENY_DELETES})).await;
+    for field in ["id", "name", "description", "rego", "enabled", "version", "created_by", "created_at", "updated_at"] {
+        assert!(p.get(field).is_some(), "{field} missing from {p}");
+    }
+    assert_eq!((p["version"].as_i64(), &p["enabled"], &p["created_by"]), (Some(1), &json!(true), &json!(t.admin_id)));
+    let id = p["id"].as_str().unwrap();
+
+    // GET /policies/{id} takes an API key (spec) or a JWT; the list takes either.
+    assert_eq!(expect(app.get(&format!("/policies/{id}")).header("X-API-Key", &t.api_key), 200).await, p);
+    assert_eq!(expect(app.get(&format!("/policies/{id}")).bearer_auth(&t.token), 200).await, p);
+    let page = expect(app.get("/policies").header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page["next_cursor"], Value::Null);
+
+    let changed = json!({"name": "No deletes", "rego": DENY_DELETES, "enabled": false, "version": 1});
+    let v2 = expect(app.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&changed), 200).await;
+    assert_eq!((v2["version"].as_i64(), &v2["enabled"], &v2["created_at"]), (Some(2), &json!(false), &p["created_at"]));
+    // A change made from version 1 again is refused: someone (we) moved it on.
+    expect_problem(app.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&changed), 409).await;
+
+    let enabled = expect(app.get("/policies?enabled=true").bearer_auth(&t.token), 200).await;
+    assert_eq!(enabled["items"], json!([]));
+    let disabled = expect(app.get("/policies?enabled=false&limit=1").bearer_auth(&t.token), 200).await;
+    assert_eq!(disabled["items"][0]["id"], p["id"]);
+
+    expect_problem(
+        app.post("/policies").bearer_auth(&t.token).json(&json!({"name": "No deletes", "rego": DENY_DELETES})),
+        409,
+    )
+    .await;
+
+    let res = app.delete(&format!("/policies/{id}")).bearer_auth(&t.token).send().await.unwrap();
+    assert_eq!(res.status(), 204);
+    expect_problem(app.get(&format!("/policies/{id}")).bearer_auth(&t.token), 404).await;
+    expect_problem(app.delete(&format!("/policies/{id}")).bearer_auth(&t.token), 404).await;
+
+    // Every change is audited with the versions before and after.
+    let log = expect(app.get("/audit?event_type=policy.updated").bearer_auth(&t.token), 200).await;
+    let details = &log["items"][0]["details"];
+    assert_eq!((details["before"]["version"].as_i64(), details["after"]["version"].as_i64()), (Some(1), Some(2)));
+    for event in ["policy.created", "policy.deleted"] {
+        let log = expect(app.get(&format!("/audit?event_type={event}")).bearer_auth(&t.token), 200).await;
+        assert_eq!(log["items"].as_array().unwrap().len(), 1, "{event}");
+    }
+}
+
+#[tokio::test]
+async fn writes_need_an_admin_jwt() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let body = json!({"name": "p", "rego": DENY_DELETES});
+    expect_problem(app.post("/policies").json(&body), 401).await;
+    // An API key is not a JWT, even the admin's.
+    expect_problem(app.post("/policies").header("X-API-Key", &t.api_key).json(&body), 401).await;
+    let (_, analyst) = app.user(&t, "ana@acme.test", "analyst").await;
+    expect_problem(app.post("/policies").bearer_auth(&analyst).json(&body), 403).await;
+    let p = create(&app, &t, &body).await;
+    let id = p["id"].as_str().unwrap();
+    expect_problem(app.put(&format!("/policies/{id}")).bearer_auth(&analyst).json(&body), 403).await;
+    expect_problem(app.delete(&format!("/policies/{id}")).bearer_auth(&analyst), 403).await;
+    // Reading is for everyone in the tenant.
+    expect(app.get(&format!("/policies/{id}")).bearer_auth(&analyst), 200).await;
+    expect_problem(app.get("/policies"), 401).await;
+}
+
+#[tokio::test]
+async fn compile_errors_answer_422_with_line_and_column() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let broken = "package acme.broken\n\nimport rego.v1\n\ndeny contains msg if {\n\tmsg := \n}\n";
+    let problem =
+        expect_problem(app.post("/policies").bearer_auth(&t.token).json(&json!({"name": "b", "rego": broken})), 422)
+            .await;
+    let error = &problem["errors"][0];
+    assert_eq!(error["field"], "rego", "{problem}");
+    assert!(error["line"].as_u64().unwrap() >= 6, "{problem}");
+    assert!(error["column"].as_u64().unwrap() >= 1, "{problem}");
+    assert!(!error["message"].as_str().unwrap().is_empty());
+
+    for (body, field) in [
+        (json!({"name": "x"}), "rego"),
+        (json!({"name": "x", "rego": ""}), "rego"),
+        (json!({"name": "", "rego": DENY_DELETES}), "name"),
+        (json!({"name": "x", "rego": DENY_DELETES, "template": {"id": "business-hours"}}), "template"),
+        (json!({"name": "x", "template": {"id": "no-such-template"}}), "template.id"),
+        (
+            json!({"name": "x", "template": {"id": "bulk-operation-cap", "parameters": {"max_records": "many"}}}),
+            "template.parameters.max_records",
+        ),
+    ] {
+        let problem = expect_problem(app.post("/policies").bearer_auth(&t.token).json(&body), 422).await;
+        assert_eq!(problem["errors"][0]["field"], field, "{body} -> {problem}");
+    }
+    expect_problem(app.post("/policies").bearer_auth(&t.token).json(&json!({"name": "x", "rego": 5})), 422).await;
+    expect_problem(app.post("/policies").bearer_auth(&t.token).json(&json!({"name": "x", "colour": 1})), 422).await;
+}
+
+#[tokio::test]
+async fn templates_are_listed_and_each_instantiates_into_a_valid_policy() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let templates = expect(app.get("/policies/templates").header("X-API-Key", &t.api_key), 200).await;
+    let templates = templates.as_array().unwrap();
+    assert!(templates.len() >= 8, "{}", templates.len());
+    for template in templates {
+        for field in ["id", "name", "description", "parameters", "rego"] {
+            assert!(template.get(field).is_some(), "{field} missing from {template}");
+        }
+        let id = template["id"].as_str().unwrap();
+        // As listed (defaults) and through `template`.
+        create(&app, &t, &json!({"name": format!("{id} as listed"), "rego": template["rego"]})).await;
+        let p = create(&app, &t, &json!({"name": id, "template": {"id": id}, "enabled": false})).await;
+        assert_eq!(p["rego"], template["rego"], "{id}");
+    }
+}
+
+#[tokio::test]
+async fn checks_answer_the_spec_shape_and_are_audited() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "Cleaner", &["delete records"]).await;
+
+    let allowed =
+        check(&app, &t, json!({"agent_id": agent, "action": "read", "resource": "docs/handbook", "context": {}})).await;
+    for field in [
+        "allowed",
+        "required_approval",
+        "risk_score",
+        "risk",
+        "anomaly",
+        "reason",
+        "decision_id",
+        "matched_policies",
+        "risk_factors",
+    ] {
+        assert!(allowed.get(field).is_some(), "{field} missing from {allowed}");
+    }
+    assert_eq!(
+        (&allowed["allowed"], &allowed["required_approval"], &allowed["anomaly"]),
+        (&json!(true), &json!(false), &json!(false))
+    );
+    assert!(allowed["risk_score"].as_f64().unwrap() < 0.3, "{allowed}");
+    assert_eq!(allowed["risk"], "low");
+
+    create(&app, &t, &json!({"name": "no deletes", "rego": DENY_DELETES})).await;
+    create(&app, &t, &json!({"name": "consent", "template": {"id": "require-consent-personal-data", "parameters": {"effect": "approval"}}})).await;
+
+    let denied = check(&app, &t, json!({"agent_id": agent, "action": "delete", "resource": "prod/customers"})).await;
+    assert_eq!((&denied["allowed"], &denied["required_approval"]), (&json!(false), &json!(false)), "{denied}");
+    assert_eq!(denied["reason"], "denied: no deleting prod/customers");
+    let matched: Vec<&str> =
+        denied["matched_policies"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(matched, ["no deletes", "consent"], "{denied}");
+    let codes: Vec<&str> =
+        denied["risk_factors"].as_array().unwrap().iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert!(codes.contains(&"deletion") && codes.contains(&"no_consent"), "{codes:?}");
+
+    let approval = check(&app, &t, json!({"agent_id": agent, "action": "read", "resource": "crm/customers"})).await;
+    assert_eq!((&approval["allowed"], &approval["required_approval"]), (&json!(false), &json!(true)), "{approval}");
+    let consented = check(
+        &app,
+        &t,
+        json!({"agent_id": agent, "action": "read", "resource": "crm/customers", "context": {"consent": true}}),
+    )
+    .await;
+    assert_eq!(consented["allowed"], true, "{consented}");
+
+    // The decision is the audit record the answer names.
+    let id = denied["decision_id"].as_str().unwrap();
+    let record = expect(app.get(&format!("/audit/{id}")).bearer_auth(&t.token), 200).await;
+    assert_eq!(
+        (&record["event_type"], &record["decision"], &record["agent_id"]),
+        (&json!("policy.decision"), &json!("deny"), &json!(agent))
+    );
+    assert_eq!(record["action"], "delete");
+    let decisions = expect(app.get("/audit?event_type=policy.decision").bearer_auth(&t.token), 200).await;
+    assert_eq!(decisions["items"].as_array().unwrap().len(), 4, "every check is recorded");
+
+    // A dry run records nothing.
+    let dry = check(&app, &t, json!({"agent_id": agent, "action": "delete", "resource": "x", "dry_run": true})).await;
+    assert_eq!((&dry["allowed"], &dry["decision_id"]), (&json!(false), &Value::Null));
+    let decisions = expect(app.get("/audit?event_type=policy.decision").bearer_auth(&t.token), 200).await;
+    assert_eq!(decisions["items"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn an_update_takes_effect_on_the_next_check() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "Cleaner", &[]).await;
+    let p = create(&app, &t, &json!({"name": "no deletes", "rego": DENY_DELETES})).await;
+    let body = json!({"agent_id": agent, "action": "delete", "resource": "tmp/file"});
+    assert_eq!(check(&app, &t, body.clone()).await["allowed"], false);
+    let relaxed = DENY_DELETES.replace("input.action == \"delete\"", "input.action == \"drop\"");
+    let id = p["id"].as_str().unwrap();
+    expect(
+        app.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&json!({"name": "no deletes", "rego": relaxed})),
+        200,
+    )
+    .await;
+    assert_eq!(check(&app, &t, body.clone()).await["allowed"], true, "the cached version 1 was dropped");
+    expect(app.delete(&format!("/policies/{id}")).bearer_auth(&t.token), 204).await;
+    let none = check(&app, &t, body).await;
+    assert_eq!(none["matched_policies"], json!([]));
+}
+
+#[tokio::test]
+async fn a_policy_can_be_tested_without_recording() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "Cleaner", &[]).await;
+    let p = create(&app, &t, &json!({"name": "no deletes", "rego": DENY_DELETES, "enabled": false})).await;
+    let id = p["id"].as_str().unwrap();
+    let body = json!({"agent_id": agent, "action": "delete", "resource": "tmp/file"});
+    let tested = expect(app.post(&format!("/policies/{id}/test")).bearer_auth(&t.token).json(&body), 200).await;
+    assert_eq!((&tested["allowed"], &tested["decision_id"]), (&json!(false), &Value::Null), "{tested}");
+    assert_eq!(check(&app, &t, body).await["allowed"], true, "disabled policies take no part in checks");
+}
+
+#[tokio::test]
+async fn check_errors_and_suspended_agents() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "Bot", &[]).await;
+    let key = &t.api_key;
+    expect_problem(app.post("/policies/check").json(&json!({})), 401).await;
+    let problem = expect_problem(
+        app.post("/policies/check")
+            .header("X-API-Key", key)
+            .json(&json!({"agent_id": "nope", "action": "", "resource": "r"})),
+        422,
+    )
+    .await;
+    let fields: Vec<&str> =
+        problem["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["agent_id", "action"]);
+    expect_problem(
+        app.post("/policies/check").header("X-API-Key", key).json(&json!({"action": "read", "resource": "r"})),
+        422,
+    )
+    .await;
+    expect_problem(
+        app.post("/policies/check")
+            .header("X-API-Key", key)
+            .body("{not json")
+            .header("content-type", "application/json"),
+        400,
+    )
+    .await;
+    let unknown = json!({"agent_id": "0190f0f0-0000-7000-8000-000000000000", "action": "read", "resource": "r"});
+    expect_problem(app.post("/policies/check").header("X-API-Key", key).json(&unknown), 404).await;
+
+    let suspend = json!({"name": "Bot", "type": "llm", "capabilities": [], "permissions": {}, "status": "suspended"});
+    expect(app.put(&format!("/agents/{agent}")).header("X-API-Key", key).json(&suspend), 200).await;
+    let denied = check(&app, &t, json!({"agent_id": agent, "action": "read", "resource": "docs"})).await;
+    assert_eq!((&denied["allowed"], &denied["reason"]), (&json!(false), &json!("agent \"Bot\" is suspended")));
+}
+
+#[tokio::test]
+async fn tenants_see_only_their_own_policies_and_agents() {
+    let app = spawn_app().await;
+    let a = app.create_tenant("acme").await;
+    let b = app.create_tenant("globex").await;
+    let p = create(&app, &a, &json!({"name": "no deletes", "rego": DENY_DELETES})).await;
+    let id = p["id"].as_str().unwrap();
+    let agent = register(&app, &a, "Bot", &[]).await;
+
+    expect_problem(app.get(&format!("/policies/{id}")).header("X-API-Key", &b.api_key), 404).await;
+    let body = json!({"name": "mine now", "rego": DENY_DELETES});
+    expect_problem(app.put(&format!("/policies/{id}")).bearer_auth(&b.token).json(&body), 404).await;
+    expect_problem(app.delete(&format!("/policies/{id}")).bearer_auth(&b.token), 404).await;
+    let page = expect(app.get("/policies").header("X-API-Key", &b.api_key), 200).await;
+    assert_eq!(page["items"], json!([]));
+
+    // Another tenant's agent is unknown, and one tenant's policies never decide for another.
+    let other = json!({"agent_id": agent, "action": "delete", "resource": "x"});
+    expect_problem(app.post("/policies/check").header("X-API-Key", &b.api_key).json(&other), 404).await;
+    let own = register(&app, &b, "Bot", &[]).await;
+    let theirs = check(&app, &b, json!({"agent_id": own, "action": "delete", "resource": "x"})).await;
+    assert_eq!(theirs["matched_policies"], json!([]), "{theirs}");
+}

@@ -1,0 +1,168 @@
+//! Policy checks: `POST /api/v1/policies/check` at `CONCURRENCY` connections, in a tenant of
+//! its own with one registered agent and five enabled policy templates, and the proof that
+//! every check the server answered (200) is a `policy.decision` record in the tenant's audit
+//! log afterwards.
+
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use super::audit;
+use super::http::{Connection, Response};
+use super::oha::{CONCURRENCY, Load, Stop};
+use super::report::{PolicyRow, Row, Success};
+use super::server::Server;
+
+pub const ENDPOINT: &str = "POST /api/v1/policies/check";
+
+/// The agent every check is made for: a support agent that looks orders up and refunds
+/// charges.
+fn agent() -> Value {
+    json!({
+        "name": "support-refunds",
+        "type": "support",
+        "description": "Answers customers' questions about their orders and refunds damaged items through Stripe.",
+        "capabilities": ["read", "refund charge", "lookup order"],
+        "permissions": {"orders": "read", "stripe.refunds": "write"},
+    })
+}
+
+/// The policies enabled in the tenant: a name, a template id and its parameters. Each is
+/// evaluated on every check. `business-hours` is open every hour of every day (in UTC), so
+/// its time builtins run on every check but the decision does not depend on when the
+/// benchmark runs.
+pub const POLICIES: [(&str, &str, &str); 5] = [
+    ("no destructive production actions", "deny-destructive-production", "{}"),
+    ("consent for personal data", "require-consent-personal-data", r#"{"effect": "approval"}"#),
+    ("approval above risk 0.6", "approval-above-risk", r#"{"threshold": 0.6}"#),
+    ("agents stay within their capabilities", "capability-scope", "{}"),
+    (
+        "around the clock",
+        "business-hours",
+        r#"{"timezone": "UTC", "start_hour": 0, "end_hour": 24, "days": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]}"#,
+    ),
+];
+
+/// The check: the agent looks an order up in production, with the customer's consent. Every
+/// policy above allows it.
+fn check_body(agent_id: &str) -> String {
+    json!({
+        "agent_id": agent_id,
+        "action": "lookup order",
+        "resource": "orders/42",
+        "context": {"consent": true, "environment": "production", "ticket": "T-1042", "channel": "chat"},
+    })
+    .to_string()
+}
+
+/// The filtered export that counts the tenant's `policy.decision` records.
+const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=policy.decision", 0);
+
+/// Sets the tenant up (the agent, the policies), checks one request by hand (it must be 200
+/// and allowed), warms up, then runs exactly `checks` checks; the tenant's `policy.decision`
+/// records are counted just before and after the measured run.
+pub fn checks(server: &Server, mode: &str, warm_up: Duration, checks: u64) -> anyhow::Result<PolicyRow> {
+    let credentials = server.tenant_credentials("bench-policies")?;
+    let key = vec![format!("X-API-Key: {}", credentials.api_key)];
+    let bearer = vec![format!("Authorization: Bearer {}", credentials.access_token)];
+    let mut connection = Connection::new(&server.base)?;
+
+    let registered = created(connection.post_json("/api/v1/agents/register", &key, &agent().to_string())?)
+        .context("registering the agent")?;
+    let agent_id = registered["id"].as_str().with_context(|| format!("a registered agent without id: {registered}"))?;
+    for (name, template, parameters) in POLICIES {
+        let parameters: Value = serde_json::from_str(parameters).context("a policy's parameters")?;
+        let body = json!({"name": name, "template": {"id": template, "parameters": parameters}});
+        created(connection.post_json("/api/v1/policies", &bearer, &body.to_string())?)
+            .with_context(|| format!("enabling the {template} template"))?;
+    }
+
+    let body = check_body(agent_id);
+    let probe = connection.post_json("/api/v1/policies/check", &key, &body)?;
+    if probe.status != 200 {
+        bail!("{ENDPOINT} answered {}, expected 200: {}", probe.status, probe.body);
+    }
+    let decision: Value = serde_json::from_str(&probe.body).with_context(|| format!("{ENDPOINT}: {}", probe.body))?;
+    if decision["allowed"] != true || decision["policies_evaluated"] != POLICIES.len() {
+        bail!("{ENDPOINT} did not allow the benchmark's check under all {} policies: {decision}", POLICIES.len());
+    }
+    println!(
+        "    agent {agent_id}, {} policies: allowed {}, risk {} ({}), reason {}, decision {}",
+        decision["policies_evaluated"],
+        decision["allowed"],
+        decision["risk_score"],
+        decision["risk"],
+        decision["reason"],
+        decision["decision_id"]
+    );
+
+    let url = format!("{}/api/v1/policies/check", server.base);
+    Load::post_json(url.clone(), key.clone(), body.clone(), Stop::After(warm_up)).run()?;
+    let before = audited(server, mode, &credentials.api_key)?;
+    let json = Load::post_json(url, key, body, Stop::Requests(checks)).run()?;
+    let after = audited(server, mode, &credentials.api_key)?;
+
+    let load = Row::from_oha(mode, ENDPOINT, CONCURRENCY, Success::Status(200), &json)?;
+    if load.success_percent < 100.0 {
+        eprintln!(
+            "    warning: not every check answered 200: statuses {}, errors {}",
+            json["statusCodeDistribution"], json["errorDistribution"]
+        );
+    }
+    Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: after.saturating_sub(before) })
+}
+
+/// The JSON body of a response that must be 201.
+fn created(response: Response) -> anyhow::Result<Value> {
+    if response.status != 201 {
+        bail!("answered {}, expected 201: {}", response.status, response.body);
+    }
+    serde_json::from_str(&response.body).with_context(|| format!("not JSON: {}", response.body))
+}
+
+/// How many `policy.decision` records the tenant's log holds: the lines of its filtered export.
+fn audited(server: &Server, mode: &str, api_key: &str) -> anyhow::Result<u64> {
+    let export = audit::export(server, mode, api_key, DECISIONS).context("counting the audited policy decisions")?;
+    Ok(export.rows)
+}
+
+/// How many responses of oha's run had `status`.
+fn status_count(json: &Value, status: &str) -> u64 {
+    json["statusCodeDistribution"][status].as_u64().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn five_distinct_templates_with_object_parameters() {
+        let names: HashSet<&str> = POLICIES.iter().map(|p| p.0).collect();
+        let templates: HashSet<&str> = POLICIES.iter().map(|p| p.1).collect();
+        assert_eq!((names.len(), templates.len()), (5, 5));
+        for (_, _, parameters) in POLICIES {
+            assert!(serde_json::from_str::<Value>(parameters).unwrap().is_object(), "{parameters}");
+        }
+        let hours: Value = serde_json::from_str(POLICIES[4].2).unwrap();
+        assert_eq!((hours["start_hour"].as_u64(), hours["end_hour"].as_u64()), (Some(0), Some(24)));
+        assert_eq!(hours["days"].as_array().unwrap().len(), 7);
+    }
+
+    #[test]
+    fn the_check_is_an_action_the_agent_declares() {
+        let body: Value = serde_json::from_str(&check_body("0193a4c2-0000-7000-8000-0000000000aa")).unwrap();
+        let capabilities = agent()["capabilities"].clone();
+        assert!(capabilities.as_array().unwrap().contains(&body["action"]));
+        assert_eq!(body["context"]["consent"], true);
+        assert_eq!(body["agent_id"].as_str().map(str::len), Some(36));
+    }
+
+    #[test]
+    fn statuses_are_counted_from_oha_json() {
+        let json = json!({"statusCodeDistribution": {"200": 9990, "503": 10}});
+        assert_eq!((status_count(&json, "200"), status_count(&json, "404")), (9990, 0));
+    }
+}
