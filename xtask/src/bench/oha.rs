@@ -99,3 +99,8 @@ fn parse(out: anyhow::Result<String>) -> anyhow::Result<Value> {
 pub fn version() -> anyhow::Result<String> {
     Ok(cmd::output(Command::new("oha").arg("--version"))?.trim().to_owned())
 }
+
+/// How many responses of oha's run had `status`.
+pub fn status_count(json: &serde_json::Value, status: &str) -> u64 {
+    json["statusCodeDistribution"][status].as_u64().unwrap_or(0)
+}

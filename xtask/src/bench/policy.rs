@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::audit;
 use super::http::{Connection, Response};
-use super::oha::{CONCURRENCY, Load, Stop};
+use super::oha::{CONCURRENCY, Load, Stop, status_count};
 use super::report::{PolicyRow, Row, Success};
 use super::server::Server;
 
@@ -125,11 +125,6 @@ fn created(response: Response) -> anyhow::Result<Value> {
 fn audited(server: &Server, mode: &str, api_key: &str) -> anyhow::Result<u64> {
     let export = audit::export(server, mode, api_key, DECISIONS).context("counting the audited policy decisions")?;
     Ok(export.rows)
-}
-
-/// How many responses of oha's run had `status`.
-fn status_count(json: &Value, status: &str) -> u64 {
-    json["statusCodeDistribution"][status].as_u64().unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -6,12 +6,11 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use hmac::{Hmac, Mac};
-use serde_json::Value;
 use sha2::Sha256;
 
 use super::audit;
 use super::http::Connection;
-use super::oha::{CONCURRENCY, Load, Stop};
+use super::oha::{CONCURRENCY, Load, Stop, status_count};
 use super::report::{Row, Success, WebhookRow};
 use super::server::Server;
 
@@ -67,11 +66,6 @@ fn stored_events(server: &Server, mode: &str, api_key: &str) -> anyhow::Result<u
     Ok(export.rows)
 }
 
-/// How many responses of oha's run had `status`.
-fn status_count(json: &Value, status: &str) -> u64 {
-    json["statusCodeDistribution"][status].as_u64().unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,7 +81,7 @@ mod tests {
 
     #[test]
     fn the_body_is_an_agent_action_envelope() {
-        let body: Value = serde_json::from_str(BODY).unwrap();
+        let body: serde_json::Value = serde_json::from_str(BODY).unwrap();
         assert_eq!(body["event"], "agent.action");
         assert!(body["payload"]["agent_id"].as_str().is_some_and(|id| id.len() == 36));
         assert!(body["payload"]["reasoning"].is_array());
