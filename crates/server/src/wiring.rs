@@ -114,14 +114,15 @@ fn spawn_background(audit: AuditService, background: Background, export_worker_o
 }
 
 /// Delivers the bus's events to the services that react to other replicas' changes (a
-/// policy change drops the compiled policies here). Resubscribes after a lost connection.
+/// policy or agent change drops the in-process copies here). Resubscribes after a lost
+/// connection.
 async fn follow_bus(bus: Arc<dyn EventBus>, services: Services) {
     loop {
         match bus.subscribe().await {
             Ok(mut events) => {
-                services.policies.forget_compiled();
+                services.on_bus_subscribed();
                 while let Some(event) = events.next().await {
-                    services.policies.on_event(&event);
+                    services.on_bus_event(&event);
                 }
                 tracing::warn!("event bus subscription ended; resubscribing");
             }
@@ -225,7 +226,10 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             export_retention: Duration::from_secs(config.audit_export_retention_secs),
             ..AuditSettings::default()
         },
-        agents: AgentSettings { stale_after: Duration::from_secs(config.agent_stale_after_secs) },
+        agents: AgentSettings {
+            stale_after: Duration::from_secs(config.agent_stale_after_secs),
+            ..AgentSettings::default()
+        },
         policies: PolicySettings {
             approval_threshold: config.approval_threshold,
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),

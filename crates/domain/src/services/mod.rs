@@ -8,6 +8,7 @@ mod auth;
 mod auth_cache;
 mod caller;
 pub mod policies;
+mod snapshots;
 mod status;
 mod tenants;
 mod users;
@@ -122,6 +123,20 @@ pub struct Background {
 }
 
 impl Services {
+    /// Delivers an event from the bus (any replica's, this one's included) to the services
+    /// that keep in-process copies of what it changed.
+    pub fn on_bus_event(&self, event: &crate::ports::Event) {
+        self.policies.on_event(event);
+        self.agents.on_event(event);
+    }
+
+    /// After a (re)subscription to the bus: announcements made in the meantime may have
+    /// been missed, so every in-process copy is dropped.
+    pub fn on_bus_subscribed(&self) {
+        self.policies.forget_compiled();
+        self.agents.forget_snapshots();
+    }
+
     pub fn new(ports: Ports, secrets: Secrets, settings: Settings, info: ServerInfo) -> (Self, Background) {
         let (log, audit_writer) =
             AuditLog::new(ports.store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);

@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 pub use self::index::AgentIndex;
 use self::text::{embedding_text, flatten_permissions};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::snapshots::Snapshots;
 use super::validate::{check_description, check_name, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -44,11 +45,15 @@ pub struct AgentSettings {
     /// An `active` agent with no heartbeat (nor registration) for this long is reported
     /// as `inactive`.
     pub stale_after: Duration,
+    /// How long a policy check may reuse an agent it loaded. A change on this replica, or
+    /// announced on the bus by another, drops it at once; the TTL bounds what the bus does
+    /// not announce (a heartbeat on another replica).
+    pub snapshot_ttl: Duration,
 }
 
 impl Default for AgentSettings {
     fn default() -> Self {
-        Self { stale_after: Duration::from_secs(600) }
+        Self { stale_after: Duration::from_secs(600), snapshot_ttl: Duration::from_secs(2) }
     }
 }
 
@@ -221,6 +226,8 @@ pub struct AgentService {
     embedder: Arc<dyn Embedder>,
     classifier: Arc<TypeClassifier>,
     index: AgentIndex,
+    /// Agents as policy checks load them (see `snapshots.rs`).
+    snapshots: Snapshots<(TenantId, AgentId), Agent>,
     settings: AgentSettings,
 }
 
@@ -231,7 +238,8 @@ fn not_found(id: AgentId) -> DomainError {
 impl AgentService {
     pub fn new(ports: Ports, audit: AuditLog, embedder: Arc<dyn Embedder>, settings: AgentSettings) -> Self {
         let index = AgentIndex::new(embedder.model().clone());
-        Self { ports, audit, embedder, classifier: Arc::new(TypeClassifier::builtin()), index, settings }
+        let snapshots = Snapshots::new(settings.snapshot_ttl, 100_000);
+        Self { ports, audit, embedder, classifier: Arc::new(TypeClassifier::builtin()), index, snapshots, settings }
     }
 
     /// The embedding model in use, for `/status`.
@@ -298,6 +306,7 @@ impl AgentService {
     }
 
     async fn record(&self, caller: &Caller, event_type: &str, agent: &Agent) {
+        self.snapshots.invalidate(&(agent.tenant_id, agent.id));
         let details = serde_json::json!({
             "name": agent.name, "type": agent.agent_type, "status": agent.status,
             "predicted_type": agent.predicted_type, "risk": agent.risk, "risk_score": agent.risk_score,
@@ -395,10 +404,32 @@ impl AgentService {
         self.ports.store.get_agent(caller.tenant_id(), id).await?.ok_or_else(|| not_found(id))
     }
 
-    /// The tenant's agent as reported, for a policy check (which checks its own permission).
+    /// The tenant's agent as reported, for a policy check (which checks its own
+    /// permission): from the snapshots when it was loaded lately and has not changed since.
     pub(crate) async fn reported_agent(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        let key = (tenant, id);
+        if let Some(agent) = self.snapshots.get(&key) {
+            return Ok(self.reported(agent));
+        }
+        let generation = self.snapshots.generation();
         let agent = self.ports.store.get_agent(tenant, id).await?.ok_or_else(|| not_found(id))?;
+        self.snapshots.insert(key, agent.clone(), generation);
         Ok(self.reported(agent))
+    }
+
+    /// Reacts to an event from the bus: an agent registered, changed or deleted on any
+    /// replica is dropped from the snapshots here.
+    pub fn on_event(&self, event: &Event) {
+        if event.event_type.starts_with("agent.")
+            && let Some(id) = event.data.get("id").and_then(|v| v.as_str()).and_then(|s| s.parse().ok())
+        {
+            self.snapshots.invalidate(&(event.tenant_id, id));
+        }
+    }
+
+    /// Forgets every snapshot (after bus announcements may have been missed).
+    pub fn forget_snapshots(&self) {
+        self.snapshots.invalidate_all();
     }
 
     /// `GET /agents/{id}`.
@@ -506,6 +537,7 @@ impl AgentService {
         let embedding = if fresh { None } else { Some(self.embedding(text).await?) };
         let beat = Heartbeat { at: self.ports.clock.now(), status: req.status, metadata: req.metadata, embedding };
         let agent = self.ports.store.heartbeat_agent(tenant, id, &beat).await?.ok_or_else(|| not_found(id))?;
+        self.snapshots.invalidate(&(tenant, id));
         Ok(self.reported(agent))
     }
 

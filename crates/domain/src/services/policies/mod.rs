@@ -5,7 +5,6 @@
 //! against one input document, combines the outcomes, and appends the decision to the audit
 //! log before answering. The Rego contract is in `docs/policies.md`.
 
-mod cache;
 pub mod templates;
 
 use std::sync::Arc;
@@ -13,10 +12,10 @@ use std::sync::Arc;
 use agentgov_detect::risk::{self, ActionContext};
 use time::OffsetDateTime;
 
-use self::cache::PolicyCache;
 use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::snapshots::Snapshots;
 use super::validate::{check_description, check_name, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
@@ -214,7 +213,7 @@ pub struct PolicyService {
     ports: Ports,
     audit: AuditLog,
     agents: AgentService,
-    cache: PolicyCache,
+    cache: Snapshots<TenantId, Arc<TenantPolicies>>,
     settings: PolicySettings,
 }
 
@@ -224,7 +223,7 @@ fn not_found(id: PolicyId) -> DomainError {
 
 impl PolicyService {
     pub fn new(ports: Ports, audit: AuditLog, agents: AgentService, settings: PolicySettings) -> Self {
-        let cache = PolicyCache::new(settings.cache_ttl);
+        let cache = Snapshots::new(settings.cache_ttl, 10_000);
         Self { ports, audit, agents, cache, settings }
     }
 
@@ -372,7 +371,7 @@ impl PolicyService {
     /// policies here, and tells every other replica to forget them too.
     async fn changed(&self, caller: &Caller, event_type: &str, before: Option<&Policy>, after: Option<&Policy>) {
         let tenant = caller.tenant_id();
-        self.cache.invalidate(tenant);
+        self.cache.invalidate(&tenant);
         let summary = |p: Option<&Policy>| {
             p.map(|p| serde_json::json!({"version": p.version, "name": p.name, "enabled": p.enabled, "rego": p.rego}))
         };
@@ -399,7 +398,7 @@ impl PolicyService {
     /// compiled policies here.
     pub fn on_event(&self, event: &Event) {
         if event.event_type == POLICY_CHANGED {
-            self.cache.invalidate(event.tenant_id);
+            self.cache.invalidate(&event.tenant_id);
         }
     }
 
@@ -412,10 +411,10 @@ impl PolicyService {
     /// The tenant's enabled policies, compiled; from the cache unless a change was
     /// announced since they were compiled.
     async fn enabled(&self, tenant: TenantId) -> Result<Arc<TenantPolicies>> {
-        let generation = self.cache.generation(tenant);
-        if let Some(found) = self.cache.get(tenant, generation) {
+        if let Some(found) = self.cache.get(&tenant) {
             return Ok(found);
         }
+        let generation = self.cache.generation();
         let policies: Vec<PolicyModule> = self
             .ports
             .store
@@ -426,7 +425,7 @@ impl PolicyService {
             .collect();
         let compiled = self.ports.policy.compile(&policies)?;
         let set = Arc::new(TenantPolicies { policies, compiled });
-        self.cache.insert(tenant, generation, set.clone());
+        self.cache.insert(tenant, set.clone(), generation);
         Ok(set)
     }
 

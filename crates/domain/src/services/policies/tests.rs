@@ -335,3 +335,33 @@ async fn the_input_document_carries_agent_risk_time_and_tenant() {
         assert!(codes.contains(&code), "{code} missing from {codes:?}");
     }
 }
+
+#[tokio::test]
+async fn a_suspension_takes_effect_at_once_here_and_through_the_bus_elsewhere() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let other = replica(&h);
+    let bot = agent(&h, &a, "bot", &[]).await;
+    let read = || check(&bot, "read", "docs", json!({}));
+    assert!(h.svc.policies.check(&a, read()).await.unwrap().allowed);
+    assert!(other.svc.policies.check(&a, read()).await.unwrap().allowed, "the other replica keeps a snapshot");
+
+    let suspend = AgentRequest {
+        name: "bot".into(),
+        agent_type: "llm".into(),
+        description: None,
+        capabilities: vec![],
+        permissions: JsonObject::new(),
+        metadata: JsonObject::new(),
+        status: Some(AgentStatus::Suspended),
+    };
+    h.svc.agents.update(&a, bot.id, suspend).await.unwrap();
+    assert!(!h.svc.policies.check(&a, read()).await.unwrap().allowed, "this replica drops its snapshot at once");
+    assert!(other.svc.policies.check(&a, read()).await.unwrap().allowed, "no announcement delivered yet");
+
+    for event in h.bus.published.lock().unwrap().clone() {
+        other.svc.on_bus_event(&event);
+    }
+    let denied = other.svc.policies.check(&a, read()).await.unwrap();
+    assert_eq!(denied.reason, r#"agent "bot" is suspended"#);
+}
