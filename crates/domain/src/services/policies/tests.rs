@@ -26,17 +26,28 @@ fn policy(name: &str, rego: &str) -> PolicyRequest {
     }
 }
 
-async fn agent(h: &Harness, caller: &Caller, name: &str, capabilities: &[&str]) -> Agent {
-    let req = AgentRequest {
+fn from_template(name: &str, id: &str, parameters: serde_json::Value) -> PolicyRequest {
+    let parameters = match parameters {
+        serde_json::Value::Object(m) => m,
+        _ => JsonObject::new(),
+    };
+    PolicyRequest { rego: None, template: Some(TemplateUse { id: id.into(), parameters }), ..policy(name, "") }
+}
+
+fn agent_request(name: &str, capabilities: &[&str], status: Option<AgentStatus>) -> AgentRequest {
+    AgentRequest {
         name: name.into(),
         agent_type: "llm".into(),
         description: None,
         capabilities: capabilities.iter().map(|c| c.to_string()).collect(),
         permissions: JsonObject::new(),
         metadata: JsonObject::new(),
-        status: None,
-    };
-    h.svc.agents.register(caller, req).await.unwrap()
+        status,
+    }
+}
+
+async fn agent(h: &Harness, caller: &Caller, name: &str, capabilities: &[&str]) -> Agent {
+    h.svc.agents.register(caller, agent_request(name, capabilities, None)).await.unwrap()
 }
 
 fn check(agent: &Agent, action: &str, resource: &str, context: serde_json::Value) -> CheckRequest {
@@ -134,11 +145,7 @@ async fn compile_errors_and_bad_requests_answer_422_with_positions() {
     let huge = policy("p", &"x".repeat(MAX_REGO_BYTES + 1));
     assert_eq!(fields(h.svc.policies.create(&a, huge).await.unwrap_err())[0].field, "rego");
 
-    let unknown = PolicyRequest {
-        rego: None,
-        template: Some(TemplateUse { id: "nope".into(), parameters: JsonObject::new() }),
-        ..policy("p", "")
-    };
+    let unknown = from_template("p", "nope", json!({}));
     assert_eq!(fields(h.svc.policies.create(&a, unknown).await.unwrap_err())[0].field, "template.id");
 }
 
@@ -146,23 +153,11 @@ async fn compile_errors_and_bad_requests_answer_422_with_positions() {
 async fn a_template_is_instantiated_with_its_parameters() {
     let h = harness();
     let a = admin(&h, "acme").await;
-    let mut parameters = JsonObject::new();
-    parameters.insert("max_records".into(), json!(5));
-    let req = PolicyRequest {
-        rego: None,
-        template: Some(TemplateUse { id: "bulk-operation-cap".into(), parameters }),
-        ..policy("cap", "")
-    };
+    let req = from_template("cap", "bulk-operation-cap", json!({"max_records": 5}));
     let p = h.svc.policies.create(&a, req).await.unwrap();
     assert!(p.rego.contains(r#""max_records":5"#), "{}", p.rego);
 
-    let mut bad = JsonObject::new();
-    bad.insert("max_records".into(), json!("many"));
-    let req = PolicyRequest {
-        rego: None,
-        template: Some(TemplateUse { id: "bulk-operation-cap".into(), parameters: bad }),
-        ..policy("cap2", "")
-    };
+    let req = from_template("cap2", "bulk-operation-cap", json!({"max_records": "many"}));
     assert_eq!(fields(h.svc.policies.create(&a, req).await.unwrap_err())[0].field, "template.parameters.max_records");
 }
 
@@ -250,16 +245,7 @@ async fn checks_need_a_known_agent_of_the_tenant_and_a_suspended_agent_is_denied
         fields(h.svc.policies.check(&a, bad).await.unwrap_err()).into_iter().map(|e| e.field).collect();
     assert_eq!(names, ["agent_id", "action", "resource"]);
 
-    let mut suspend = AgentRequest {
-        name: "bot".into(),
-        agent_type: "llm".into(),
-        description: None,
-        capabilities: vec![],
-        permissions: JsonObject::new(),
-        metadata: JsonObject::new(),
-        status: Some(AgentStatus::Suspended),
-    };
-    suspend.status = Some(AgentStatus::Suspended);
+    let suspend = agent_request("bot", &[], Some(AgentStatus::Suspended));
     h.svc.agents.update(&a, bot.id, suspend).await.unwrap();
     let denied = h.svc.policies.check(&a, check(&bot, "read", "docs", json!({}))).await.unwrap();
     assert!(!denied.allowed && !denied.required_approval);
@@ -346,15 +332,7 @@ async fn a_suspension_takes_effect_at_once_here_and_through_the_bus_elsewhere() 
     assert!(h.svc.policies.check(&a, read()).await.unwrap().allowed);
     assert!(other.svc.policies.check(&a, read()).await.unwrap().allowed, "the other replica keeps a snapshot");
 
-    let suspend = AgentRequest {
-        name: "bot".into(),
-        agent_type: "llm".into(),
-        description: None,
-        capabilities: vec![],
-        permissions: JsonObject::new(),
-        metadata: JsonObject::new(),
-        status: Some(AgentStatus::Suspended),
-    };
+    let suspend = agent_request("bot", &[], Some(AgentStatus::Suspended));
     h.svc.agents.update(&a, bot.id, suspend).await.unwrap();
     assert!(!h.svc.policies.check(&a, read()).await.unwrap().allowed, "this replica drops its snapshot at once");
     assert!(other.svc.policies.check(&a, read()).await.unwrap().allowed, "no announcement delivered yet");
