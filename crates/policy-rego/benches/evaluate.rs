@@ -27,31 +27,9 @@ fn typical() -> Vec<PolicyModule> {
     TYPICAL.iter().enumerate().map(|(i, id)| common::module(i, id, &templates::find(id).unwrap().rego())).collect()
 }
 
-/// The templates with `regex.split` evaluated once instead of once per marker (the VM does
-/// not hoist loop-invariant calls): what the templates could be.
-fn hoisted(modules: &[PolicyModule]) -> Vec<PolicyModule> {
-    let split = "regex.split(`[^a-z0-9]+`, lower(input.resource))";
-    modules
-        .iter()
-        .map(|m| {
-            let mut m = m.clone();
-            for markers in ["production_markers", "resource_markers"] {
-                let looped = format!("\tsome marker in params.{markers}\n\tsome part in {split}\n\tpart == marker\n");
-                if m.rego.contains(&looped) {
-                    let once = format!("\tsome part in resource_words\n\tpart in params.{markers}\n");
-                    m.rego = m.rego.replace(&looped, &once) + &format!("\nresource_words := {split}\n");
-                }
-            }
-            m
-        })
-        .collect()
-}
-
 fn evaluate(c: &mut Criterion) {
     let input = common::realistic_input();
     let modules = typical();
-    let rewritten = hoisted(&modules);
-    assert!(rewritten.iter().zip(&modules).filter(|(a, b)| a.rego != b.rego).count() == 2);
     let auto = RegoEngine::new().unwrap();
     let interpreter = RegoEngine::new().unwrap().with_backend(Backend::Interpreter);
     let mut group = c.benchmark_group("evaluate");
@@ -59,7 +37,6 @@ fn evaluate(c: &mut Criterion) {
         ("input only (0 policies)", &auto, &modules[..0]),
         ("1 policy", &auto, &modules[..1]),
         ("5 policies", &auto, &modules[..]),
-        ("5 policies, regex.split hoisted", &auto, &rewritten[..]),
         ("1 policy, interpreter", &interpreter, &modules[..1]),
         ("5 policies, interpreter", &interpreter, &modules[..]),
     ];
