@@ -74,8 +74,6 @@ impl Server {
             .env("AGENTGOV_BIND", format!("127.0.0.1:{port}"))
             .env("AGENTGOV_ADMIN_KEY", &admin_key)
             .env("AGENTGOV_LOG_LEVEL", "warn")
-            // As in deploy/Dockerfile: two glibc malloc arenas instead of eight per core.
-            .env("MALLOC_ARENA_MAX", "2")
             .env_remove("DATABASE_URL")
             .env_remove("REDIS_URL")
             .env_remove("AGENTGOV_JWT_SECRET")
