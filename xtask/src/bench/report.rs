@@ -434,27 +434,11 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
          answered 200 | audited | every check audited |"
     );
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
-    for c in &results.policy_checks {
-        let baseline = results.gets.iter().find(|g| g.mode == c.load.mode && g.endpoint == AUTH_ME);
-        if let Some(r) = baseline {
-            let _ = writeln!(
-                out,
-                "| {} | `{}` (baseline) | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} | – | – | – |",
-                r.mode,
-                r.endpoint,
-                r.concurrency,
-                r.requests,
-                r.seconds,
-                r.requests_per_sec,
-                r.p50_ms,
-                r.p99_ms,
-                r.success_percent
-            );
-        }
-        let r = &c.load;
+    // One row: the load's columns, then `tail` (the audit columns).
+    let mut row = |r: &Row, label: &str, tail: String| {
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} | {} |",
+            "| {} | `{}`{label} | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} | {tail} |",
             r.mode,
             r.endpoint,
             r.concurrency,
@@ -463,11 +447,16 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
             r.requests_per_sec,
             r.p50_ms,
             r.p99_ms,
-            r.success_percent,
-            c.answered,
-            c.audited,
-            if c.every_check_audited() { "yes" } else { "**no**" }
+            r.success_percent
         );
+    };
+    for c in &results.policy_checks {
+        let baseline = results.gets.iter().find(|g| g.mode == c.load.mode && g.endpoint == AUTH_ME);
+        if let Some(r) = baseline {
+            row(r, " (baseline)", "– | – | –".into());
+        }
+        let audited = if c.every_check_audited() { "yes" } else { "**no**" };
+        row(&c.load, "", format!("{} | {} | {audited}", c.answered, c.audited));
     }
 
     let _ = writeln!(out, "\n### Server memory\n");

@@ -46,6 +46,24 @@ pub struct Ports {
     pub embedder: Arc<dyn Embedder>,
 }
 
+impl Ports {
+    /// Publishes `data` as a `event_type` event of `tenant` on the bus (the real-time feed
+    /// and every replica). A failure is logged, not returned: what it announces has
+    /// happened, and the replicas' caches expire on their own.
+    pub(crate) async fn announce(&self, tenant: crate::ids::TenantId, event_type: &str, data: serde_json::Value) {
+        let event = crate::ports::Event {
+            id: self.ids.new_id(),
+            event_type: event_type.to_owned(),
+            tenant_id: tenant,
+            ts: self.clock.now(),
+            data,
+        };
+        if let Err(e) = self.bus.publish(&event).await {
+            tracing::warn!(error = %e, event_type, "could not publish an event");
+        }
+    }
+}
+
 /// Tunables of authentication.
 #[derive(Debug, Clone)]
 pub struct AuthSettings {

@@ -331,16 +331,7 @@ impl AgentService {
                 return;
             }
         };
-        let event = Event {
-            id: self.ports.ids.new_id(),
-            event_type: event_type.to_owned(),
-            tenant_id: agent.tenant_id,
-            ts: self.ports.clock.now(),
-            data,
-        };
-        if let Err(e) = self.ports.bus.publish(&event).await {
-            tracing::warn!(error = %e, event_type, "could not publish an agent event");
-        }
+        self.ports.announce(agent.tenant_id, event_type, data).await;
     }
 
     /// `POST /agents/register`.
@@ -401,7 +392,11 @@ impl AgentService {
     }
 
     async fn stored(&self, caller: &Caller, id: AgentId) -> Result<Agent> {
-        self.ports.store.get_agent(caller.tenant_id(), id).await?.ok_or_else(|| not_found(id))
+        self.stored_in(caller.tenant_id(), id).await
+    }
+
+    async fn stored_in(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
+        self.ports.store.get_agent(tenant, id).await?.ok_or_else(|| not_found(id))
     }
 
     /// The tenant's agent as reported, for a policy check (which checks its own
@@ -412,7 +407,7 @@ impl AgentService {
             return Ok(self.reported(agent));
         }
         let generation = self.snapshots.generation();
-        let agent = self.ports.store.get_agent(tenant, id).await?.ok_or_else(|| not_found(id))?;
+        let agent = self.stored_in(tenant, id).await?;
         self.snapshots.insert(key, agent.clone(), generation);
         Ok(self.reported(agent))
     }

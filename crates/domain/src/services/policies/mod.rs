@@ -382,16 +382,8 @@ impl PolicyService {
             .resource(format!("policies/{}", policy.id))
             .details(details);
         self.audit.record_after(event).await;
-        let notice = Event {
-            id: self.ports.ids.new_id(),
-            event_type: POLICY_CHANGED.to_owned(),
-            tenant_id: tenant,
-            ts: self.ports.clock.now(),
-            data: serde_json::json!({"policy_id": policy.id, "version": policy.version, "change": event_type}),
-        };
-        if let Err(e) = self.ports.bus.publish(&notice).await {
-            tracing::warn!(error = %e, "could not announce a policy change; other replicas catch up within the cache TTL");
-        }
+        let data = serde_json::json!({"policy_id": policy.id, "version": policy.version, "change": event_type});
+        self.ports.announce(tenant, POLICY_CHANGED, data).await;
     }
 
     /// Reacts to an event from the bus: a policy change on any replica drops the tenant's
@@ -617,16 +609,7 @@ impl PolicyService {
                 "action": req.action, "resource": req.resource, "decision": decision,
                 "risk_score": response.risk_score, "risk": response.risk, "reason": response.reason,
             });
-            let event = Event {
-                id: self.ports.ids.new_id(),
-                event_type: POLICY_DECISION.to_owned(),
-                tenant_id: caller.tenant_id(),
-                ts: self.ports.clock.now(),
-                data,
-            };
-            if let Err(e) = self.ports.bus.publish(&event).await {
-                tracing::warn!(error = %e, "could not publish a policy decision");
-            }
+            self.ports.announce(caller.tenant_id(), POLICY_DECISION, data).await;
         }
         Ok(response)
     }
