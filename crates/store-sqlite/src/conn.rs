@@ -22,14 +22,19 @@ use tokio::sync::{Mutex, MutexGuard};
 
 use crate::error::{TxError, TxResult, unavailable};
 
-/// Set on every connection. `journal_mode` is a property of the file but answering it is
-/// cheap; `busy_timeout` covers other processes (`agentgov migrate`) holding the lock.
+/// Set on every connection. `busy_timeout` comes first: it covers other connections and
+/// processes (`agentgov migrate`, the checkpoint of a store closing) holding the lock, also
+/// while `journal_mode` is set, which is a property of the file but cheap to answer.
 /// `synchronous = FULL` syncs the WAL on every commit, so a committed write (an audit
-/// record above all) survives a power loss, not only a crash of the process.
-const PRAGMAS: &str = "PRAGMA journal_mode = WAL; \
-                       PRAGMA busy_timeout = 5000; \
+/// record above all) survives a power loss, not only a crash of the process. No commit
+/// checkpoints: the store's checkpoint thread does (`checkpoint.rs`), and the WAL file is
+/// truncated to 64 MiB when it starts over.
+const PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
+                       PRAGMA journal_mode = WAL; \
                        PRAGMA synchronous = FULL; \
-                       PRAGMA foreign_keys = ON;";
+                       PRAGMA foreign_keys = ON; \
+                       PRAGMA wal_autocheckpoint = 0; \
+                       PRAGMA journal_size_limit = 67108864;";
 
 /// Spawns blocking tasks on the current tokio runtime.
 #[derive(Debug, Clone, Copy, Default)]
@@ -111,6 +116,20 @@ mod tests {
     struct Synchronous {
         #[diesel(sql_type = Integer)]
         synchronous: i32,
+    }
+
+    #[derive(QueryableByName)]
+    struct AutoCheckpoint {
+        #[diesel(sql_type = Integer)]
+        wal_autocheckpoint: i32,
+    }
+
+    #[test]
+    fn commits_never_checkpoint() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let mut conn = connect(dir.path().join("ckpt.db").to_str().unwrap()).unwrap();
+        let pages: AutoCheckpoint = sql_query("PRAGMA wal_autocheckpoint").get_result(&mut conn).unwrap();
+        assert_eq!(pages.wal_autocheckpoint, 0);
     }
 
     #[test]

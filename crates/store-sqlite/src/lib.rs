@@ -3,10 +3,12 @@
 //! `SqliteStore::open` creates the file if needed, applies the pragmas (WAL, `busy_timeout`,
 //! `synchronous = FULL`, foreign keys) to every connection and runs the embedded
 //! migrations of `migrations/sqlite`. `synchronous = FULL` makes every commit durable when
-//! it returns (the WAL is synced on each commit), which the audit log requires.
+//! it returns (the WAL is synced on each commit), which the audit log requires. WAL
+//! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`).
 
 mod agents;
 mod audit;
+mod checkpoint;
 mod conn;
 mod error;
 mod policies;
@@ -20,6 +22,8 @@ use agentgov_domain::{DomainError, Result};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use tokio::sync::Mutex;
 
+use checkpoint::{CatchUp, Checkpointer};
+pub use checkpoint::{CheckpointMode, WalState};
 use conn::{Conn, Readers, connect, run};
 use error::TxError;
 
@@ -31,6 +35,8 @@ const READERS: usize = 4;
 pub struct SqliteStore {
     writer: Mutex<Conn>,
     readers: Readers,
+    catch_up: CatchUp,
+    _checkpointer: Checkpointer,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -55,7 +61,20 @@ impl SqliteStore {
         let mut writer = connect(url)?;
         writer.run_pending_migrations(MIGRATIONS).map_err(migration_error)?;
         let readers = (0..READERS).map(|_| connect(url).map(Conn::new)).collect::<Result<Vec<_>>>()?;
-        Ok(SqliteStore { writer: Mutex::new(Conn::new(writer)), readers: Readers::new(readers) })
+        let catch_up = CatchUp::default();
+        let checkpointer = Checkpointer::start(url, catch_up.clone())?;
+        Ok(SqliteStore {
+            writer: Mutex::new(Conn::new(writer)),
+            readers: Readers::new(readers),
+            catch_up,
+            _checkpointer: checkpointer,
+        })
+    }
+
+    /// Runs one WAL checkpoint now, on a read connection (the checkpoint thread runs them
+    /// every 200 ms; this is for tests and tools).
+    pub async fn checkpoint(&self, mode: CheckpointMode) -> Result<WalState> {
+        self.read(move |c| checkpoint::checkpoint(c, mode).map_err(TxError::Domain)).await
     }
 
     /// Applies the migrations not yet applied.
@@ -88,7 +107,14 @@ impl SqliteStore {
         F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
     {
         let mut conn = self.writer.lock().await;
-        run(&mut conn, task).await
+        let catch_up = self.catch_up.take();
+        run(&mut conn, move |c| {
+            if catch_up {
+                CatchUp::run(c);
+            }
+            task(c)
+        })
+        .await
     }
 
     /// Runs `task` in a `BEGIN IMMEDIATE` transaction on the writer: committed if it

@@ -12,7 +12,7 @@ use agentgov_domain::model::{AuditFilter, AuditRecord, AuditScan, ChainFault, Ch
 use agentgov_domain::ports::AuditRepo as _;
 use agentgov_domain::services::audit::verify_chain;
 use agentgov_store_conformance::fixtures::{new_entry, now, precise, seed_pair};
-use agentgov_store_sqlite::SqliteStore;
+use agentgov_store_sqlite::{CheckpointMode, SqliteStore};
 use diesel::sql_types::{Integer, Text};
 use diesel::{Connection, QueryableByName, RunQueryDsl, SqliteConnection, sql_query};
 use tempfile::TempDir;
@@ -299,4 +299,31 @@ async fn time_bounds_with_nanoseconds_match_the_filter() {
         let want = u64::from(filter.matches(&records[0]));
         assert_eq!(f.store.count_audit(tenant.id, &filter).await.unwrap(), want, "{filter:?}");
     }
+}
+
+/// Commits never checkpoint (that would stall the appends waiting on them): the store's
+/// checkpoint thread copies the WAL into the database file on its own, and once everything
+/// is copied the next write starts the WAL over.
+#[tokio::test]
+async fn the_wal_is_checkpointed_off_the_commit_path_and_starts_over() {
+    let f = open();
+    let (tenant, _) = seed_pair(&*f.store, "wal").await;
+    for _ in 0..20 {
+        append_n(&f.store, tenant.id, 50).await;
+    }
+    let db_size = || std::fs::metadata(&f.path).unwrap().len();
+    // The thread checkpoints every 200 ms; give it up to 10 s on a loaded machine.
+    let before = db_size();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while db_size() <= before && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(db_size() > before, "the checkpoint thread copied nothing into the database file ({before} bytes)");
+
+    let copied = f.store.checkpoint(CheckpointMode::Passive).await.unwrap();
+    assert_eq!((copied.busy, copied.copied_pages), (0, copied.wal_pages), "{copied:?}");
+    append_n(&f.store, tenant.id, 1).await;
+    let after = f.store.checkpoint(CheckpointMode::Restart).await.unwrap();
+    assert!(after.wal_pages < copied.wal_pages, "the WAL did not start over: {copied:?} then {after:?}");
+    assert_eq!(verify(&f.store, tenant.id).await.checked, 1001);
 }
