@@ -45,11 +45,18 @@ fn evaluate(c: &mut Criterion) {
         eprintln!("{name}: {on_vm} of {} on the VM", modules.len());
         group.bench_function(name, |b| b.iter(|| black_box(compiled.evaluate(black_box(&input)).unwrap())));
     }
+    let allowed = common::allowed_input();
+    let (compiled, _) = auto.compile_counting_vm(&modules);
+    group.bench_function("5 policies, allowed", |b| {
+        b.iter(|| black_box(compiled.evaluate(black_box(&allowed)).unwrap()))
+    });
     for (i, m) in modules.iter().enumerate() {
         let compiled = auto.compile(std::slice::from_ref(m)).unwrap();
-        group.bench_function(format!("policy {i} {}", TYPICAL[i]), |b| {
-            b.iter(|| black_box(compiled.evaluate(black_box(&input)).unwrap()))
-        });
+        for (case, input) in [("", &input), (", allowed", &allowed)] {
+            group.bench_function(format!("policy {i} {}{case}", TYPICAL[i]), |b| {
+                b.iter(|| black_box(compiled.evaluate(black_box(input)).unwrap()))
+            });
+        }
     }
     group.finish();
 }

@@ -143,8 +143,10 @@ fn approval_above_risk() {
 #[test]
 fn capability_scope() {
     let t = "capability-scope";
+    assert_eq!(decide(t, json!({}), Input::new("refund charge", "orders/1")), Allow, "named exactly");
     assert_eq!(decide(t, json!({}), Input::new("refund_charge", "orders/1")), Allow);
     assert_eq!(decide(t, json!({}), Input::new("Lookup-Order", "orders/1")), Allow);
+    assert_eq!(decide(t, json!({}), Input::new(" GET ", "orders/1")), Allow, "always allowed, normalized");
     assert_eq!(decide(t, json!({}), Input::new("read", "orders/1")), Allow, "always allowed");
     assert_eq!(decide(t, json!({}), Input::new("delete_account", "users/1")), Deny);
     assert_eq!(decide(t, json!({"effect": "approval"}), Input::new("delete_account", "users/1")), Approval);

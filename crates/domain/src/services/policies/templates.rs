@@ -157,8 +157,9 @@ import rego.v1
 params := __PARAMS__
 
 destructive if {
+	action := lower(input.action)
 	some word in params.destructive_actions
-	contains(lower(input.action), word)
+	contains(action, word)
 }
 
 resource_words := regex.split(`[^a-z0-9]+`, lower(input.resource))
@@ -222,16 +223,17 @@ consented if object.get(input.context, "consent", false) == true
 
 message := sprintf("%q touches personal data without the data subject's consent (context.consent)", [input.resource])
 
+# Consent first: it is cheaper to read than personal data is to find.
 deny contains message if {
 	params.effect == "deny"
-	personal_data
 	not consented
+	personal_data
 }
 
 require_approval contains message if {
 	params.effect == "approval"
-	personal_data
 	not consented
+	personal_data
 }
 "#,
     },
@@ -281,9 +283,15 @@ params := __PARAMS__
 
 normalize(s) := trim_space(replace(replace(lower(s), "_", " "), "-", " "))
 
-in_scope if normalize(input.action) in {normalize(a) | some a in params.always_allowed}
+# Most actions name a capability exactly; only the others are normalized.
+in_scope if input.action in input.agent.capabilities
 
-in_scope if normalize(input.action) in {normalize(c) | some c in input.agent.capabilities}
+in_scope if input.action in params.always_allowed
+
+in_scope if {
+	names := array.concat(params.always_allowed, input.agent.capabilities)
+	normalize(input.action) in {normalize(n) | some n in names}
+}
 
 message := sprintf("action %q is not among the capabilities of agent %q", [input.action, input.agent.name])
 
