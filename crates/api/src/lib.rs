@@ -44,6 +44,9 @@ impl Default for HttpSettings {
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
     use routes::{agents, api_keys, audit, auth, health, policies, tenants, users, webhook};
+    // One scope per resource: a request is matched against its resource's few routes, not
+    // against every route's pattern in turn (the router, the request span and the metrics
+    // each match it).
     cfg.service(
         utoipa_actix_web::scope("/api/v1")
             .service(health::health)
@@ -53,51 +56,66 @@ fn register(cfg: &mut ServiceConfig) {
             .service(auth::login)
             .service(auth::logout)
             .service(auth::me)
-            // `/users/me…` before `/users/{id}…` so `me` is never read as an id.
-            .service(users::get_me)
-            .service(users::update_me)
-            .service(users::change_password)
-            .service(users::create)
-            .service(users::list)
-            .service(users::get)
-            .service(users::update)
-            .service(users::set_role)
-            .service(users::block)
-            .service(users::unblock)
-            .service(users::remove)
-            .service(api_keys::create)
-            .service(api_keys::list)
-            .service(api_keys::revoke)
+            .service(
+                utoipa_actix_web::scope("/policies")
+                    // Fixed paths before `/policies/{id}`.
+                    .service(policies::create)
+                    .service(policies::list)
+                    .service(policies::templates)
+                    .service(policies::check)
+                    .service(policies::get)
+                    .service(policies::update)
+                    .service(policies::remove)
+                    .service(policies::test),
+            )
+            .service(
+                utoipa_actix_web::scope("/agents")
+                    .service(agents::register)
+                    .service(agents::list)
+                    .service(agents::search)
+                    .service(agents::details)
+                    .service(agents::heartbeat)
+                    .service(agents::get)
+                    .service(agents::update)
+                    .service(agents::remove),
+            )
+            .service(
+                utoipa_actix_web::scope("/audit")
+                    .service(audit::write)
+                    .service(audit::list)
+                    // Fixed paths before `/audit/{id}`.
+                    .service(audit::verify)
+                    .service(audit::export_jsonl)
+                    .service(audit::export_json)
+                    .service(audit::export_csv)
+                    .service(audit::start_export)
+                    .service(audit::export_status)
+                    .service(audit::download)
+                    .service(audit::get),
+            )
+            .service(
+                utoipa_actix_web::scope("/users")
+                    // `/users/me…` before `/users/{id}…` so `me` is never read as an id.
+                    .service(users::get_me)
+                    .service(users::update_me)
+                    .service(users::change_password)
+                    .service(users::create)
+                    .service(users::list)
+                    .service(users::get)
+                    .service(users::update)
+                    .service(users::set_role)
+                    .service(users::block)
+                    .service(users::unblock)
+                    .service(users::remove),
+            )
+            .service(
+                utoipa_actix_web::scope("/api-keys")
+                    .service(api_keys::create)
+                    .service(api_keys::list)
+                    .service(api_keys::revoke),
+            )
             .service(tenants::create)
-            .service(tenants::list)
-            .service(audit::write)
-            .service(audit::list)
-            // Fixed paths before `/audit/{id}`.
-            .service(audit::verify)
-            .service(audit::export_jsonl)
-            .service(audit::export_json)
-            .service(audit::export_csv)
-            .service(audit::start_export)
-            .service(audit::export_status)
-            .service(audit::download)
-            .service(audit::get)
-            .service(agents::register)
-            .service(agents::list)
-            .service(agents::search)
-            .service(agents::details)
-            .service(agents::heartbeat)
-            .service(agents::get)
-            .service(agents::update)
-            .service(agents::remove)
-            // Fixed paths before `/policies/{id}`.
-            .service(policies::create)
-            .service(policies::list)
-            .service(policies::templates)
-            .service(policies::check)
-            .service(policies::get)
-            .service(policies::update)
-            .service(policies::remove)
-            .service(policies::test),
+            .service(tenants::list),
     );
     cfg.service(webhook::receive);
 }

@@ -52,7 +52,7 @@ pub struct SearchQuery {
         (status = 409, description = "The tenant already has an agent of that name", body = crate::problem::Problem),
     )
 )]
-#[post("/agents/register")]
+#[post("/register")]
 pub async fn register(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -69,7 +69,7 @@ pub async fn register(
     params(AgentListQuery),
     responses((status = 200, description = "A page of agents", body = Page<Agent>))
 )]
-#[get("/agents")]
+#[get("")]
 pub async fn list(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -87,7 +87,7 @@ pub async fn list(
     params(SearchQuery),
     responses((status = 200, description = "The best matches with their `score` (cosine similarity)", body = SearchResults))
 )]
-#[get("/agents/search")]
+#[get("/search")]
 pub async fn search(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -102,7 +102,7 @@ pub async fn search(
     security(("api_key" = []), ("bearer" = [])),
     responses((status = 200, description = "The agent", body = Agent))
 )]
-#[get("/agents/{id}")]
+#[get("/{id}")]
 pub async fn get(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path<AgentId>) -> ApiResult<web::Json<Agent>> {
     Ok(web::Json(state.services.agents.get(&auth.0, *id).await?))
 }
@@ -114,7 +114,7 @@ pub async fn get(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path<Ag
     security(("api_key" = []), ("bearer" = [])),
     responses((status = 200, description = "The agent and how it was assessed", body = AgentDetails))
 )]
-#[get("/agents/{id}/details")]
+#[get("/{id}/details")]
 pub async fn details(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -134,7 +134,7 @@ pub async fn details(
         (status = 409, description = "The tenant already has an agent of that name", body = crate::problem::Problem),
     )
 )]
-#[put("/agents/{id}")]
+#[put("/{id}")]
 pub async fn update(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -150,7 +150,7 @@ pub async fn update(
     security(("api_key" = []), ("bearer" = [])),
     responses((status = 204, description = "Deleted"))
 )]
-#[delete("/agents/{id}")]
+#[delete("/{id}")]
 pub async fn remove(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path<AgentId>) -> ApiResult<HttpResponse> {
     state.services.agents.delete(&auth.0, *id).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -167,7 +167,7 @@ pub async fn remove(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path
         (status = 409, description = "A suspended agent asked to be active", body = crate::problem::Problem),
     )
 )]
-#[post("/agents/{id}/heartbeat")]
+#[post("/{id}/heartbeat")]
 pub async fn heartbeat(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,

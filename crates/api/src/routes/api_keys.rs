@@ -17,7 +17,7 @@ use crate::problem::{ApiResult, Problem};
     request_body = NewApiKey,
     responses((status = 201, description = "Created", body = CreatedApiKey))
 )]
-#[post("/api-keys")]
+#[post("")]
 pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<NewApiKey>) -> ApiResult<HttpResponse> {
     let created = state.services.api_keys.create(&auth.0, body.0).await?;
     Ok(HttpResponse::Created().json(created))
@@ -30,7 +30,7 @@ pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<NewApiKey>
     params(ListQuery),
     responses((status = 200, description = "A page of keys (never the secrets)", body = Page<ApiKey>))
 )]
-#[get("/api-keys")]
+#[get("")]
 pub async fn list(
     state: web::Data<AppState>,
     auth: Jwt,
@@ -49,7 +49,7 @@ pub async fn list(
         (status = 404, description = "No such key in this tenant, or already revoked", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[delete("/api-keys/{id}")]
+#[delete("/{id}")]
 pub async fn revoke(state: web::Data<AppState>, auth: Jwt, id: web::Path<ApiKeyId>) -> ApiResult<HttpResponse> {
     state.services.api_keys.revoke(&auth.0, *id).await?;
     Ok(HttpResponse::NoContent().finish())

@@ -71,7 +71,7 @@ pub struct VerifyQuery {
     request_body = NewAuditEntry,
     responses((status = 201, description = "The stored record, with its place in the chain", body = AuditRecord))
 )]
-#[post("/audit/log")]
+#[post("/log")]
 pub async fn write(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -88,7 +88,7 @@ pub async fn write(
     params(AuditListQuery),
     responses((status = 200, description = "A page of records", body = Page<AuditRecord>))
 )]
-#[get("/audit")]
+#[get("")]
 pub async fn list(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -105,7 +105,7 @@ pub async fn list(
     params(VerifyQuery),
     responses((status = 200, description = "The verdict; `valid: false` names the first broken sequence number", body = ChainVerification))
 )]
-#[get("/audit/verify")]
+#[get("/verify")]
 pub async fn verify(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -121,7 +121,7 @@ pub async fn verify(
     params(AuditFilterParams),
     responses((status = 200, description = "An attachment, streamed", content_type = "application/x-ndjson", body = String))
 )]
-#[get("/audit/export")]
+#[get("/export")]
 pub async fn export_jsonl(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -137,7 +137,7 @@ pub async fn export_jsonl(
     params(AuditFilterParams),
     responses((status = 200, description = "An attachment, streamed", body = Vec<AuditRecord>))
 )]
-#[get("/audit/export/json")]
+#[get("/export/json")]
 pub async fn export_json(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -154,7 +154,7 @@ pub async fn export_json(
     params(AuditFilterParams),
     responses((status = 200, description = "An attachment, streamed", content_type = "text/csv", body = String))
 )]
-#[get("/audit/export/csv")]
+#[get("/export/csv")]
 pub async fn export_csv(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -203,7 +203,7 @@ fn attachment(file: ExportFile) -> HttpResponse {
     request_body = NewExport,
     responses((status = 202, description = "Accepted: the job, `status: queued`", body = ExportJob))
 )]
-#[post("/audit/export/async")]
+#[post("/export/async")]
 pub async fn start_export(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -225,7 +225,7 @@ pub async fn start_export(
         (status = 404, description = "No such job in this tenant (or it expired)", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[get("/audit/export/status/{id}")]
+#[get("/export/status/{id}")]
 pub async fn export_status(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -245,7 +245,7 @@ pub async fn export_status(
         (status = 409, description = "The job is queued, running or failed", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[get("/audit/export/download/{id}")]
+#[get("/export/download/{id}")]
 pub async fn download(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -265,7 +265,7 @@ pub async fn download(
         (status = 404, description = "No such record in this tenant", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[get("/audit/{id}")]
+#[get("/{id}")]
 pub async fn get(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,

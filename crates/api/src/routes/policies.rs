@@ -36,7 +36,7 @@ pub struct PolicyListQuery {
         (status = 409, description = "The tenant already has a policy of that name", body = crate::problem::Problem),
     )
 )]
-#[post("/policies")]
+#[post("")]
 pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<PolicyRequest>) -> ApiResult<HttpResponse> {
     let policy = state.services.policies.create(&auth.0, body.0).await?;
     Ok(HttpResponse::Created().insert_header(("Location", format!("/api/v1/policies/{}", policy.id))).json(policy))
@@ -49,7 +49,7 @@ pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<PolicyRequ
     params(PolicyListQuery),
     responses((status = 200, description = "A page of policies", body = Page<Policy>))
 )]
-#[get("/policies")]
+#[get("")]
 pub async fn list(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -64,7 +64,7 @@ pub async fn list(
     security(("api_key" = []), ("bearer" = [])),
     responses((status = 200, description = "Every template", body = Vec<TemplateView>))
 )]
-#[get("/policies/templates")]
+#[get("/templates")]
 pub async fn templates(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult<web::Json<Vec<TemplateView>>> {
     Ok(web::Json(state.services.policies.templates(&auth.0)?))
 }
@@ -82,7 +82,7 @@ pub async fn templates(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResu
         (status = 404, description = "No such agent in the caller's tenant", body = crate::problem::Problem),
     )
 )]
-#[post("/policies/check")]
+#[post("/check")]
 pub async fn check(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -97,7 +97,7 @@ pub async fn check(
     security(("api_key" = []), ("bearer" = [])),
     responses((status = 200, description = "The policy", body = Policy))
 )]
-#[get("/policies/{id}")]
+#[get("/{id}")]
 pub async fn get(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
@@ -117,7 +117,7 @@ pub async fn get(
         (status = 409, description = "A duplicate name, or the policy is no longer at `version`", body = crate::problem::Problem),
     )
 )]
-#[put("/policies/{id}")]
+#[put("/{id}")]
 pub async fn update(
     state: web::Data<AppState>,
     auth: Jwt,
@@ -133,7 +133,7 @@ pub async fn update(
     security(("bearer" = [])),
     responses((status = 204, description = "Deleted"))
 )]
-#[delete("/policies/{id}")]
+#[delete("/{id}")]
 pub async fn remove(state: web::Data<AppState>, auth: Jwt, id: web::Path<PolicyId>) -> ApiResult<HttpResponse> {
     state.services.policies.delete(&auth.0, *id).await?;
     Ok(HttpResponse::NoContent().finish())
@@ -147,7 +147,7 @@ pub async fn remove(state: web::Data<AppState>, auth: Jwt, id: web::Path<PolicyI
     request_body = CheckRequest,
     responses((status = 200, description = "What the policy alone decides", body = CheckResponse))
 )]
-#[post("/policies/{id}/test")]
+#[post("/{id}/test")]
 pub async fn test(
     state: web::Data<AppState>,
     auth: Jwt,

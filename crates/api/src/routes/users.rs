@@ -29,7 +29,7 @@ pub struct PasswordChange {
 
 /// Own profile.
 #[utoipa::path(tag = "users", security(("bearer" = [])), responses((status = 200, description = "The caller", body = User)))]
-#[get("/users/me")]
+#[get("/me")]
 pub async fn get_me(auth: Jwt) -> web::Json<User> {
     web::Json(auth.0.user)
 }
@@ -44,7 +44,7 @@ pub async fn get_me(auth: Jwt) -> web::Json<User> {
         (status = 409, description = "Email taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[put("/users/me")]
+#[put("/me")]
 pub async fn update_me(state: web::Data<AppState>, auth: Jwt, body: Json<UpdateUser>) -> ApiResult<web::Json<User>> {
     Ok(web::Json(state.services.users.update_me(&auth.0, body.0).await?))
 }
@@ -56,7 +56,7 @@ pub async fn update_me(state: web::Data<AppState>, auth: Jwt, body: Json<UpdateU
     request_body = PasswordChange,
     responses((status = 204, description = "Changed"))
 )]
-#[post("/users/me/change-password")]
+#[post("/me/change-password")]
 pub async fn change_password(
     state: web::Data<AppState>,
     auth: Jwt,
@@ -76,7 +76,7 @@ pub async fn change_password(
         (status = 409, description = "Email taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[post("/users")]
+#[post("")]
 pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<NewUser>) -> ApiResult<HttpResponse> {
     let user = state.services.users.create(&auth.0, body.0).await?;
     Ok(HttpResponse::Created().json(user))
@@ -89,7 +89,7 @@ pub async fn create(state: web::Data<AppState>, auth: Jwt, body: Json<NewUser>) 
     params(ListQuery),
     responses((status = 200, description = "A page of users", body = Page<User>))
 )]
-#[get("/users")]
+#[get("")]
 pub async fn list(state: web::Data<AppState>, auth: Jwt, q: web::Query<ListQuery>) -> ApiResult<web::Json<Page<User>>> {
     Ok(web::Json(state.services.users.list(&auth.0, &q.page()?).await?))
 }
@@ -104,7 +104,7 @@ pub async fn list(state: web::Data<AppState>, auth: Jwt, q: web::Query<ListQuery
         (status = 404, description = "No such user in this tenant", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[get("/users/{id}")]
+#[get("/{id}")]
 pub async fn get(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId>) -> ApiResult<web::Json<User>> {
     Ok(web::Json(state.services.users.get(&auth.0, *id).await?))
 }
@@ -121,7 +121,7 @@ pub async fn get(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId>) -
         (status = 409, description = "Email taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[put("/users/{id}")]
+#[put("/{id}")]
 pub async fn update(
     state: web::Data<AppState>,
     auth: Jwt,
@@ -143,7 +143,7 @@ pub async fn update(
         (status = 409, description = "Would leave the tenant without an admin", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[put("/users/{id}/role")]
+#[put("/{id}/role")]
 pub async fn set_role(
     state: web::Data<AppState>,
     auth: Jwt,
@@ -164,7 +164,7 @@ pub async fn set_role(
         (status = 409, description = "Would leave the tenant without an admin", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[post("/users/{id}/block")]
+#[post("/{id}/block")]
 pub async fn block(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId>) -> ApiResult<web::Json<User>> {
     Ok(web::Json(state.services.users.block(&auth.0, *id).await?))
 }
@@ -179,7 +179,7 @@ pub async fn block(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId>)
         (status = 404, description = "No such user in this tenant", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[post("/users/{id}/unblock")]
+#[post("/{id}/unblock")]
 pub async fn unblock(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId>) -> ApiResult<web::Json<User>> {
     Ok(web::Json(state.services.users.unblock(&auth.0, *id).await?))
 }
@@ -195,7 +195,7 @@ pub async fn unblock(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId
         (status = 409, description = "The tenant's last admin", body = Problem, content_type = "application/problem+json"),
     )
 )]
-#[delete("/users/{id}")]
+#[delete("/{id}")]
 pub async fn remove(state: web::Data<AppState>, auth: Jwt, id: web::Path<UserId>) -> ApiResult<HttpResponse> {
     state.services.users.delete(&auth.0, *id).await?;
     Ok(HttpResponse::NoContent().finish())
