@@ -55,6 +55,21 @@ pub struct Row {
 }
 
 impl Row {
+    /// The run's cells from concurrency to success, as the appends, webhook and policy tables
+    /// show them.
+    fn run_cells(&self) -> String {
+        format!(
+            "{} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2}",
+            self.concurrency,
+            self.requests,
+            self.seconds,
+            self.requests_per_sec,
+            self.p50_ms,
+            self.p99_ms,
+            self.success_percent
+        )
+    }
+
     pub fn from_oha(
         mode: &str,
         endpoint: &str,
@@ -326,11 +341,7 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
         writeln!(out, "| mode | concurrency | requests | seconds | appends/s | p50 ms | p99 ms | success % (201) |");
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|");
     for r in &results.appends {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} |",
-            r.mode, r.concurrency, r.requests, r.seconds, r.requests_per_sec, r.p50_ms, r.p99_ms, r.success_percent
-        );
+        let _ = writeln!(out, "| {} | {} |", r.mode, r.run_cells());
     }
 
     let _ = writeln!(out, "\n### Chain verification: `GET /api/v1/audit/verify` (whole log)\n");
@@ -378,18 +389,11 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for w in &results.webhooks {
-        let r = &w.load;
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} | {} |",
-            r.mode,
-            r.concurrency,
-            r.requests,
-            r.seconds,
-            r.requests_per_sec,
-            r.p50_ms,
-            r.p99_ms,
-            r.success_percent,
+            "| {} | {} | {} | {} | {} |",
+            w.load.mode,
+            w.load.run_cells(),
             w.acknowledged,
             w.stored,
             if w.every_acknowledged_stored() { "yes" } else { "**no**" }
@@ -436,19 +440,7 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
     let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     // One row: the load's columns, then `tail` (the audit columns).
     let mut row = |r: &Row, label: &str, tail: String| {
-        let _ = writeln!(
-            out,
-            "| {} | `{}`{label} | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} | {tail} |",
-            r.mode,
-            r.endpoint,
-            r.concurrency,
-            r.requests,
-            r.seconds,
-            r.requests_per_sec,
-            r.p50_ms,
-            r.p99_ms,
-            r.success_percent
-        );
+        let _ = writeln!(out, "| {} | `{}`{label} | {} | {tail} |", r.mode, r.endpoint, r.run_cells());
     };
     for c in &results.policy_checks {
         let baseline = results.gets.iter().find(|g| g.mode == c.load.mode && g.endpoint == AUTH_ME);
