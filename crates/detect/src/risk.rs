@@ -779,9 +779,10 @@ const ANOMALY_SHARE: f64 = 0.6;
 /// Combined by the same noisy-OR, so the score stays in `[0, 1)` and only grows with each
 /// factor.
 pub fn assess_action(action: &str, resource: &str, ctx: &ActionContext<'_>) -> RiskAssessment {
-    let action_words = item_words(action);
-    let access = if action_words.is_empty() { Access::Write } else { capability_access(&action_words) };
-    let words = item_words(&format!("{action} {resource}"));
+    let mut words = item_words(action);
+    let access = if words.is_empty() { Access::Write } else { capability_access(&words) };
+    // The action's words, then the resource's: what splitting "{action} {resource}" gives.
+    words.extend(item_words(resource));
     let evidence = format!("{} on {}", action.trim(), resource.trim());
     let mut factors: Vec<RiskFactor> = Vec::new();
     item_factors(&words, access, true, &evidence, &mut factors);
