@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::error::Result;
 use crate::ids::PolicyId;
+use crate::model::Policy;
 
 /// One policy as the engine compiles it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +16,12 @@ pub struct PolicyModule {
     pub version: i64,
     pub name: String,
     pub rego: String,
+}
+
+impl From<Policy> for PolicyModule {
+    fn from(p: Policy) -> Self {
+        Self { id: p.id, version: p.version, name: p.name, rego: p.rego }
+    }
 }
 
 /// Why a module does not compile, at a 1-based position of its source.

@@ -84,6 +84,18 @@ pub struct PolicyRequest {
     pub version: Option<i64>,
 }
 
+impl PolicyRequest {
+    /// The name as stored: trimmed.
+    fn name(&self) -> String {
+        self.name.trim().to_owned()
+    }
+
+    /// The description as stored: trimmed, and none when blank.
+    fn description(&self) -> Option<String> {
+        self.description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned)
+    }
+}
+
 /// `POST /policies/check` (spec 2.4).
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -294,8 +306,8 @@ impl PolicyService {
         let policy = Policy {
             id: PolicyId(self.ports.ids.new_id()),
             tenant_id: caller.tenant_id(),
-            name: req.name.trim().to_owned(),
-            description: req.description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            name: req.name(),
+            description: req.description(),
             rego,
             enabled: req.enabled.unwrap_or(true),
             version: 1,
@@ -345,8 +357,8 @@ impl PolicyService {
             )));
         }
         let after = Policy {
-            name: req.name.trim().to_owned(),
-            description: req.description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+            name: req.name(),
+            description: req.description(),
             rego,
             enabled: req.enabled.unwrap_or(true),
             version: before.version + 1,
@@ -407,14 +419,8 @@ impl PolicyService {
             return Ok(found);
         }
         let generation = self.cache.generation();
-        let policies: Vec<PolicyModule> = self
-            .ports
-            .store
-            .enabled_policies(tenant)
-            .await?
-            .into_iter()
-            .map(|p| PolicyModule { id: p.id, version: p.version, name: p.name, rego: p.rego })
-            .collect();
+        let policies: Vec<PolicyModule> =
+            self.ports.store.enabled_policies(tenant).await?.into_iter().map(PolicyModule::from).collect();
         let compiled = self.ports.policy.compile(&policies)?;
         let set = Arc::new(TenantPolicies { policies, compiled });
         self.cache.insert(tenant, set.clone(), generation);
@@ -441,7 +447,7 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let policy = self.stored(caller.tenant_id(), id).await?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
-        let module = PolicyModule { id: policy.id, version: policy.version, name: policy.name, rego: policy.rego };
+        let module = PolicyModule::from(policy);
         let compiled = self.ports.policy.compile(std::slice::from_ref(&module))?;
         self.decide(&agent, &req, std::slice::from_ref(&module), compiled.as_ref())
     }
