@@ -36,10 +36,10 @@ use diesel::{QueryableByName, RunQueryDsl, SqliteConnection, sql_query};
 use crate::conn::connect;
 
 /// How often the thread checkpoints.
-pub(crate) const INTERVAL: Duration = Duration::from_millis(200);
+const INTERVAL: Duration = Duration::from_millis(200);
 /// WAL pages after a passive checkpoint beyond which the writer is asked to catch up:
 /// 16,384 pages of 4 KiB, 64 MiB.
-pub(crate) const CATCH_UP_PAGES: i32 = 16_384;
+const CATCH_UP_PAGES: i32 = 16_384;
 
 /// Before asking the writer, the thread copies again at once up to this many times, until a
 /// pass finds at most [`CATCH_UP_RESIDUE`] new pages.
