@@ -32,24 +32,26 @@ fn evaluate(c: &mut Criterion) {
     let modules = typical();
     let auto = RegoEngine::new().unwrap();
     let interpreter = RegoEngine::new().unwrap().with_backend(Backend::Interpreter);
+    let separate = RegoEngine::new().unwrap().with_backend(Backend::Separate);
     let mut group = c.benchmark_group("evaluate");
     let cases = [
         ("input only (0 policies)", &auto, &modules[..0]),
         ("1 policy", &auto, &modules[..1]),
         ("5 policies", &auto, &modules[..]),
+        ("5 policies, separate runs", &separate, &modules[..]),
         ("1 policy, interpreter", &interpreter, &modules[..1]),
         ("5 policies, interpreter", &interpreter, &modules[..]),
     ];
     for (name, engine, modules) in cases {
-        let (compiled, on_vm) = engine.compile_counting_vm(modules);
-        eprintln!("{name}: {on_vm} of {} on the VM", modules.len());
+        let (compiled, counts) = engine.compile_counting(modules);
+        eprintln!("{name}: {} of {} on the VM, {} in one run", counts.on_vm, modules.len(), counts.sharing);
         group.bench_function(name, |b| b.iter(|| black_box(compiled.evaluate(black_box(&input)).unwrap())));
     }
     let allowed = common::allowed_input();
-    let (compiled, _) = auto.compile_counting_vm(&modules);
-    group.bench_function("5 policies, allowed", |b| {
-        b.iter(|| black_box(compiled.evaluate(black_box(&allowed)).unwrap()))
-    });
+    for (name, engine) in [("5 policies, allowed", &auto), ("5 policies, allowed, separate runs", &separate)] {
+        let compiled = engine.compile(&modules).unwrap();
+        group.bench_function(name, |b| b.iter(|| black_box(compiled.evaluate(black_box(&allowed)).unwrap())));
+    }
     for (i, m) in modules.iter().enumerate() {
         let compiled = auto.compile(std::slice::from_ref(m)).unwrap();
         for (case, input) in [("", &input), (", allowed", &allowed)] {

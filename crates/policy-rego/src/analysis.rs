@@ -6,6 +6,9 @@
 //! - `may_conflict`: whether a value-producing rule of the module could yield two different
 //!   values for one input. regorus's VM does not detect that conflict (it returns undefined,
 //!   or the first value); its interpreter reports it, so such modules run on the interpreter.
+//! - `reads_data`: whether the module refers to `data` at all (a reference or an import).
+//!   One that does not depends only on its input and its own rules, so it can share an
+//!   engine with other such modules without seeing them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -70,6 +73,21 @@ pub(crate) fn may_conflict(module: &Module) -> bool {
         *definitions.entry(name).or_default() += 1;
     }
     definitions.values().any(|n| *n > 1)
+}
+
+/// Whether `module` refers to `data` anywhere: an import rooted at it or the variable itself.
+pub(crate) fn reads_data(module: &Module) -> bool {
+    let is_data =
+        |e: &Expr| matches!(e, Expr::Var { value, .. } if value.as_string().is_ok_and(|s| s.as_ref() == "data"));
+    if module.imports.iter().any(|i| is_data(root(&i.refr))) {
+        return true;
+    }
+    let mut reads = false;
+    let mut check = |e: &Expr| reads |= is_data(e);
+    for rule in &module.policy {
+        visit_rule(rule, &mut check);
+    }
+    reads
 }
 
 /// The leftmost part of a reference (`strings` of `strings.nope`): where a call starts.

@@ -1,5 +1,13 @@
 //! A tenant's compiled policies: one runner per module, evaluated in order.
+//!
+//! Modules that run on the VM and do not refer to `data` depend only on the input and their
+//! own rules, so those with distinct packages (none inside another) are also compiled
+//! together into one program with one outcome module tagging each module's rules by its
+//! position: one VM run answers for all of them, which saves the per-run overhead of
+//! each. If that run fails (a limit, an error), every module is run on its own instead, so
+//! each failure is reported against its own policy exactly as without the shared run.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agentgov_domain::Result;
@@ -18,20 +26,24 @@ use crate::module::{self, Loaded};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
     /// The bytecode VM where it is exact (no `with`, no value rule that may conflict),
-    /// the interpreter otherwise. The default.
+    /// the interpreter otherwise; modules that can share a VM run share one. The default.
     #[default]
     Auto,
+    /// As `Auto`, but every module in a run of its own (for comparison and tests).
+    Separate,
     /// The interpreter for every module (slower; for comparison and tests).
     Interpreter,
 }
 
-/// At most this many idle VMs are kept per module; more only under heavier concurrency.
+/// At most this many idle VMs are kept per program; more only under heavier concurrency.
 const POOL_SIZE: usize = 8;
 /// A VM stops after this many instructions (the evaluation fails; the check fails closed).
 const MAX_INSTRUCTIONS: usize = 2_000_000;
 
 pub(crate) struct CompiledSet {
     modules: Vec<CompiledModule>,
+    /// The modules evaluated in one run, if at least two can be.
+    shared: Option<Shared>,
 }
 
 struct CompiledModule {
@@ -43,10 +55,7 @@ struct CompiledModule {
 }
 
 enum Runner {
-    Vm {
-        program: Arc<Program>,
-        idle: Mutex<Vec<RegoVM>>,
-    },
+    Vm(VmPool),
     /// A prepared engine, cloned per evaluation (cheap: its modules and analysis are shared).
     Interpreter {
         engine: Box<Engine>,
@@ -56,40 +65,82 @@ enum Runner {
     Broken(String),
 }
 
+/// A compiled program and the idle VMs loaded with it.
+struct VmPool {
+    program: Arc<Program>,
+    idle: Mutex<Vec<RegoVM>>,
+}
+
+/// Several modules compiled into one program whose outcome module tags each rule's value
+/// with the module's position in `members`: `out contains [n, rule, v]`.
+struct Shared {
+    /// Indices into the set's modules.
+    members: Vec<usize>,
+    pool: VmPool,
+    /// Set when a shared run failed: from then on the modules run apart.
+    failed: AtomicBool,
+}
+
+/// What a module that could share a run needs there: its source and package.
+struct Shareable<'a> {
+    index: usize,
+    rego: &'a str,
+    package: Vec<String>,
+}
+
 impl CompiledSet {
     pub(crate) fn new(modules: &[PolicyModule], backend: Backend) -> Self {
+        let mut shareable = Vec::new();
         let modules = modules
             .iter()
-            .map(|m| CompiledModule {
-                id: m.id,
-                name: m.name.clone(),
-                rego: m.rego.clone(),
-                runner: Runner::new(m, backend),
+            .enumerate()
+            .map(|(index, m)| {
+                let (runner, package) = Runner::new(m, backend);
+                if let Some(package) = package {
+                    shareable.push(Shareable { index, rego: &m.rego, package });
+                }
+                CompiledModule { id: m.id, name: m.name.clone(), rego: m.rego.clone(), runner }
             })
             .collect();
-        Self { modules }
+        let shared = if backend == Backend::Auto { Shared::new(shareable) } else { None };
+        Self { modules, shared }
     }
 
     /// How many modules run on the VM (for tests and benches).
     pub(crate) fn on_vm(&self) -> usize {
-        self.modules.iter().filter(|m| matches!(m.runner, Runner::Vm { .. })).count()
+        self.modules.iter().filter(|m| matches!(m.runner, Runner::Vm(_))).count()
+    }
+
+    /// How many modules share one VM run (for tests and benches).
+    pub(crate) fn sharing(&self) -> usize {
+        self.shared.as_ref().map_or(0, |s| s.members.len())
     }
 }
 
 impl CompiledPolicies for CompiledSet {
     fn evaluate(&self, input: &serde_json::Value) -> Result<Vec<PolicyOutcome>> {
         let input = to_value(input);
-        Ok(self.modules.iter().map(|m| m.evaluate(&input)).collect())
+        let mut shared = self.shared.as_ref().and_then(|s| s.evaluate(&input, &self.modules)).unwrap_or_default();
+        Ok(self
+            .modules
+            .iter()
+            .enumerate()
+            .map(|(index, m)| match shared.iter().position(|(i, _)| *i == index) {
+                Some(at) => shared.swap_remove(at).1,
+                None => m.evaluate(&input),
+            })
+            .collect())
     }
 }
 
 impl Runner {
-    fn new(m: &PolicyModule, backend: Backend) -> Self {
+    /// The runner of `m` and, if it runs on the VM without referring to `data`, its package.
+    fn new(m: &PolicyModule, backend: Backend) -> (Self, Option<Vec<String>>) {
         let broken = |message: String| {
             tracing::warn!(policy = %m.id, version = m.version, %message, "policy does not compile");
-            Runner::Broken(format!("the policy does not compile: {message}"))
+            (Runner::Broken(format!("the policy does not compile: {message}")), None)
         };
-        let Loaded { mut engine, entry, may_conflict } = match Loaded::new(&m.rego) {
+        let Loaded { mut engine, entry, may_conflict, reads_data, package } = match Loaded::new(&m.rego) {
             Ok(loaded) => loaded,
             Err(d) => return broken(format!("{} (line {}, column {})", d.message, d.line, d.column)),
         };
@@ -98,31 +149,19 @@ impl Runner {
             Ok(compiled) => compiled,
             Err(e) => return broken(diagnostic::evaluation_error(&e, &m.rego)),
         };
-        if backend == Backend::Auto && !may_conflict {
+        if backend != Backend::Interpreter && !may_conflict {
             match Compiler::compile_from_policy(&compiled, &[entry.as_str()]) {
-                Ok(program) => return Runner::Vm { program, idle: Mutex::new(Vec::new()) },
+                Ok(program) => return (Runner::Vm(VmPool::new(program)), (!reads_data).then_some(package)),
                 // e.g. `with`, which the VM compiler does not support yet.
                 Err(e) => tracing::debug!(policy = %m.id, error = %e, "policy runs on the interpreter"),
             }
         }
-        Runner::Interpreter { engine: Box::new(engine), entry }
+        (Runner::Interpreter { engine: Box::new(engine), entry }, None)
     }
 
     fn run(&self, input: &Value, rego: &str) -> std::result::Result<Value, String> {
         match self {
-            Runner::Vm { program, idle } => {
-                let reused = idle.lock().ok().and_then(|mut idle| idle.pop());
-                let mut vm = reused.unwrap_or_else(|| new_vm(program));
-                vm.set_input(input.clone());
-                let out = vm.execute().map_err(|e| diagnostic::evaluation_error(&e, rego))?;
-                // A VM that failed is dropped rather than reused.
-                if let Ok(mut idle) = idle.lock()
-                    && idle.len() < POOL_SIZE
-                {
-                    idle.push(vm);
-                }
-                Ok(out)
-            }
+            Runner::Vm(pool) => pool.run(input).map_err(|e| diagnostic::evaluation_error(&e, rego)),
             Runner::Interpreter { engine, entry } => {
                 let mut engine = Engine::clone(engine);
                 engine.set_input(input.clone());
@@ -133,13 +172,114 @@ impl Runner {
     }
 }
 
-fn new_vm(program: &Arc<Program>) -> RegoVM {
-    let mut vm = RegoVM::new();
-    vm.set_strict_builtin_errors(false);
-    vm.set_max_instructions(MAX_INSTRUCTIONS);
-    vm.set_execution_timer_config(Some(module::timer()));
-    vm.load_program(program.clone());
-    vm
+impl VmPool {
+    fn new(program: Arc<Program>) -> Self {
+        Self { program, idle: Mutex::new(Vec::new()) }
+    }
+
+    fn run(&self, input: &Value) -> regorus::rvm::vm::Result<Value> {
+        let reused = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let mut vm = reused.unwrap_or_else(|| {
+            let mut vm = RegoVM::new();
+            vm.set_strict_builtin_errors(false);
+            vm.set_max_instructions(MAX_INSTRUCTIONS);
+            vm.set_execution_timer_config(Some(module::timer()));
+            vm.load_program(self.program.clone());
+            vm
+        });
+        vm.set_input(input.clone());
+        let out = vm.execute()?;
+        // A VM that failed is dropped rather than reused.
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < POOL_SIZE
+        {
+            idle.push(vm);
+        }
+        Ok(out)
+    }
+}
+
+impl Shared {
+    /// Greedily takes the candidates whose packages are distinct and none inside another;
+    /// `None` unless at least two are taken and they compile together.
+    fn new(candidates: Vec<Shareable<'_>>) -> Option<Self> {
+        let mut taken: Vec<Shareable<'_>> = Vec::new();
+        for c in candidates {
+            let nested = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
+            if !taken.iter().any(|t| nested(&t.package, &c.package)) {
+                taken.push(c);
+            }
+        }
+        if taken.len() < 2 {
+            return None;
+        }
+        let compiled = (|| {
+            let mut engine = module::new_engine();
+            for (n, t) in taken.iter().enumerate() {
+                engine.add_policy(format!("policy-{n}.rego"), t.rego.to_owned()).map_err(|e| e.to_string())?;
+            }
+            let packages: Vec<&[String]> = taken.iter().map(|t| t.package.as_slice()).collect();
+            let entry = module::add_outcome_module(&mut engine, &packages, |n, rule| format!("{n}, \"{rule}\""))?;
+            let compiled = engine.compile_with_entrypoint(&entry.as_str().into()).map_err(|e| e.to_string())?;
+            Compiler::compile_from_policy(&compiled, &[entry.as_str()]).map_err(|e| e.to_string())
+        })();
+        match compiled {
+            Ok(program) => Some(Self {
+                members: taken.iter().map(|t| t.index).collect(),
+                pool: VmPool::new(program),
+                failed: AtomicBool::new(false),
+            }),
+            Err(error) => {
+                tracing::debug!(%error, "policies run apart");
+                None
+            }
+        }
+    }
+
+    /// The members' outcomes, by module index; `None` if the run failed (the modules are
+    /// then to be run apart, now and from then on).
+    fn evaluate(&self, input: &Value, modules: &[CompiledModule]) -> Option<Vec<(usize, PolicyOutcome)>> {
+        if self.failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        let out = match self.pool.run(input) {
+            Ok(out) => out,
+            Err(error) => {
+                tracing::debug!(%error, "a shared policy run failed; the policies run apart from now on");
+                self.failed.store(true, Ordering::Relaxed);
+                return None;
+            }
+        };
+        let mut outcomes: Vec<(usize, PolicyOutcome)> = self
+            .members
+            .iter()
+            .map(|&i| (i, PolicyOutcome { policy: Some(modules[i].id), ..PolicyOutcome::default() }))
+            .collect();
+        let mut failed: Vec<Option<String>> = vec![None; outcomes.len()];
+        let members = match &out {
+            Value::Undefined => return Some(outcomes),
+            Value::Set(members) => members,
+            _ => return None,
+        };
+        for member in members.iter() {
+            let Ok([Value::Number(n), rule, value]) = member.as_array().map(|a| a.as_slice()) else { return None };
+            let n = n.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|n| *n < outcomes.len())?;
+            let (i, outcome) = &mut outcomes[n];
+            if failed[n].is_none()
+                && let Err(error) = read_rule(rule, value, &modules[*i].name, outcome)
+            {
+                failed[n] = Some(error);
+            }
+        }
+        for ((i, outcome), error) in outcomes.iter_mut().zip(failed) {
+            if let Some(error) = error {
+                tracing::debug!(policy = %modules[*i].id, %error, "policy evaluation failed");
+                *outcome =
+                    PolicyOutcome { policy: Some(modules[*i].id), error: Some(error), ..PolicyOutcome::default() };
+            }
+        }
+        Some(outcomes)
+    }
 }
 
 impl CompiledModule {
@@ -164,22 +304,33 @@ pub(crate) fn read_outcome(out: &Value, policy: &str, outcome: &mut PolicyOutcom
         other => return Err(format!("internal: unexpected outcome {other}")),
     };
     for pair in pairs.iter() {
-        let mut items = pair.as_array().map_err(|e| format!("internal: {e}"))?.iter();
-        let (Some(Value::String(rule)), Some(value)) = (items.next(), items.next()) else {
+        let Ok([rule, value]) = pair.as_array().map(|a| a.as_slice()) else {
             return Err(format!("internal: unexpected outcome member {pair}"));
         };
-        match rule.as_ref() {
-            "deny" => outcome.deny = messages(value, "deny", || format!("denied by policy {policy}"))?,
-            "require_approval" => {
-                outcome.require_approval =
-                    messages(value, "require_approval", || format!("approval required by policy {policy}"))?;
-            }
-            "risk_adjustment" => match value {
-                Value::Number(n) => outcome.risk_adjustment = n.as_f64(),
-                other => return Err(format!("risk_adjustment must be a number, not {}", type_name(other))),
-            },
-            _ => {}
+        read_rule(rule, value, policy, outcome)?;
+    }
+    Ok(())
+}
+
+/// Reads the value of one contract rule into `outcome`.
+fn read_rule(
+    rule: &Value,
+    value: &Value,
+    policy: &str,
+    outcome: &mut PolicyOutcome,
+) -> std::result::Result<(), String> {
+    let Value::String(rule) = rule else { return Err(format!("internal: unexpected outcome rule {rule}")) };
+    match rule.as_ref() {
+        "deny" => outcome.deny = messages(value, "deny", || format!("denied by policy {policy}"))?,
+        "require_approval" => {
+            outcome.require_approval =
+                messages(value, "require_approval", || format!("approval required by policy {policy}"))?;
         }
+        "risk_adjustment" => match value {
+            Value::Number(n) => outcome.risk_adjustment = n.as_f64(),
+            other => return Err(format!("risk_adjustment must be a number, not {}", type_name(other))),
+        },
+        _ => {}
     }
     Ok(())
 }

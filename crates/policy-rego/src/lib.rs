@@ -3,8 +3,10 @@
 //! Each tenant module is loaded alone into its own engine (so modules sharing a package
 //! never see each other) with a generated outcome module that gathers `deny`,
 //! `require_approval` and `risk_adjustment` in one evaluation (`module.rs`). Modules run on
-//! regorus's bytecode VM where that is exact, on its interpreter otherwise (`compiled.rs`);
-//! `validate` parses, checks calls statically, and evaluates once with an empty input.
+//! regorus's bytecode VM where that is exact, on its interpreter otherwise; VM modules that
+//! never refer to `data` and have distinct packages also share one program and one run per
+//! check (`compiled.rs`). `validate` parses, checks calls statically, and evaluates once
+//! with an empty input.
 
 mod analysis;
 mod compiled;
@@ -31,6 +33,15 @@ default allow := false
 allow if input.probe == "ok"
 "#;
 
+/// How a compiled set runs its modules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Modules on the bytecode VM (the rest on the interpreter, or broken).
+    pub on_vm: usize,
+    /// Modules evaluated together in one VM run (0, or at least 2).
+    pub sharing: usize,
+}
+
 /// Rego through regorus. Holds a compiled engine and clones it per evaluation (cheap), never
 /// recompiling on the request path.
 #[derive(Clone)]
@@ -55,11 +66,11 @@ impl RegoEngine {
         self
     }
 
-    /// Compiles `modules` and tells how many of them run on the VM (for tests and benches).
-    pub fn compile_counting_vm(&self, modules: &[PolicyModule]) -> (Arc<dyn CompiledPolicies>, usize) {
+    /// Compiles `modules` and tells how they run (for tests and benches).
+    pub fn compile_counting(&self, modules: &[PolicyModule]) -> (Arc<dyn CompiledPolicies>, Counts) {
         let set = CompiledSet::new(modules, self.backend);
-        let on_vm = set.on_vm();
-        (Arc::new(set), on_vm)
+        let counts = Counts { on_vm: set.on_vm(), sharing: set.sharing() };
+        (Arc::new(set), counts)
     }
 }
 

@@ -37,6 +37,17 @@ pub(crate) fn timer() -> ExecutionTimerConfig {
     ExecutionTimerConfig { limit: TIME_LIMIT, check_interval: TIME_CHECK_INTERVAL }
 }
 
+/// An engine for Rego v1 modules, with the evaluation limits.
+pub(crate) fn new_engine() -> Engine {
+    let mut engine = Engine::new();
+    engine.set_rego_v0(false);
+    // As in OPA: a builtin that cannot handle its arguments makes its expression undefined
+    // (regorus's VM always behaves so; its interpreter does for most builtins).
+    engine.set_strict_builtin_errors(false);
+    engine.set_execution_timer_config(timer());
+    engine
+}
+
 /// A parsed and checked module with its outcome module, ready to compile or evaluate.
 pub(crate) struct Loaded {
     pub engine: Engine,
@@ -44,6 +55,10 @@ pub(crate) struct Loaded {
     pub entry: String,
     /// Whether a value rule may yield conflicting values (then only the interpreter is exact).
     pub may_conflict: bool,
+    /// Whether the module refers to `data` (then it must be alone in its engine).
+    pub reads_data: bool,
+    /// The module's package, as components.
+    pub package: Vec<String>,
 }
 
 impl Loaded {
@@ -52,32 +67,42 @@ impl Loaded {
         if rego.trim().is_empty() {
             return Err(at_start("empty module: a policy starts with a `package` clause"));
         }
-        let mut engine = Engine::new();
-        engine.set_rego_v0(false);
-        // As in OPA: a builtin that cannot handle its arguments makes its expression undefined
-        // (regorus's VM always behaves so; its interpreter does for most builtins).
-        engine.set_strict_builtin_errors(false);
-        engine.set_execution_timer_config(timer());
+        let mut engine = new_engine();
         engine.add_policy(MODULE_FILE.to_owned(), rego.to_owned()).map_err(|e| diagnostic::diagnostic(&e, rego))?;
 
-        let (may_conflict, package) = {
+        let (may_conflict, reads_data, package) = {
             let module = engine.get_modules().first().ok_or_else(|| at_start("no module was parsed"))?.clone();
             if let Some((line, column, message)) = analysis::check_calls(&module) {
                 return Err(RegoDiagnostic { line, column: diagnostic::char_column(rego, line, column), message });
             }
-            (analysis::may_conflict(&module), package_components(&engine, rego)?)
+            (analysis::may_conflict(&module), analysis::reads_data(&module), package_components(&engine, rego)?)
         };
-        let outcome_package = outcome_package(&package);
-        let path = data_path(&package);
-        let mut source = format!("package {outcome_package}\n\n");
-        for rule in RULES {
-            source.push_str(&format!("out contains [\"{rule}\", v] if v := {path}.{rule}\n"));
-        }
-        engine.add_policy("agentgov-outcome.rego".to_owned(), source).map_err(|e| {
-            at_start(&format!("internal outcome module: {}", diagnostic::parse(&format!("{e:#}")).message))
-        })?;
-        Ok(Self { engine, entry: format!("data.{outcome_package}.out"), may_conflict })
+        let entry = add_outcome_module(&mut engine, &[&package], |_, rule| format!("\"{rule}\""))
+            .map_err(|message| at_start(&format!("internal outcome module: {message}")))?;
+        Ok(Self { engine, entry, may_conflict, reads_data, package })
     }
+}
+
+/// Adds the outcome module over `packages` to `engine`: for each package `n` and contract
+/// rule, `out contains [<tag(n, rule)>, v] if v := data.<package>.<rule>`. Returns the
+/// entry point, `data.<outcome package>.out`, or regorus's message.
+pub(crate) fn add_outcome_module(
+    engine: &mut Engine,
+    packages: &[&[String]],
+    tag: impl Fn(usize, &str) -> String,
+) -> Result<String, String> {
+    let outcome_package = outcome_package(packages);
+    let mut source = format!("package {outcome_package}\n\n");
+    for (n, package) in packages.iter().enumerate() {
+        let path = data_path(package);
+        for rule in RULES {
+            source.push_str(&format!("out contains [{}, v] if v := {path}.{rule}\n", tag(n, rule)));
+        }
+    }
+    engine
+        .add_policy("agentgov-outcome.rego".to_owned(), source)
+        .map_err(|e| diagnostic::parse(&format!("{e:#}")).message)?;
+    Ok(format!("data.{outcome_package}.out"))
 }
 
 fn at_start(message: &str) -> RegoDiagnostic {
@@ -89,10 +114,10 @@ fn package_components(engine: &Engine, rego: &str) -> Result<Vec<String>, RegoDi
     packages.into_iter().next().map(|p| p.components).ok_or_else(|| at_start("module without a package"))
 }
 
-/// A package name that no tenant package can be inside of.
-fn outcome_package(package: &[String]) -> String {
+/// A package name that none of the tenant `packages` can be inside of.
+fn outcome_package(packages: &[&[String]]) -> String {
     let mut name = "agentgov_outcome".to_owned();
-    while package.first() == Some(&name) {
+    while packages.iter().any(|p| p.first() == Some(&name)) {
         name.push('_');
     }
     name
@@ -135,7 +160,9 @@ mod tests {
 
     #[test]
     fn the_outcome_package_never_contains_the_tenant_package() {
-        assert_eq!(outcome_package(&["agentgov_outcome".to_owned()]), "agentgov_outcome_");
-        assert_eq!(outcome_package(&["x".to_owned()]), "agentgov_outcome");
+        let p = |c: &str| vec![c.to_owned()];
+        assert_eq!(outcome_package(&[&p("agentgov_outcome")]), "agentgov_outcome_");
+        assert_eq!(outcome_package(&[&p("x"), &p("agentgov_outcome_"), &p("agentgov_outcome")]), "agentgov_outcome__");
+        assert_eq!(outcome_package(&[&p("x")]), "agentgov_outcome");
     }
 }

@@ -340,10 +340,33 @@ fn conformance_table_on_both_evaluators() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// Every case in one set, each `package t` made a package of its own: the modules that can share a VM run
+/// do, and each case still gets its own expected outcome.
+#[test]
+fn conformance_table_in_one_shared_run() {
+    let cases = cases();
+    let modules: Vec<_> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| module(i, "p", &c.rego.replacen("package t\n", &format!("package t{i}\n"), 1)))
+        .collect();
+    let (compiled, counts) = RegoEngine::new().unwrap().compile_counting(&modules);
+    assert!(counts.sharing >= cases.len() / 2, "{counts:?}");
+    let mut failures = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        let outcome = compiled.evaluate(&c.input).unwrap().remove(i);
+        assert_eq!(outcome.policy, Some(policy_id(i)));
+        if let Some(m) = mismatch(c, &outcome) {
+            failures.push(m);
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
 #[test]
 fn the_vm_runs_what_it_can_run_exactly() {
     let engine = RegoEngine::new().unwrap();
-    let on_vm = |rego: &str| engine.compile_counting_vm(&[module(1, "p", rego)]).1 == 1;
+    let on_vm = |rego: &str| engine.compile_counting(&[module(1, "p", rego)]).1.on_vm == 1;
     assert!(on_vm("package t\ndeny contains \"x\" if { some c in input.cs; c == 1 }\nmsg := sprintf(\"%v\", [1])\n"));
     assert!(on_vm("package t\ncounts := [n | some n in input.xs]\nf(x) := x + 1\n"));
     // `with` is not compiled by the VM; values that may conflict are not detected by it.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agentgov_domain::ports::PolicyEngine;
 use agentgov_domain::services::policies::templates::TEMPLATES;
-use agentgov_policy_rego::RegoEngine;
+use agentgov_policy_rego::{Backend, RegoEngine};
 use serde_json::json;
 
 use common::{module, policy_id, realistic_input};
@@ -97,9 +97,63 @@ fn every_template_validates_and_evaluates() {
     for (i, t) in TEMPLATES.iter().enumerate() {
         let rego = t.rego();
         engine.validate(&rego).unwrap_or_else(|d| panic!("{}: {d:?}", t.id));
-        let (compiled, on_vm) = engine.compile_counting_vm(&[module(i, t.id, &rego)]);
+        let (compiled, counts) = engine.compile_counting(&[module(i, t.id, &rego)]);
         let outcome = compiled.evaluate(&input).unwrap().remove(0);
         assert!(outcome.error.is_none(), "{}: {outcome:?}", t.id);
-        println!("{}: vm={on_vm} {outcome:?}", t.id);
+        println!("{}: vm={} {outcome:?}", t.id, counts.on_vm);
+    }
+}
+
+/// Every template with its defaults, in one shared run, decides as the templates run apart,
+/// on a check they allow and on one they deny.
+#[test]
+fn templates_in_one_shared_run_decide_as_apart() {
+    let modules: Vec<_> = TEMPLATES.iter().enumerate().map(|(i, t)| module(i, t.id, &t.rego())).collect();
+    let (shared, counts) = RegoEngine::new().unwrap().compile_counting(&modules);
+    assert_eq!(counts.sharing, TEMPLATES.len(), "{counts:?}");
+    let apart = RegoEngine::new().unwrap().with_backend(Backend::Separate).compile(&modules).unwrap();
+    for input in [realistic_input(), common::allowed_input()] {
+        let (a, b) = (shared.evaluate(&input).unwrap(), apart.evaluate(&input).unwrap());
+        assert_eq!(a, b);
+        assert!(a.iter().all(|o| o.error.is_none()), "{a:?}");
+    }
+    assert!(shared.evaluate(&realistic_input()).unwrap().iter().any(|o| !o.deny.is_empty()));
+}
+
+/// Modules that refer to `data`, or whose package is another's or inside it, run apart.
+#[test]
+fn only_modules_blind_to_each_other_share_a_run() {
+    let engine = RegoEngine::new().unwrap();
+    let sharing = |regos: &[&str]| {
+        let modules: Vec<_> = regos.iter().enumerate().map(|(i, r)| module(i, "p", r)).collect();
+        engine.compile_counting(&modules).1.sharing
+    };
+    let a = "package a\ndeny contains \"a\" if input.a\n";
+    let b = "package b\ndeny contains \"b\" if input.b\n";
+    assert_eq!(sharing(&[a, b]), 2);
+    assert_eq!(sharing(&[a, b, "package c\nx := data.a.deny\ndeny contains \"c\" if x\n"]), 2);
+    assert_eq!(sharing(&[a, b, "package c\nimport data.b\ndeny contains \"c\" if b.deny\n"]), 2);
+    assert_eq!(sharing(&[a, b, "package c\ndeny contains \"c\" if data.c.x\nx := true\n"]), 2);
+    assert_eq!(sharing(&[a, a]), 0);
+    assert_eq!(sharing(&[a, "package a.b\ndeny contains \"ab\" if true\n", b]), 2);
+    assert_eq!(sharing(&[a]), 0);
+}
+
+/// A shared run that fails (here a runaway module) falls back to separate runs: each module
+/// reports its own outcome, the fault against its own policy only.
+#[test]
+fn a_failing_shared_run_falls_back_to_separate_runs() {
+    let engine = RegoEngine::new().unwrap();
+    let slow = "package slow\nxs := numbers.range(1, 5000)\ndeny contains \"never\" if { some a in xs; some b in xs; a == b + 10000 }\n";
+    let deny = "package fine\ndeny contains \"denied\" if input.a\n";
+    let (compiled, counts) = engine.compile_counting(&[module(1, "slow", slow), module(2, "fine", deny)]);
+    assert_eq!(counts.sharing, 2);
+    for _ in 0..2 {
+        let outcomes = compiled.evaluate(&json!({"a": true})).unwrap();
+        assert!(outcomes[0].error.as_deref().is_some_and(|e| e.contains("limit")), "{outcomes:?}");
+        assert_eq!(
+            (outcomes[1].deny.as_slice(), outcomes[1].error.as_deref()),
+            (["denied".to_owned()].as_slice(), None)
+        );
     }
 }
