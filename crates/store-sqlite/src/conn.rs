@@ -28,13 +28,16 @@ use crate::error::{TxError, TxResult, unavailable};
 /// `synchronous = FULL` syncs the WAL on every commit, so a committed write (an audit
 /// record above all) survives a power loss, not only a crash of the process. No commit
 /// checkpoints: the store's checkpoint thread does (`checkpoint.rs`), and the WAL file is
-/// truncated to 64 MiB when it starts over.
+/// truncated to 64 MiB when it starts over. Temporary files are kept in memory: an append's
+/// multi-row `INSERT` inside its transaction keeps a statement journal, which otherwise
+/// spills past 64 KiB into a temporary file created, written and deleted on every commit.
 const PRAGMAS: &str = "PRAGMA busy_timeout = 5000; \
                        PRAGMA journal_mode = WAL; \
                        PRAGMA synchronous = FULL; \
                        PRAGMA foreign_keys = ON; \
                        PRAGMA wal_autocheckpoint = 0; \
-                       PRAGMA journal_size_limit = 67108864;";
+                       PRAGMA journal_size_limit = 67108864; \
+                       PRAGMA temp_store = MEMORY;";
 
 /// Spawns blocking tasks on the current tokio runtime.
 #[derive(Debug, Clone, Copy, Default)]
@@ -130,6 +133,21 @@ mod tests {
         let mut conn = connect(dir.path().join("ckpt.db").to_str().unwrap()).unwrap();
         let pages: AutoCheckpoint = sql_query("PRAGMA wal_autocheckpoint").get_result(&mut conn).unwrap();
         assert_eq!(pages.wal_autocheckpoint, 0);
+    }
+
+    #[derive(QueryableByName)]
+    struct TempStore {
+        #[diesel(sql_type = Integer)]
+        temp_store: i32,
+    }
+
+    #[test]
+    fn temporary_files_stay_in_memory() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let mut conn = connect(dir.path().join("temp.db").to_str().unwrap()).unwrap();
+        let store: TempStore = sql_query("PRAGMA temp_store").get_result(&mut conn).unwrap();
+        // 2 is MEMORY: statement journals are never written to a temporary file.
+        assert_eq!(store.temp_store, 2);
     }
 
     #[test]
