@@ -18,6 +18,10 @@ pub(crate) fn split_camel(text: &str) -> String {
 /// Whether `word` is named by `stem`: a stem ending in `$`, or of up to three letters, must be
 /// the whole word ("post$" is not "postgres", "ci" is not "city"); a longer one must start it.
 pub(crate) fn matches(word: &str, stem: &str) -> bool {
+    // Nearly every pair the risk model tries differs at once: rejected without comparing more.
+    if word.as_bytes().first() != stem.as_bytes().first() {
+        return false;
+    }
     match stem.strip_suffix('$') {
         Some(exact) => word == exact,
         None if stem.len() <= 3 => word == stem,
