@@ -6,6 +6,8 @@
 //! - `may_conflict`: whether a value-producing rule of the module could yield two different
 //!   values for one input. regorus's VM does not detect that conflict (it returns undefined,
 //!   or the first value); its interpreter reports it, so such modules run on the interpreter.
+//! - `defines`: whether the module has a rule (or default) of a given name, so the outcome
+//!   module reads only the contract rules that exist.
 //! - `reads_data`: whether the module refers to `data` at all (a reference or an import).
 //!   One that does not depends only on its input and its own rules, so it can share an
 //!   engine with other such modules without seeing them.
@@ -73,6 +75,21 @@ pub(crate) fn may_conflict(module: &Module) -> bool {
         *definitions.entry(name).or_default() += 1;
     }
     definitions.values().any(|n| *n > 1)
+}
+
+/// Whether `module` defines a rule named `name` (`name := …`, `name contains …`,
+/// `name[k] := …`, `name.a := …`, `default name := …`, or a function of that name).
+pub(crate) fn defines(module: &Module, name: &str) -> bool {
+    module.policy.iter().any(|rule| {
+        let refr = match &**rule {
+            Rule::Spec {
+                head: RuleHead::Compr { refr, .. } | RuleHead::Set { refr, .. } | RuleHead::Func { refr, .. },
+                ..
+            }
+            | Rule::Default { refr, .. } => refr,
+        };
+        matches!(root(refr), Expr::Var { value, .. } if value.as_string().is_ok_and(|s| s.as_ref() == name))
+    })
 }
 
 /// Whether `module` refers to `data` anywhere: an import rooted at it or the variable itself.
@@ -245,5 +262,45 @@ fn walk(e: &Expr, f: &mut dyn FnMut(&Expr), comprehensions: bool) {
             walk(collection, f, comprehensions);
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn with_module<R>(rego: &str, f: impl FnOnce(&Module) -> R) -> R {
+        let mut engine = regorus::Engine::new();
+        engine.set_rego_v0(false);
+        engine.add_policy("t.rego".into(), rego.into()).unwrap();
+        f(&engine.get_modules()[0])
+    }
+
+    #[test]
+    fn every_form_of_rule_head_defines_its_name() {
+        let defined = |rego: &str| {
+            with_module(rego, |module| {
+                ["deny", "require_approval", "risk_adjustment"]
+                    .into_iter()
+                    .filter(|r| defines(module, r))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(defined("package t\ndeny contains \"x\" if input.a\n"), ["deny"]);
+        assert_eq!(defined("package t\ndefault risk_adjustment := 0\n"), ["risk_adjustment"]);
+        assert_eq!(
+            defined("package t\nrequire_approval if input.a\nrisk_adjustment.x := 1\n"),
+            ["require_approval", "risk_adjustment"]
+        );
+        assert_eq!(defined("package t\ndenied := true\ndeny_all(x) := x\n"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn data_is_read_through_references_and_imports() {
+        assert!(!with_module("package t\ndeny contains \"x\" if input.data\n", reads_data));
+        assert!(with_module("package t\ndeny contains \"x\" if data.t.y\ny := 1\n", reads_data));
+        assert!(with_module("package t\nimport data.other\ndeny contains \"x\" if other.y\n", reads_data));
     }
 }

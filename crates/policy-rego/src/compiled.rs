@@ -81,11 +81,17 @@ struct Shared {
     failed: AtomicBool,
 }
 
-/// What a module that could share a run needs there: its source and package.
+/// A module's package and the contract rules it defines: what the outcome module reads.
+struct Outline {
+    package: Vec<String>,
+    contract: Vec<&'static str>,
+}
+
+/// A module that could share a run: its position, source and outline.
 struct Shareable<'a> {
     index: usize,
     rego: &'a str,
-    package: Vec<String>,
+    outline: Outline,
 }
 
 impl CompiledSet {
@@ -95,9 +101,9 @@ impl CompiledSet {
             .iter()
             .enumerate()
             .map(|(index, m)| {
-                let (runner, package) = Runner::new(m, backend);
-                if let Some(package) = package {
-                    shareable.push(Shareable { index, rego: &m.rego, package });
+                let (runner, outline) = Runner::new(m, backend);
+                if let Some(outline) = outline {
+                    shareable.push(Shareable { index, rego: &m.rego, outline });
                 }
                 CompiledModule { id: m.id, name: m.name.clone(), rego: m.rego.clone(), runner }
             })
@@ -134,13 +140,13 @@ impl CompiledPolicies for CompiledSet {
 }
 
 impl Runner {
-    /// The runner of `m` and, if it runs on the VM without referring to `data`, its package.
-    fn new(m: &PolicyModule, backend: Backend) -> (Self, Option<Vec<String>>) {
+    /// The runner of `m` and, if it runs on the VM without referring to `data`, its outline.
+    fn new(m: &PolicyModule, backend: Backend) -> (Self, Option<Outline>) {
         let broken = |message: String| {
             tracing::warn!(policy = %m.id, version = m.version, %message, "policy does not compile");
             (Runner::Broken(format!("the policy does not compile: {message}")), None)
         };
-        let Loaded { mut engine, entry, may_conflict, reads_data, package } = match Loaded::new(&m.rego) {
+        let Loaded { mut engine, entry, may_conflict, reads_data, package, contract } = match Loaded::new(&m.rego) {
             Ok(loaded) => loaded,
             Err(d) => return broken(format!("{} (line {}, column {})", d.message, d.line, d.column)),
         };
@@ -151,7 +157,9 @@ impl Runner {
         };
         if backend != Backend::Interpreter && !may_conflict {
             match Compiler::compile_from_policy(&compiled, &[entry.as_str()]) {
-                Ok(program) => return (Runner::Vm(VmPool::new(program)), (!reads_data).then_some(package)),
+                Ok(program) => {
+                    return (Runner::Vm(VmPool::new(program)), (!reads_data).then_some(Outline { package, contract }));
+                }
                 // e.g. `with`, which the VM compiler does not support yet.
                 Err(e) => tracing::debug!(policy = %m.id, error = %e, "policy runs on the interpreter"),
             }
@@ -206,7 +214,7 @@ impl Shared {
         let mut taken: Vec<Shareable<'_>> = Vec::new();
         for c in candidates {
             let nested = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
-            if !taken.iter().any(|t| nested(&t.package, &c.package)) {
+            if !taken.iter().any(|t| nested(&t.outline.package, &c.outline.package)) {
                 taken.push(c);
             }
         }
@@ -218,8 +226,9 @@ impl Shared {
             for (n, t) in taken.iter().enumerate() {
                 engine.add_policy(format!("policy-{n}.rego"), t.rego.to_owned()).map_err(|e| e.to_string())?;
             }
-            let packages: Vec<&[String]> = taken.iter().map(|t| t.package.as_slice()).collect();
-            let entry = module::add_outcome_module(&mut engine, &packages, |n, rule| format!("{n}, \"{rule}\""))?;
+            let modules: Vec<(&[String], &[&str])> =
+                taken.iter().map(|t| (t.outline.package.as_slice(), t.outline.contract.as_slice())).collect();
+            let entry = module::add_outcome_module(&mut engine, &modules, |n, rule| format!("{n}, \"{rule}\""))?;
             let compiled = engine.compile_with_entrypoint(&entry.as_str().into()).map_err(|e| e.to_string())?;
             Compiler::compile_from_policy(&compiled, &[entry.as_str()]).map_err(|e| e.to_string())
         })();

@@ -6,7 +6,8 @@
 //! rules by plain name or by full `data.<package>.<rule>` path, exactly as if it were alone.
 //!
 //! The outcome module collects what the contract reads in one rule, so one evaluation
-//! answers for the module (an undefined rule simply contributes nothing):
+//! answers for the module (an undefined rule simply contributes nothing, and a contract rule
+//! the module does not define at all gets no line):
 //!
 //! ```rego
 //! package agentgov_outcome
@@ -59,6 +60,8 @@ pub(crate) struct Loaded {
     pub reads_data: bool,
     /// The module's package, as components.
     pub package: Vec<String>,
+    /// The contract rules the module defines (the outcome module reads no others).
+    pub contract: Vec<&'static str>,
 }
 
 impl Loaded {
@@ -70,32 +73,44 @@ impl Loaded {
         let mut engine = new_engine();
         engine.add_policy(MODULE_FILE.to_owned(), rego.to_owned()).map_err(|e| diagnostic::diagnostic(&e, rego))?;
 
-        let (may_conflict, reads_data, package) = {
+        let (may_conflict, reads_data, package, contract) = {
             let module = engine.get_modules().first().ok_or_else(|| at_start("no module was parsed"))?.clone();
             if let Some((line, column, message)) = analysis::check_calls(&module) {
                 return Err(RegoDiagnostic { line, column: diagnostic::char_column(rego, line, column), message });
             }
-            (analysis::may_conflict(&module), analysis::reads_data(&module), package_components(&engine, rego)?)
+            let contract: Vec<&'static str> = RULES.into_iter().filter(|r| analysis::defines(&module, r)).collect();
+            (
+                analysis::may_conflict(&module),
+                analysis::reads_data(&module),
+                package_components(&engine, rego)?,
+                contract,
+            )
         };
-        let entry = add_outcome_module(&mut engine, &[&package], |_, rule| format!("\"{rule}\""))
+        let entry = add_outcome_module(&mut engine, &[(&package, &contract)], |_, rule| format!("\"{rule}\""))
             .map_err(|message| at_start(&format!("internal outcome module: {message}")))?;
-        Ok(Self { engine, entry, may_conflict, reads_data, package })
+        Ok(Self { engine, entry, may_conflict, reads_data, package, contract })
     }
 }
 
-/// Adds the outcome module over `packages` to `engine`: for each package `n` and contract
-/// rule, `out contains [<tag(n, rule)>, v] if v := data.<package>.<rule>`. Returns the
-/// entry point, `data.<outcome package>.out`, or regorus's message.
+/// Adds the outcome module over `modules` (a package and the contract rules it defines) to
+/// `engine`: for each module `n` and rule, `out contains [<tag(n, rule)>, v] if
+/// v := data.<package>.<rule>`. Returns the entry point, `data.<outcome package>.out`, or regorus's
+/// message.
 pub(crate) fn add_outcome_module(
     engine: &mut Engine,
-    packages: &[&[String]],
+    modules: &[(&[String], &[&str])],
     tag: impl Fn(usize, &str) -> String,
 ) -> Result<String, String> {
-    let outcome_package = outcome_package(packages);
+    let packages: Vec<&[String]> = modules.iter().map(|(package, _)| *package).collect();
+    let outcome_package = outcome_package(&packages);
     let mut source = format!("package {outcome_package}\n\n");
-    for (n, package) in packages.iter().enumerate() {
+    if modules.iter().all(|(_, rules)| rules.is_empty()) {
+        // `out` must exist to be an entry point; this one never has a member.
+        source.push_str("out contains 0 if false\n");
+    }
+    for (n, (package, rules)) in modules.iter().enumerate() {
         let path = data_path(package);
-        for rule in RULES {
+        for rule in rules.iter() {
             source.push_str(&format!("out contains [{}, v] if v := {path}.{rule}\n", tag(n, rule)));
         }
     }
