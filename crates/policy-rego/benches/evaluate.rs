@@ -10,7 +10,7 @@ mod common;
 
 use std::hint::black_box;
 
-use agentgov_domain::ports::{PolicyEngine, PolicyModule};
+use agentgov_domain::ports::{PolicyEngine, PolicyInput, PolicyModule};
 use agentgov_domain::services::policies::templates;
 use agentgov_policy_rego::{Backend, RegoEngine};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -28,7 +28,8 @@ fn typical() -> Vec<PolicyModule> {
 }
 
 fn evaluate(c: &mut Criterion) {
-    let input = common::realistic_input();
+    // As in the server, one input value per agent snapshot: its `agent` is converted once.
+    let input = PolicyInput::from(common::realistic_input());
     let modules = typical();
     let auto = RegoEngine::new().unwrap();
     let interpreter = RegoEngine::new().unwrap().with_backend(Backend::Interpreter);
@@ -47,7 +48,7 @@ fn evaluate(c: &mut Criterion) {
         eprintln!("{name}: {} of {} on the VM, {} in one run", counts.on_vm, modules.len(), counts.sharing);
         group.bench_function(name, |b| b.iter(|| black_box(compiled.evaluate(black_box(&input)).unwrap())));
     }
-    let allowed = common::allowed_input();
+    let allowed = PolicyInput::from(common::allowed_input());
     for (name, engine) in [("5 policies, allowed", &auto), ("5 policies, allowed, separate runs", &separate)] {
         let compiled = engine.compile(&modules).unwrap();
         group.bench_function(name, |b| b.iter(|| black_box(compiled.evaluate(black_box(&allowed)).unwrap())));

@@ -12,14 +12,14 @@ use std::sync::{Arc, Mutex};
 
 use agentgov_domain::Result;
 use agentgov_domain::ids::PolicyId;
-use agentgov_domain::ports::{CompiledPolicies, PolicyModule, PolicyOutcome};
+use agentgov_domain::ports::{CompiledPolicies, PolicyInput, PolicyModule, PolicyOutcome};
 use regorus::languages::rego::compiler::Compiler;
 use regorus::rvm::program::Program;
 use regorus::rvm::vm::RegoVM;
 use regorus::{Engine, Value};
 
 use crate::diagnostic;
-use crate::input::to_value;
+use crate::input::AgentValues;
 use crate::module::{self, Loaded};
 
 /// Which regorus evaluator runs a module.
@@ -44,6 +44,8 @@ pub(crate) struct CompiledSet {
     modules: Vec<CompiledModule>,
     /// The modules evaluated in one run, if at least two can be.
     shared: Option<Shared>,
+    /// The engine's converted agents, shared by every set it compiles.
+    agents: Arc<AgentValues>,
 }
 
 struct CompiledModule {
@@ -95,7 +97,7 @@ struct Shareable<'a> {
 }
 
 impl CompiledSet {
-    pub(crate) fn new(modules: &[PolicyModule], backend: Backend) -> Self {
+    pub(crate) fn new(modules: &[PolicyModule], backend: Backend, agents: Arc<AgentValues>) -> Self {
         let mut shareable = Vec::new();
         let modules = modules
             .iter()
@@ -109,7 +111,7 @@ impl CompiledSet {
             })
             .collect();
         let shared = if backend == Backend::Auto { Shared::new(shareable) } else { None };
-        Self { modules, shared }
+        Self { modules, shared, agents }
     }
 
     /// How many modules run on the VM (for tests and benches).
@@ -124,8 +126,8 @@ impl CompiledSet {
 }
 
 impl CompiledPolicies for CompiledSet {
-    fn evaluate(&self, input: &serde_json::Value) -> Result<Vec<PolicyOutcome>> {
-        let input = to_value(input);
+    fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>> {
+        let input = self.agents.input(input);
         let mut shared = self.shared.as_ref().and_then(|s| s.evaluate(&input, &self.modules)).unwrap_or_default();
         Ok(self
             .modules

@@ -21,6 +21,7 @@ use agentgov_domain::{DomainError, Result};
 
 pub use compiled::Backend;
 use compiled::CompiledSet;
+use input::AgentValues;
 use module::Loaded;
 
 const SELF_TEST_MODULE: &str = r#"
@@ -48,6 +49,8 @@ pub struct Counts {
 pub struct RegoEngine {
     self_test: regorus::Engine,
     backend: Backend,
+    /// Agents converted for checks, shared by every compiled set (bounded).
+    agents: Arc<AgentValues>,
 }
 
 impl RegoEngine {
@@ -57,7 +60,7 @@ impl RegoEngine {
         engine
             .add_policy("agentgov/selftest.rego".into(), SELF_TEST_MODULE.into())
             .map_err(|e| DomainError::internal(format!("rego self-test module: {e}")))?;
-        Ok(Self { self_test: engine, backend: Backend::Auto })
+        Ok(Self { self_test: engine, backend: Backend::Auto, agents: Arc::default() })
     }
 
     /// The same engine with modules run on `backend` (the default is [`Backend::Auto`]).
@@ -68,7 +71,7 @@ impl RegoEngine {
 
     /// Compiles `modules` and tells how they run (for tests and benches).
     pub fn compile_counting(&self, modules: &[PolicyModule]) -> (Arc<dyn CompiledPolicies>, Counts) {
-        let set = CompiledSet::new(modules, self.backend);
+        let set = CompiledSet::new(modules, self.backend, self.agents.clone());
         let counts = Counts { on_vm: set.on_vm(), sharing: set.sharing() };
         (Arc::new(set), counts)
     }
@@ -108,7 +111,7 @@ impl PolicyEngine for RegoEngine {
     }
 
     fn compile(&self, modules: &[PolicyModule]) -> Result<Arc<dyn CompiledPolicies>> {
-        Ok(Arc::new(CompiledSet::new(modules, self.backend)))
+        Ok(Arc::new(CompiledSet::new(modules, self.backend, self.agents.clone())))
     }
 }
 

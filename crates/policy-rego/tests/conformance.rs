@@ -302,7 +302,7 @@ fn cases() -> Vec<Case> {
 
 fn run(engine: &RegoEngine, c: &Case) -> PolicyOutcome {
     let compiled = engine.compile(&[module(1, "p", c.rego)]).unwrap();
-    let mut outcomes = compiled.evaluate(&c.input).unwrap();
+    let mut outcomes = compiled.evaluate_json(&c.input).unwrap();
     assert_eq!(outcomes.len(), 1);
     outcomes.remove(0)
 }
@@ -354,7 +354,7 @@ fn conformance_table_in_one_shared_run() {
     assert!(counts.sharing >= cases.len() / 2, "{counts:?}");
     let mut failures = Vec::new();
     for (i, c) in cases.iter().enumerate() {
-        let outcome = compiled.evaluate(&c.input).unwrap().remove(i);
+        let outcome = compiled.evaluate_json(&c.input).unwrap().remove(i);
         assert_eq!(outcome.policy, Some(policy_id(i)));
         if let Some(m) = mismatch(c, &outcome) {
             failures.push(m);

@@ -23,7 +23,7 @@ fn instance(allowed: &str) -> String {
 fn policies_sharing_a_package_are_evaluated_apart() {
     let engine = RegoEngine::new().unwrap();
     let compiled = engine.compile(&[module(1, "a", &instance("read")), module(2, "b", &instance("delete"))]).unwrap();
-    let outcomes = compiled.evaluate(&json!({"action": "delete"})).unwrap();
+    let outcomes = compiled.evaluate_json(&json!({"action": "delete"})).unwrap();
     assert_eq!(outcomes.len(), 2);
     assert_eq!(outcomes[0].policy, Some(policy_id(1)));
     assert_eq!(outcomes[0].deny, ["delete is not read"]);
@@ -40,7 +40,7 @@ fn one_failing_policy_does_not_affect_the_others() {
     let compiled = engine
         .compile(&[module(1, "conflict", conflict), module(2, "deny", deny), module(3, "broken", broken)])
         .unwrap();
-    let outcomes = compiled.evaluate(&json!({"a": true})).unwrap();
+    let outcomes = compiled.evaluate_json(&json!({"a": true})).unwrap();
     let ids: Vec<_> = outcomes.iter().map(|o| o.policy).collect();
     assert_eq!(ids, [Some(policy_id(1)), Some(policy_id(2)), Some(policy_id(3))]);
     let error = outcomes[0].error.as_deref().unwrap();
@@ -59,7 +59,7 @@ fn a_runaway_policy_fails_instead_of_hanging() {
     let interpreted = format!("{slow}require_approval if deny with input.x as 1\n");
     let compiled = engine.compile(&[module(1, "vm", slow), module(2, "interpreter", &interpreted)]).unwrap();
     let started = std::time::Instant::now();
-    for outcome in compiled.evaluate(&json!({})).unwrap() {
+    for outcome in compiled.evaluate_json(&json!({})).unwrap() {
         assert!(outcome.error.as_deref().is_some_and(|e| e.contains("limit")), "{outcome:?}");
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
@@ -78,7 +78,7 @@ fn compiled_sets_are_shared_across_threads_and_reused() {
                     let prod = (i + t) % 2 == 0;
                     let resource = if prod { format!("prod/{i}") } else { format!("dev/{i}") };
                     let outcome =
-                        compiled.evaluate(&json!({"action": "read", "resource": resource})).unwrap().remove(0);
+                        compiled.evaluate_json(&json!({"action": "read", "resource": resource})).unwrap().remove(0);
                     let expected = if prod { vec![format!("read on {resource}")] } else { vec![] };
                     assert_eq!(outcome.deny, expected);
                 }
@@ -98,7 +98,7 @@ fn every_template_validates_and_evaluates() {
         let rego = t.rego();
         engine.validate(&rego).unwrap_or_else(|d| panic!("{}: {d:?}", t.id));
         let (compiled, counts) = engine.compile_counting(&[module(i, t.id, &rego)]);
-        let outcome = compiled.evaluate(&input).unwrap().remove(0);
+        let outcome = compiled.evaluate_json(&input).unwrap().remove(0);
         assert!(outcome.error.is_none(), "{}: {outcome:?}", t.id);
         println!("{}: vm={} {outcome:?}", t.id, counts.on_vm);
     }
@@ -113,11 +113,11 @@ fn templates_in_one_shared_run_decide_as_apart() {
     assert_eq!(counts.sharing, TEMPLATES.len(), "{counts:?}");
     let apart = RegoEngine::new().unwrap().with_backend(Backend::Separate).compile(&modules).unwrap();
     for input in [realistic_input(), common::allowed_input()] {
-        let (a, b) = (shared.evaluate(&input).unwrap(), apart.evaluate(&input).unwrap());
+        let (a, b) = (shared.evaluate_json(&input).unwrap(), apart.evaluate_json(&input).unwrap());
         assert_eq!(a, b);
         assert!(a.iter().all(|o| o.error.is_none()), "{a:?}");
     }
-    assert!(shared.evaluate(&realistic_input()).unwrap().iter().any(|o| !o.deny.is_empty()));
+    assert!(shared.evaluate_json(&realistic_input()).unwrap().iter().any(|o| !o.deny.is_empty()));
 }
 
 /// Modules that refer to `data`, or whose package is another's or inside it, run apart.
@@ -149,7 +149,7 @@ fn a_failing_shared_run_falls_back_to_separate_runs() {
     let (compiled, counts) = engine.compile_counting(&[module(1, "slow", slow), module(2, "fine", deny)]);
     assert_eq!(counts.sharing, 2);
     for _ in 0..2 {
-        let outcomes = compiled.evaluate(&json!({"a": true})).unwrap();
+        let outcomes = compiled.evaluate_json(&json!({"a": true})).unwrap();
         assert!(outcomes[0].error.as_deref().is_some_and(|e| e.contains("limit")), "{outcomes:?}");
         assert_eq!(
             (outcomes[1].deny.as_slice(), outcomes[1].error.as_deref()),

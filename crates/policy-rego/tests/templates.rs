@@ -76,7 +76,7 @@ fn outcome(template: &str, parameters: Value, input: &Input) -> PolicyOutcome {
     engine.validate(&rego).unwrap_or_else(|d| panic!("{} does not compile: {d:?}\n{rego}", template.id));
     let module = PolicyModule { id: policy_id(1), version: 1, name: template.id.into(), rego };
     let compiled = engine.compile(&[module]).unwrap();
-    compiled.evaluate(&input.0).unwrap().remove(0)
+    compiled.evaluate_json(&input.0).unwrap().remove(0)
 }
 
 fn policy_id(n: usize) -> PolicyId {
@@ -246,7 +246,7 @@ fn five_templates_together_decide_independently() {
         .collect();
     let compiled = engine.compile(&modules).unwrap();
     let input = Input::new("delete", "prod/customers").risk(0.7);
-    let outcomes = compiled.evaluate(&input.0).unwrap();
+    let outcomes = compiled.evaluate_json(&input.0).unwrap();
     let decided: Vec<(bool, bool)> =
         outcomes.iter().map(|o| (!o.deny.is_empty(), !o.require_approval.is_empty())).collect();
     assert_eq!(decided, [(true, false), (true, false), (false, true), (true, false), (false, false)]);

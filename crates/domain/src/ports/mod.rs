@@ -11,7 +11,7 @@ pub use cache::{Cache, Counter};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};
-pub use policy::{CompiledPolicies, PolicyEngine, PolicyModule, PolicyOutcome, RegoDiagnostic};
+pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, PolicyOutcome, RegoDiagnostic};
 pub use store::{
     AgentRepo, ApiKeyRepo, AuditRepo, ExportRepo, PolicyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo,
 };

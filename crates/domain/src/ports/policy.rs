@@ -47,11 +47,47 @@ pub struct PolicyOutcome {
     pub error: Option<String>,
 }
 
+/// A check's input document (`docs/policies.md`) in two parts: `input.agent`, and the other
+/// members. The domain hands the same `agent` allocation to every check of one agent
+/// snapshot, so an engine may keep its own form of it, keyed by the `Arc`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyInput {
+    pub agent: Arc<serde_json::Value>,
+    /// Every member but `agent`.
+    pub rest: serde_json::Map<String, serde_json::Value>,
+}
+
+impl PolicyInput {
+    /// The whole document as one JSON value.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut document = self.rest.clone();
+        document.insert("agent".to_owned(), (*self.agent).clone());
+        serde_json::Value::Object(document)
+    }
+}
+
+impl From<serde_json::Value> for PolicyInput {
+    /// Splits a document (an object; anything else is taken as an empty one) into its parts.
+    fn from(document: serde_json::Value) -> Self {
+        let mut rest = match document {
+            serde_json::Value::Object(members) => members,
+            _ => serde_json::Map::new(),
+        };
+        let agent = rest.remove("agent").unwrap_or(serde_json::Value::Null);
+        Self { agent: Arc::new(agent), rest }
+    }
+}
+
 /// A tenant's compiled policies, shared by every check until a policy changes.
 pub trait CompiledPolicies: Send + Sync {
-    /// Evaluates every module against `input` (a JSON object, see `docs/policies.md`): one
-    /// outcome per module, in the order they were compiled.
-    fn evaluate(&self, input: &serde_json::Value) -> Result<Vec<PolicyOutcome>>;
+    /// Evaluates every module against `input`: one outcome per module, in the order they
+    /// were compiled.
+    fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>>;
+
+    /// [`evaluate`](Self::evaluate) on a whole JSON document (for tests and tools).
+    fn evaluate_json(&self, document: &serde_json::Value) -> Result<Vec<PolicyOutcome>> {
+        self.evaluate(&PolicyInput::from(document.clone()))
+    }
 }
 
 pub trait PolicyEngine: Send + Sync {

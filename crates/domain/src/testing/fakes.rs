@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use crate::error::{DomainError, Result};
 use crate::ports::{
-    Cache, Clock, CompiledPolicies, Counter, Event, EventBus, EventStream, IdGen, PolicyEngine, PolicyModule,
-    PolicyOutcome, RegoDiagnostic,
+    Cache, Clock, CompiledPolicies, Counter, Event, EventBus, EventStream, IdGen, PolicyEngine, PolicyInput,
+    PolicyModule, PolicyOutcome, RegoDiagnostic,
 };
 
 /// A clock that only moves when told to.
@@ -162,7 +162,8 @@ impl PolicyEngine for FakePolicyEngine {
 struct FakeCompiled(Vec<PolicyModule>);
 
 impl CompiledPolicies for FakeCompiled {
-    fn evaluate(&self, input: &serde_json::Value) -> Result<Vec<PolicyOutcome>> {
+    fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>> {
+        let input = input.to_json();
         Ok(self
             .0
             .iter()

@@ -22,7 +22,7 @@ use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::ids::{AgentId, PolicyId, TenantId};
 use crate::model::{Agent, AgentStatus, JsonObject, Permission, Policy, PolicyFilter, RiskLevel, Role};
 use crate::page::{Page, PageRequest};
-use crate::ports::{CompiledPolicies, Event, PolicyModule, PolicyOutcome};
+use crate::ports::{CompiledPolicies, Event, PolicyInput, PolicyModule, PolicyOutcome};
 
 const MAX_DESCRIPTION_LEN: usize = 2000;
 /// Largest Rego module accepted.
@@ -226,7 +226,19 @@ pub struct PolicyService {
     audit: AuditLog,
     agents: AgentService,
     cache: Snapshots<TenantId, Arc<TenantPolicies>>,
+    /// Each checked agent as the input's `agent` member, with the agent it was made from:
+    /// reused while the agent is unchanged, so the engine sees the same allocation.
+    agent_inputs: moka::sync::Cache<(TenantId, AgentId), Arc<AgentInput>>,
     settings: PolicySettings,
+}
+
+/// Agents whose input form is kept (a few KiB each).
+const AGENT_INPUTS: u64 = 4096;
+
+/// An agent and its input form.
+struct AgentInput {
+    agent: Agent,
+    json: Arc<serde_json::Value>,
 }
 
 fn not_found(id: PolicyId) -> DomainError {
@@ -236,7 +248,9 @@ fn not_found(id: PolicyId) -> DomainError {
 impl PolicyService {
     pub fn new(ports: Ports, audit: AuditLog, agents: AgentService, settings: PolicySettings) -> Self {
         let cache = Snapshots::new(settings.cache_ttl, 10_000);
-        Self { ports, audit, agents, cache, settings }
+        let agent_inputs =
+            moka::sync::Cache::builder().max_capacity(AGENT_INPUTS).time_to_live(settings.cache_ttl).build();
+        Self { ports, audit, agents, cache, agent_inputs, settings }
     }
 
     /// `GET /policies/templates`.
@@ -473,8 +487,11 @@ impl PolicyService {
                 reason: f.reason.to_owned(),
             })
             .collect();
-        let input = self.input(agent, req, now, assessed.score, &risk_factors);
-        let outcomes = if policies.is_empty() { Vec::new() } else { compiled.evaluate(&input)? };
+        let outcomes = if policies.is_empty() {
+            Vec::new()
+        } else {
+            compiled.evaluate(&self.input(agent, req, now, assessed.score, &risk_factors))?
+        };
 
         let mut matched = Vec::new();
         let mut denials: Vec<String> = Vec::new();
@@ -562,18 +579,35 @@ impl PolicyService {
         now: OffsetDateTime,
         score: f64,
         factors: &[CheckRiskFactor],
-    ) -> serde_json::Value {
+    ) -> PolicyInput {
         let now_text = now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
         let now_ns = i64::try_from(now.unix_timestamp_nanos()).unwrap_or(i64::MAX);
-        serde_json::json!({
-            "agent": agent,
+        let rest = serde_json::json!({
             "action": req.action,
             "resource": req.resource,
             "context": req.context,
             "tenant": {"id": agent.tenant_id, "approval_threshold": self.settings.approval_threshold},
             "time": {"now": now_text, "now_ns": now_ns},
             "risk": {"score": score, "level": RiskLevel::of_score(score), "factors": factors},
-        })
+        });
+        let rest = match rest {
+            serde_json::Value::Object(members) => members,
+            _ => serde_json::Map::new(),
+        };
+        PolicyInput { agent: self.agent_input(agent), rest }
+    }
+
+    /// `agent` as the input's `agent` member: the kept one while the agent is unchanged.
+    fn agent_input(&self, agent: &Agent) -> Arc<serde_json::Value> {
+        let key = (agent.tenant_id, agent.id);
+        if let Some(kept) = self.agent_inputs.get(&key)
+            && kept.agent == *agent
+        {
+            return kept.json.clone();
+        }
+        let json = Arc::new(serde_json::to_value(agent).unwrap_or_default());
+        self.agent_inputs.insert(key, Arc::new(AgentInput { agent: agent.clone(), json: json.clone() }));
+        json
     }
 
     /// Appends the decision to the audit log (durably) and announces a denial or an

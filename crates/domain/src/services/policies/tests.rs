@@ -306,7 +306,13 @@ async fn the_input_document_carries_agent_risk_time_and_tenant() {
     let req = check(&bot, "delete", "prod/customers", json!({"consent": false}));
     let svc = &h.svc.policies;
     let now = h.clock.now();
-    let input = svc.input(&bot, &req, now, 0.5, &[]);
+    let parts = svc.input(&bot, &req, now, 0.5, &[]);
+    // The agent's member is made once per agent snapshot: a second check shares it.
+    assert!(Arc::ptr_eq(&parts.agent, &svc.input(&bot, &req, now, 0.5, &[]).agent));
+    let mut renamed = bot.clone();
+    renamed.name = "bot-2".into();
+    assert_eq!(svc.input(&renamed, &req, now, 0.5, &[]).agent["name"], "bot-2");
+    let input = parts.to_json();
     assert_eq!(input["agent"]["name"], "bot");
     assert_eq!(input["agent"]["capabilities"][0], "delete records");
     assert_eq!(input["action"], "delete");
