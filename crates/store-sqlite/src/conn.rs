@@ -127,14 +127,6 @@ mod tests {
         wal_autocheckpoint: i32,
     }
 
-    #[test]
-    fn commits_never_checkpoint() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let mut conn = connect(dir.path().join("ckpt.db").to_str().unwrap()).unwrap();
-        let pages: AutoCheckpoint = sql_query("PRAGMA wal_autocheckpoint").get_result(&mut conn).unwrap();
-        assert_eq!(pages.wal_autocheckpoint, 0);
-    }
-
     #[derive(QueryableByName)]
     struct TempStore {
         #[diesel(sql_type = Integer)]
@@ -142,20 +134,17 @@ mod tests {
     }
 
     #[test]
-    fn temporary_files_stay_in_memory() {
+    fn every_connection_gets_the_pragmas() {
         let dir = tempfile::TempDir::new().unwrap();
-        let mut conn = connect(dir.path().join("temp.db").to_str().unwrap()).unwrap();
-        let store: TempStore = sql_query("PRAGMA temp_store").get_result(&mut conn).unwrap();
-        // 2 is MEMORY: statement journals are never written to a temporary file.
-        assert_eq!(store.temp_store, 2);
-    }
-
-    #[test]
-    fn commits_are_synced_to_disk() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let mut conn = connect(dir.path().join("sync.db").to_str().unwrap()).unwrap();
-        let mode: Synchronous = sql_query("PRAGMA synchronous").get_result(&mut conn).unwrap();
+        let mut conn = connect(dir.path().join("pragmas.db").to_str().unwrap()).unwrap();
+        // Commits never checkpoint: the store's checkpoint thread does.
+        let pages: AutoCheckpoint = sql_query("PRAGMA wal_autocheckpoint").get_result(&mut conn).unwrap();
+        assert_eq!(pages.wal_autocheckpoint, 0);
         // 2 is FULL: the WAL is synced on every commit, so a committed append is durable.
+        let mode: Synchronous = sql_query("PRAGMA synchronous").get_result(&mut conn).unwrap();
         assert_eq!(mode.synchronous, 2);
+        // 2 is MEMORY: statement journals are never written to a temporary file.
+        let store: TempStore = sql_query("PRAGMA temp_store").get_result(&mut conn).unwrap();
+        assert_eq!(store.temp_store, 2);
     }
 }
