@@ -1,7 +1,7 @@
 //! agentgov's embedded store: SQLite through diesel, one writer and a few readers.
 //!
 //! `SqliteStore::open` creates the file if needed, applies the pragmas (WAL, `busy_timeout`,
-//! `synchronous = FULL`, foreign keys) to every connection and runs the embedded
+//! `synchronous = FULL`, foreign keys, temporary files in memory) to every connection and runs the embedded
 //! migrations of `migrations/sqlite`. `synchronous = FULL` makes every commit durable when
 //! it returns (the WAL is synced on each commit), which the audit log requires. WAL
 //! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`).
