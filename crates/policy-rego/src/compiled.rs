@@ -128,15 +128,15 @@ impl CompiledSet {
 impl CompiledPolicies for CompiledSet {
     fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>> {
         let input = self.agents.input(input);
-        let mut shared = self.shared.as_ref().and_then(|s| s.evaluate(&input, &self.modules)).unwrap_or_default();
+        let mut outcomes: Vec<Option<PolicyOutcome>> = vec![None; self.modules.len()];
+        if let Some(shared) = &self.shared {
+            shared.evaluate(&input, &self.modules, &mut outcomes);
+        }
         Ok(self
             .modules
             .iter()
-            .enumerate()
-            .map(|(index, m)| match shared.iter().position(|(i, _)| *i == index) {
-                Some(at) => shared.swap_remove(at).1,
-                None => m.evaluate(&input),
-            })
+            .zip(outcomes)
+            .map(|(m, outcome)| outcome.unwrap_or_else(|| m.evaluate(&input)))
             .collect())
     }
 }
@@ -223,18 +223,7 @@ impl Shared {
         if taken.len() < 2 {
             return None;
         }
-        let compiled = (|| {
-            let mut engine = module::new_engine();
-            for (n, t) in taken.iter().enumerate() {
-                engine.add_policy(format!("policy-{n}.rego"), t.rego.to_owned()).map_err(|e| e.to_string())?;
-            }
-            let modules: Vec<(&[String], &[&str])> =
-                taken.iter().map(|t| (t.outline.package.as_slice(), t.outline.contract.as_slice())).collect();
-            let entry = module::add_outcome_module(&mut engine, &modules, |n, rule| format!("{n}, \"{rule}\""))?;
-            let compiled = engine.compile_with_entrypoint(&entry.as_str().into()).map_err(|e| e.to_string())?;
-            Compiler::compile_from_policy(&compiled, &[entry.as_str()]).map_err(|e| e.to_string())
-        })();
-        match compiled {
+        match compile_together(&taken) {
             Ok(program) => Some(Self {
                 members: taken.iter().map(|t| t.index).collect(),
                 pool: VmPool::new(program),
@@ -247,63 +236,82 @@ impl Shared {
         }
     }
 
-    /// The members' outcomes, by module index; `None` if the run failed (the modules are
-    /// then to be run apart, now and from then on).
-    fn evaluate(&self, input: &Value, modules: &[CompiledModule]) -> Option<Vec<(usize, PolicyOutcome)>> {
+    /// Fills in the members' outcomes, or leaves them to be evaluated apart if the run fails
+    /// (now and from then on).
+    fn evaluate(&self, input: &Value, modules: &[CompiledModule], outcomes: &mut [Option<PolicyOutcome>]) {
         if self.failed.load(Ordering::Relaxed) {
-            return None;
+            return;
         }
-        let out = match self.pool.run(input) {
-            Ok(out) => out,
+        match self.run(input, modules) {
+            Ok(read) => {
+                for (&i, outcome) in self.members.iter().zip(read) {
+                    outcomes[i] = Some(outcome);
+                }
+            }
             Err(error) => {
                 tracing::debug!(%error, "a shared policy run failed; the policies run apart from now on");
                 self.failed.store(true, Ordering::Relaxed);
-                return None;
             }
-        };
-        let mut outcomes: Vec<(usize, PolicyOutcome)> = self
+        }
+    }
+
+    /// One run: the members' outcomes, in the order of `members`.
+    fn run(&self, input: &Value, modules: &[CompiledModule]) -> std::result::Result<Vec<PolicyOutcome>, String> {
+        let out = self.pool.run(input).map_err(|e| e.to_string())?;
+        let mut read: Vec<PolicyOutcome> = self
             .members
             .iter()
-            .map(|&i| (i, PolicyOutcome { policy: Some(modules[i].id), ..PolicyOutcome::default() }))
+            .map(|&i| PolicyOutcome { policy: Some(modules[i].id), ..PolicyOutcome::default() })
             .collect();
-        let mut failed: Vec<Option<String>> = vec![None; outcomes.len()];
         let members = match &out {
-            Value::Undefined => return Some(outcomes),
+            Value::Undefined => return Ok(read),
             Value::Set(members) => members,
-            _ => return None,
+            other => return Err(format!("internal: unexpected outcome {other}")),
         };
         for member in members.iter() {
-            let Ok([Value::Number(n), rule, value]) = member.as_array().map(|a| a.as_slice()) else { return None };
-            let n = n.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|n| *n < outcomes.len())?;
-            let (i, outcome) = &mut outcomes[n];
-            if failed[n].is_none()
-                && let Err(error) = read_rule(rule, value, &modules[*i].name, outcome)
+            let unexpected = || format!("internal: unexpected outcome member {member}");
+            let Ok([Value::Number(n), rule, value]) = member.as_array().map(|a| a.as_slice()) else {
+                return Err(unexpected());
+            };
+            let n =
+                n.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|n| *n < read.len()).ok_or_else(unexpected)?;
+            let module = &modules[self.members[n]];
+            if read[n].error.is_none()
+                && let Err(error) = read_rule(rule, value, &module.name, &mut read[n])
             {
-                failed[n] = Some(error);
+                read[n] = failed(module.id, error);
             }
         }
-        for ((i, outcome), error) in outcomes.iter_mut().zip(failed) {
-            if let Some(error) = error {
-                tracing::debug!(policy = %modules[*i].id, %error, "policy evaluation failed");
-                *outcome =
-                    PolicyOutcome { policy: Some(modules[*i].id), error: Some(error), ..PolicyOutcome::default() };
-            }
-        }
-        Some(outcomes)
+        Ok(read)
     }
+}
+
+/// Compiles the modules of a shared run, with their outcome module, into one program.
+fn compile_together(taken: &[Shareable<'_>]) -> std::result::Result<Arc<Program>, String> {
+    let mut engine = module::new_engine();
+    for (n, t) in taken.iter().enumerate() {
+        engine.add_policy(format!("policy-{n}.rego"), t.rego.to_owned()).map_err(|e| e.to_string())?;
+    }
+    let modules: Vec<(&[String], &[&str])> =
+        taken.iter().map(|t| (t.outline.package.as_slice(), t.outline.contract.as_slice())).collect();
+    let entry = module::add_outcome_module(&mut engine, &modules, |n, rule| format!("{n}, \"{rule}\""))?;
+    let compiled = engine.compile_with_entrypoint(&entry.as_str().into()).map_err(|e| e.to_string())?;
+    Compiler::compile_from_policy(&compiled, &[entry.as_str()]).map_err(|e| e.to_string())
+}
+
+/// The outcome of a policy whose evaluation failed: only the error (the check fails closed).
+fn failed(policy: PolicyId, error: String) -> PolicyOutcome {
+    tracing::debug!(%policy, %error, "policy evaluation failed");
+    PolicyOutcome { policy: Some(policy), error: Some(error), ..PolicyOutcome::default() }
 }
 
 impl CompiledModule {
     fn evaluate(&self, input: &Value) -> PolicyOutcome {
         let mut outcome = PolicyOutcome { policy: Some(self.id), ..PolicyOutcome::default() };
         match self.runner.run(input, &self.rego).and_then(|out| read_outcome(&out, &self.name, &mut outcome)) {
-            Ok(()) => {}
-            Err(error) => {
-                tracing::debug!(policy = %self.id, %error, "policy evaluation failed");
-                outcome = PolicyOutcome { policy: Some(self.id), error: Some(error), ..PolicyOutcome::default() };
-            }
+            Ok(()) => outcome,
+            Err(error) => failed(self.id, error),
         }
-        outcome
     }
 }
 

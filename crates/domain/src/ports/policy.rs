@@ -58,6 +58,16 @@ pub struct PolicyInput {
 }
 
 impl PolicyInput {
+    /// `agent` with the other members, given as one JSON object (anything else counts as an
+    /// empty one).
+    pub fn new(agent: Arc<serde_json::Value>, rest: serde_json::Value) -> Self {
+        let rest = match rest {
+            serde_json::Value::Object(members) => members,
+            _ => serde_json::Map::new(),
+        };
+        Self { agent, rest }
+    }
+
     /// The whole document as one JSON value.
     pub fn to_json(&self) -> serde_json::Value {
         let mut document = self.rest.clone();
@@ -69,12 +79,11 @@ impl PolicyInput {
 impl From<serde_json::Value> for PolicyInput {
     /// Splits a document (an object; anything else is taken as an empty one) into its parts.
     fn from(document: serde_json::Value) -> Self {
-        let mut rest = match document {
-            serde_json::Value::Object(members) => members,
-            _ => serde_json::Map::new(),
-        };
-        let agent = rest.remove("agent").unwrap_or(serde_json::Value::Null);
-        Self { agent: Arc::new(agent), rest }
+        let mut input = Self::new(Arc::default(), document);
+        if let Some(agent) = input.rest.remove("agent") {
+            input.agent = Arc::new(agent);
+        }
+        input
     }
 }
 

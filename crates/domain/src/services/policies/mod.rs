@@ -590,11 +590,7 @@ impl PolicyService {
             "time": {"now": now_text, "now_ns": now_ns},
             "risk": {"score": score, "level": RiskLevel::of_score(score), "factors": factors},
         });
-        let rest = match rest {
-            serde_json::Value::Object(members) => members,
-            _ => serde_json::Map::new(),
-        };
-        PolicyInput { agent: self.agent_input(agent), rest }
+        PolicyInput::new(self.agent_input(agent), rest)
     }
 
     /// `agent` as the input's `agent` member: the kept one while the agent is unchanged.
