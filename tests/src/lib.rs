@@ -135,6 +135,10 @@ impl TestApp {
         self.req(Method::PUT, path)
     }
 
+    pub fn patch(&self, path: &str) -> RequestBuilder {
+        self.req(Method::PATCH, path)
+    }
+
     pub fn delete(&self, path: &str) -> RequestBuilder {
         self.req(Method::DELETE, path)
     }

@@ -115,7 +115,11 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(api_keys::revoke),
             )
             .service(tenants::create)
-            .service(tenants::list),
+            .service(tenants::list)
+            .service(tenants::get)
+            .service(tenants::update)
+            .service(tenants::get_own)
+            .service(tenants::update_own),
     );
     cfg.service(webhook::receive);
 }

@@ -854,13 +854,19 @@ pub fn assess_action(action: &str, resource: &str, ctx: &ActionContext<'_>) -> R
     RiskAssessment { score: (1.0 - survival).clamp(0.0, 1.0), factors }
 }
 
-/// The service's level for a score: low < 0.3 ≤ medium < 0.6 ≤ high < 0.85 ≤ critical.
+/// Where the levels `medium`, `high` and `critical` begin by default (a tenant may choose
+/// its own): low < 0.3 ≤ medium < 0.6 ≤ high < 0.85 ≤ critical. The models above are
+/// calibrated against these.
+pub const LEVEL_BOUNDS: [f64; 3] = [0.3, 0.6, 0.85];
+
+/// The default level of a score, by [`LEVEL_BOUNDS`].
 pub fn level(score: f64) -> &'static str {
-    if score < 0.3 {
+    let [medium, high, critical] = LEVEL_BOUNDS;
+    if score < medium {
         "low"
-    } else if score < 0.6 {
+    } else if score < high {
         "medium"
-    } else if score < 0.85 {
+    } else if score < critical {
         "high"
     } else {
         "critical"

@@ -79,7 +79,8 @@ pub struct Config {
     /// An active agent with no heartbeat (nor registration) for this many seconds is listed
     /// as `inactive`.
     pub agent_stale_after_secs: u64,
-    /// A policy check whose risk score is at or above this needs approval (0 to 1].
+    /// A policy check whose risk score is at or above this needs approval (0 to 1], for
+    /// tenants that set no threshold of their own.
     pub approval_threshold: f64,
     /// How long a replica may keep a tenant's compiled policies should a change announced
     /// on the bus be missed, in seconds.

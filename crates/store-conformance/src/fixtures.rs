@@ -7,7 +7,8 @@ use std::time::Duration;
 use agentgov_domain::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, PolicyId, SessionId, TenantId, UserId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, ExportFormat,
-    ExportJob, JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    ExportJob, JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Tenant, TenantSettings,
+    User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -25,7 +26,14 @@ pub fn precise(secs: i64, micros: u32) -> OffsetDateTime {
 }
 
 pub fn new_tenant(name: &str) -> Tenant {
-    Tenant { id: TenantId(Uuid::now_v7()), name: name.to_owned(), created_at: now() }
+    let t = now();
+    Tenant {
+        id: TenantId(Uuid::now_v7()),
+        name: name.to_owned(),
+        settings: TenantSettings::default(),
+        created_at: t,
+        updated_at: t,
+    }
 }
 
 pub fn new_user(tenant: TenantId, email: &str, role: Role) -> User {

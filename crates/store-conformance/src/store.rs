@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, ApiKeyKind, Permission, Role, Session, User, UserStatus};
+use agentgov_domain::model::{
+    AgentFilter, ApiKey, ApiKeyKind, Permission, RiskLevel, RiskLevels, Role, Session, Tenant, TenantSettings, User,
+    UserStatus,
+};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::store::ResourceCounts;
@@ -24,6 +27,8 @@ macro_rules! store_conformance_tests {
             tenant_create_get_and_list_paginate,
             tenant_duplicate_name_conflicts,
             tenant_create_is_atomic,
+            tenant_update_round_trips_and_relevels_only_its_agents,
+            tenant_update_of_an_absent_tenant_or_to_a_taken_name_fails,
             other_tenants_records_are_absent,
             user_found_by_email,
             user_duplicate_email_conflicts_on_insert,
@@ -224,6 +229,58 @@ pub async fn tenant_create_is_atomic(store: Arc<dyn Store>) {
     store.create_tenant(&tenant, &admin, &key).await.unwrap();
     assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin));
     assert_eq!(store.get_api_key(tenant.id, key.id).await.unwrap(), Some(key));
+}
+
+pub async fn tenant_update_round_trips_and_relevels_only_its_agents(store: Arc<dyn Store>) {
+    let s = seed(store.as_ref(), "levels").await;
+    let other = seed(store.as_ref(), "others").await;
+    // Scores on and around the bounds chosen below.
+    let scores = [0.0, 0.2, 0.25, 0.5, 0.7, 0.9, 1.0];
+    for (i, score) in scores.into_iter().enumerate() {
+        for tenant in [s.tenant.id, other.tenant.id] {
+            let mut agent = new_agent(tenant, &format!("agent{i}"));
+            agent.risk_score = score;
+            agent.risk = RiskLevel::of_score(score);
+            store.insert_agent(&agent, &new_embedding(&agent.name)).await.unwrap();
+        }
+    }
+    let levels = RiskLevels { medium: 0.25, high: 0.5, critical: 0.95 };
+    let updated = Tenant {
+        name: "levels renamed".into(),
+        settings: TenantSettings { approval_threshold: Some(0.65), risk_levels: Some(levels) },
+        updated_at: precise(5, 123_456),
+        ..s.tenant.clone()
+    };
+    let expected: Vec<RiskLevel> = scores.iter().map(|&score| levels.level(score)).collect();
+    let before: Vec<RiskLevel> = scores.iter().map(|&score| RiskLevel::of_score(score)).collect();
+    let moved = expected.iter().zip(&before).filter(|(a, b)| a != b).count() as u64;
+    assert!(moved >= 3, "the bounds must move some agents: {before:?} -> {expected:?}");
+    assert_eq!(store.update_tenant(&updated, &levels).await.unwrap(), moved);
+    assert_eq!(store.get_tenant(s.tenant.id).await.unwrap(), Some(updated.clone()));
+
+    let page = PageRequest::first(50);
+    let mut agents = store.list_agents(s.tenant.id, &AgentFilter::default(), &page).await.unwrap().items;
+    agents.sort_by(|a, b| a.risk_score.total_cmp(&b.risk_score));
+    assert_eq!(agents.iter().map(|a| a.risk).collect::<Vec<_>>(), expected);
+    let mut others = store.list_agents(other.tenant.id, &AgentFilter::default(), &page).await.unwrap().items;
+    others.sort_by(|a, b| a.risk_score.total_cmp(&b.risk_score));
+    assert_eq!(others.iter().map(|a| a.risk).collect::<Vec<_>>(), before, "another tenant's agents keep theirs");
+
+    // The same again changes nothing; back to the defaults restores the levels.
+    assert_eq!(store.update_tenant(&updated, &levels).await.unwrap(), 0);
+    let reset = Tenant { settings: TenantSettings::default(), ..updated };
+    assert_eq!(store.update_tenant(&reset, &RiskLevels::default()).await.unwrap(), moved);
+    assert_eq!(store.get_tenant(s.tenant.id).await.unwrap(), Some(reset));
+}
+
+pub async fn tenant_update_of_an_absent_tenant_or_to_a_taken_name_fails(store: Arc<dyn Store>) {
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
+    let absent = new_tenant("absent");
+    assert_not_found(store.update_tenant(&absent, &RiskLevels::default()).await, "absent tenant");
+    let clash = Tenant { name: a.tenant.name.clone(), ..b.tenant.clone() };
+    assert_conflict(store.update_tenant(&clash, &RiskLevels::default()).await, "taken tenant name");
+    assert_eq!(store.get_tenant(b.tenant.id).await.unwrap(), Some(b.tenant));
 }
 
 pub async fn other_tenants_records_are_absent(store: Arc<dyn Store>) {

@@ -23,17 +23,29 @@ pub(crate) struct TenantRow {
     pub id: Uuid,
     pub name: String,
     pub created_at: OffsetDateTime,
+    pub settings: String,
+    pub updated_at: OffsetDateTime,
 }
 
-impl From<&Tenant> for TenantRow {
-    fn from(t: &Tenant) -> Self {
-        Self { id: t.id.as_uuid(), name: t.name.clone(), created_at: t.created_at }
+impl TryFrom<&Tenant> for TenantRow {
+    type Error = DomainError;
+    fn try_from(t: &Tenant) -> Result<Self> {
+        Ok(Self {
+            id: t.id.as_uuid(),
+            name: t.name.clone(),
+            created_at: t.created_at,
+            settings: serde_json::to_string(&t.settings)
+                .map_err(|e| DomainError::Internal(format!("encoding the settings of tenant {}: {e}", t.id)))?,
+            updated_at: t.updated_at,
+        })
     }
 }
 
-impl From<TenantRow> for Tenant {
-    fn from(r: TenantRow) -> Self {
-        Self { id: r.id.into(), name: r.name, created_at: r.created_at }
+impl TryFrom<TenantRow> for Tenant {
+    type Error = DomainError;
+    fn try_from(r: TenantRow) -> Result<Self> {
+        let settings = serde_json::from_str(&r.settings).map_err(|e| corrupt("tenants", r.id, e))?;
+        Ok(Self { id: r.id.into(), name: r.name, settings, created_at: r.created_at, updated_at: r.updated_at })
     }
 }
 

@@ -5,6 +5,8 @@ diesel::table! {
         id -> Uuid,
         name -> Text,
         created_at -> Timestamptz,
+        settings -> Text,
+        updated_at -> Timestamptz,
     }
 }
 

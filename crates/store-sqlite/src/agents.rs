@@ -11,7 +11,7 @@
 
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::unix_micros;
-use agentgov_domain::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat};
+use agentgov_domain::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, RiskLevels};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::store::AgentRepo;
 use agentgov_domain::{DomainError, Result};
@@ -104,6 +104,26 @@ fn put_embedding(c: &mut SqliteConnection, row: &EmbeddingRow) -> TxResult<()> {
 }
 
 /// Moves the tenant's index version on, inside the caller's transaction.
+/// Sets the `risk` of each of the tenant's agents to its score's level by `levels`; answers
+/// how many changed (`TenantRepo::update_tenant`).
+pub(crate) fn relevel(c: &mut SqliteConnection, tenant: &str, levels: &RiskLevels) -> TxResult<u64> {
+    let mut changed = 0;
+    for (level, from, below) in levels.bands() {
+        let mut target = diesel::update(agents::table)
+            .filter(agents::tenant_id.eq(tenant))
+            .filter(agents::risk.ne(level.as_str()))
+            .into_boxed();
+        if let Some(from) = from {
+            target = target.filter(agents::risk_score.ge(from));
+        }
+        if let Some(below) = below {
+            target = target.filter(agents::risk_score.lt(below));
+        }
+        changed += target.set(agents::risk.eq(level.as_str())).execute(c)?;
+    }
+    Ok(changed as u64)
+}
+
 fn bump_version(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
     diesel::insert_into(agent_index_versions::table)
         .values((agent_index_versions::tenant_id.eq(tenant), agent_index_versions::version.eq(1_i64)))

@@ -2,7 +2,7 @@
 //! `BEGIN IMMEDIATE` transaction, with its checks (last admin, revoked or not) inside it.
 
 use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::model::{ApiKey, RiskLevels, Role, Session, Tenant, User, UserStatus};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
 use agentgov_domain::{DomainError, Result};
@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use time::OffsetDateTime;
 
 use crate::SqliteStore;
+use crate::agents::relevel;
 use crate::error::{TxError, TxResult};
 use crate::rows::{ApiKeyRow, SessionRow, TenantRow, UserRow, convert, id_text, parse_id};
 use crate::schema::{api_keys, policies, sessions, tenants, users};
@@ -63,7 +64,7 @@ fn revoke_sessions(c: &mut SqliteConnection, ids: &[String], at: OffsetDateTime)
 #[async_trait]
 impl TenantRepo for SqliteStore {
     async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey) -> Result<()> {
-        let (tenant, admin, key) = (TenantRow::from(tenant), UserRow::from(admin), ApiKeyRow::try_from(key)?);
+        let (tenant, admin, key) = (TenantRow::try_from(tenant)?, UserRow::from(admin), ApiKeyRow::try_from(key)?);
         self.transaction(move |c| {
             diesel::insert_into(tenants::table).values(&tenant).execute(c)?;
             diesel::insert_into(users::table).values(&admin).execute(c)?;
@@ -95,6 +96,24 @@ impl TenantRepo for SqliteStore {
             })
             .await?;
         Ok(Page::from_rows(rows, page, |t: &Tenant| t.id.0))
+    }
+
+    async fn update_tenant(&self, tenant: &Tenant, levels: &RiskLevels) -> Result<u64> {
+        let (id, row, levels) = (tenant.id, TenantRow::try_from(tenant)?, *levels);
+        self.transaction(move |c| {
+            let n = diesel::update(tenants::table.find(&row.id))
+                .set((
+                    tenants::name.eq(&row.name),
+                    tenants::settings.eq(&row.settings),
+                    tenants::updated_at.eq(row.updated_at),
+                ))
+                .execute(c)?;
+            if n == 0 {
+                return Err(DomainError::not_found("tenant", id).into());
+            }
+            relevel(c, &row.id, &levels)
+        })
+        .await
     }
 }
 

@@ -36,18 +36,33 @@ pub(crate) struct TenantRow {
     pub id: String,
     pub name: String,
     pub created_at: OffsetDateTime,
+    pub settings: String,
+    pub updated_at: OffsetDateTime,
 }
 
-impl From<&Tenant> for TenantRow {
-    fn from(t: &Tenant) -> Self {
-        Self { id: id_text(t.id.0), name: t.name.clone(), created_at: t.created_at }
+impl TryFrom<&Tenant> for TenantRow {
+    type Error = DomainError;
+    fn try_from(t: &Tenant) -> Result<Self> {
+        Ok(Self {
+            id: id_text(t.id.0),
+            name: t.name.clone(),
+            created_at: t.created_at,
+            settings: serde_json::to_string(&t.settings).map_err(DomainError::internal)?,
+            updated_at: t.updated_at,
+        })
     }
 }
 
 impl TryFrom<TenantRow> for Tenant {
     type Error = DomainError;
     fn try_from(r: TenantRow) -> Result<Self> {
-        Ok(Tenant { id: parse_id("tenants.id", &r.id)?, name: r.name, created_at: r.created_at })
+        Ok(Tenant {
+            id: parse_id("tenants.id", &r.id)?,
+            name: r.name,
+            settings: serde_json::from_str(&r.settings).map_err(|_| bad("tenants.settings", &r.settings))?,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
     }
 }
 

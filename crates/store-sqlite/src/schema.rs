@@ -9,6 +9,8 @@ diesel::table! {
         id -> Text,
         name -> Text,
         created_at -> TimestamptzSqlite,
+        settings -> Text,
+        updated_at -> TimestamptzSqlite,
     }
 }
 

@@ -141,3 +141,31 @@ async fn a_policy_change_reaches_every_replica_through_the_bus() {
     let decisions = expect(a.get("/audit?event_type=policy.decision").header("X-API-Key", &t.api_key), 200).await;
     assert!(decisions["items"].as_array().unwrap().len() >= 2);
 }
+
+/// A tenant's settings changed on one replica decide checks on another: the change is
+/// announced on the Redis bus (with a long cache TTL, so the bus is what does it).
+#[tokio::test]
+async fn a_tenant_settings_change_reaches_every_replica_through_the_bus() {
+    let Some((apps, _guard)) = spawn_replicas(2, |_, c| c.policy_cache_ttl_secs = 3600).await else { return };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let body = json!({"name": "Bot", "type": "llm", "capabilities": [], "permissions": {}});
+    let agent = expect(a.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    let check = json!({"agent_id": agent["id"], "action": "update", "resource": "prod/reports"});
+    // Replica B keeps the tenant's default settings now.
+    let first = expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check), 200).await;
+    assert_eq!(first["allowed"], true, "{first}");
+
+    let threshold = first["risk_score"].as_f64().unwrap();
+    let change = json!({"settings": {"approval_threshold": threshold}});
+    expect(a.patch("/tenant").bearer_auth(&t.token).json(&change), 200).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let now = expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check), 200).await;
+        if now["required_approval"] == true {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "replica B still uses the old threshold: {now}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

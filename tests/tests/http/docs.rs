@@ -26,6 +26,10 @@ const ENDPOINTS: &[(&str, &str)] = &[
     ("delete", "/api/v1/api-keys/{id}"),
     ("post", "/api/v1/tenants"),
     ("get", "/api/v1/tenants"),
+    ("get", "/api/v1/tenants/{id}"),
+    ("patch", "/api/v1/tenants/{id}"),
+    ("get", "/api/v1/tenant"),
+    ("patch", "/api/v1/tenant"),
 ];
 
 #[tokio::test]

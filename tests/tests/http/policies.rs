@@ -313,3 +313,37 @@ async fn tenants_see_only_their_own_policies_and_agents() {
     let theirs = check(&app, &b, json!({"agent_id": own, "action": "delete", "resource": "x"})).await;
     assert_eq!(theirs["matched_policies"], json!([]), "{theirs}");
 }
+
+#[tokio::test]
+async fn the_tenants_own_threshold_and_risk_levels_decide_checks() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let bot = register(&app, &t, "bot", &["transfer funds"]).await;
+    let agent = expect(app.get(&format!("/agents/{bot}")).header("X-API-Key", &t.api_key), 200).await;
+    let body = json!({"agent_id": bot, "action": "update", "resource": "prod/reports"});
+    let before = check(&app, &t, body.clone()).await;
+    let score = before["risk_score"].as_f64().unwrap();
+    assert!(before["allowed"] == true && score > 0.05 && score < 0.8, "{before}");
+    // Critical from the lower of the check's and the agent's scores, so both become critical.
+    let critical = score.min(agent["risk_score"].as_f64().unwrap());
+    assert!(critical > 0.05 && agent["risk"] != "critical", "{agent}");
+
+    let settings = json!({"settings": {"approval_threshold": score, "risk_levels": {"medium": critical / 3.0, "high": critical / 2.0, "critical": critical}}});
+    expect(app.patch("/tenant").bearer_auth(&t.token).json(&settings), 200).await;
+    let after = check(&app, &t, body.clone()).await;
+    assert_eq!((after["allowed"].clone(), after["required_approval"].clone()), (json!(false), json!(true)), "{after}");
+    assert_eq!(after["risk"], "critical");
+    let agent = expect(app.get(&format!("/agents/{bot}")).header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(agent["risk"], "critical", "the agent was re-levelled: {agent}");
+
+    expect(
+        app.patch("/tenant")
+            .bearer_auth(&t.token)
+            .json(&json!({"settings": {"approval_threshold": null, "risk_levels": null}})),
+        200,
+    )
+    .await;
+    let reset = check(&app, &t, body).await;
+    assert_eq!(reset["allowed"], true, "{reset}");
+    assert_eq!(reset["risk"], before["risk"]);
+}

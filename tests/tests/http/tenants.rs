@@ -69,3 +69,80 @@ async fn tenants_list_newest_first_with_pages() {
     assert_eq!(page["items"][0]["name"], "a");
     assert!(page["next_cursor"].is_null());
 }
+
+#[tokio::test]
+async fn a_tenant_reads_its_settings_and_its_admin_changes_them() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let own = expect(app.get("/tenant").header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(own["id"], t.id.as_str());
+    assert_eq!(own["settings"], json!({}));
+    assert_eq!(
+        own["effective_settings"],
+        json!({"approval_threshold": 0.8, "risk_levels": {"medium": 0.3, "high": 0.6, "critical": 0.85}})
+    );
+    assert_eq!(own["updated_at"], own["created_at"]);
+
+    let change =
+        json!({"settings": {"approval_threshold": 0.5, "risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.7}}});
+    let changed = expect(app.patch("/tenant").bearer_auth(&t.token).json(&change), 200).await;
+    assert_eq!(changed["settings"], change["settings"]);
+    assert_eq!(changed["effective_settings"], change["settings"]);
+    // `null` returns a setting to the server's default; what is left out stays.
+    let reset = json!({"settings": {"approval_threshold": null}});
+    let reset = expect(app.patch("/tenant").bearer_auth(&t.token).json(&reset), 200).await;
+    assert_eq!(reset["effective_settings"]["approval_threshold"], 0.8);
+    assert_eq!(reset["settings"], json!({"risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.7}}));
+
+    // The operator reads and changes any tenant by id.
+    let by_id = expect(app.get(&format!("/tenants/{}", t.id)).header("X-Admin-Key", ADMIN_KEY), 200).await;
+    assert_eq!(by_id, reset);
+    let renamed = json!({"name": "Acme Corp"});
+    let renamed =
+        expect(app.patch(&format!("/tenants/{}", t.id)).header("X-Admin-Key", ADMIN_KEY).json(&renamed), 200).await;
+    assert_eq!(renamed["name"], "Acme Corp");
+    let list = expect(app.get("/tenants").header("X-Admin-Key", ADMIN_KEY), 200).await;
+    assert_eq!(list["items"][0]["effective_settings"]["risk_levels"]["high"], 0.4);
+
+    let audit = expect(app.get("/audit?event_type=tenant.updated").header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(audit["items"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn tenant_changes_need_an_admin_jwt_and_valid_settings() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    app.create_tenant("other").await;
+    let (_, analyst) = app.user(&t, "ana@acme.test", "analyst").await;
+    let change = json!({"settings": {"approval_threshold": 0.5}});
+    expect_problem(app.patch("/tenant").json(&change), 401).await;
+    expect_problem(app.patch("/tenant").header("X-API-Key", &t.api_key).json(&change), 401).await;
+    expect_problem(app.patch("/tenant").bearer_auth(&analyst).json(&change), 403).await;
+    expect_problem(app.patch(&format!("/tenants/{}", t.id)).bearer_auth(&t.token).json(&change), 401).await;
+
+    for (body, field) in [
+        (json!({"settings": {"approval_threshold": 0}}), "settings.approval_threshold"),
+        (json!({"settings": {"approval_threshold": 1.5}}), "settings.approval_threshold"),
+        (json!({"settings": {"risk_levels": {"medium": 0.5, "high": 0.5, "critical": 0.9}}}), "settings.risk_levels"),
+        (json!({"settings": {"risk_levels": {"medium": -0.1, "high": 0.5, "critical": 0.9}}}), "settings.risk_levels"),
+        (json!({"name": ""}), "name"),
+    ] {
+        let err = expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&body), 422).await;
+        assert_eq!(err["errors"][0]["field"], field, "{body}: {err}");
+    }
+    // Unknown, incomplete or mistyped members are refused, not ignored.
+    for body in [
+        json!({"settings": {"threshold": 0.5}}),
+        json!({"settings": {"risk_levels": {"medium": 0.2}}}),
+        json!({"settings": {"approval_threshold": "high"}}),
+    ] {
+        expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&body), 422).await;
+    }
+    expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&json!({"name": "other"})), 409).await;
+    let absent = "01936b2e-0000-7000-8000-000000000000";
+    expect_problem(app.get(&format!("/tenants/{absent}")).header("X-Admin-Key", ADMIN_KEY), 404).await;
+    expect_problem(app.patch(&format!("/tenants/{absent}")).header("X-Admin-Key", ADMIN_KEY).json(&change), 404).await;
+    expect_problem(app.get("/tenants/not-a-uuid").header("X-Admin-Key", ADMIN_KEY), 404).await;
+    let own = expect(app.get("/tenant").bearer_auth(&t.token), 200).await;
+    assert_eq!(own["settings"], json!({}), "nothing was changed");
+}

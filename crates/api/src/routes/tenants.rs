@@ -1,12 +1,13 @@
-//! Spec 4.12: tenants, managed by the platform operator with `X-Admin-Key`.
+//! Spec 4.12: tenants, managed by the platform operator with `X-Admin-Key`; and (beyond the
+//! spec) a tenant's view of itself, whose settings its admins may change.
 
-use actix_web::{HttpResponse, get, post, web};
-use agentgov_domain::model::Tenant;
+use actix_web::{HttpResponse, get, patch, post, web};
+use agentgov_domain::ids::TenantId;
 use agentgov_domain::page::Page;
-use agentgov_domain::services::{CreatedTenant, NewTenant};
+use agentgov_domain::services::{CreatedTenant, NewTenant, TenantView, UpdateTenant};
 
 use crate::AppState;
-use crate::extract::{AdminKey, Json, ListQuery};
+use crate::extract::{AdminKey, ApiKeyOrJwt, Json, Jwt, ListQuery};
 use crate::problem::{ApiResult, Problem};
 
 /// Create a tenant with its first admin user and an API key (shown only in this response).
@@ -22,7 +23,9 @@ use crate::problem::{ApiResult, Problem};
 #[post("/tenants")]
 pub async fn create(state: web::Data<AppState>, _: AdminKey, body: Json<NewTenant>) -> ApiResult<HttpResponse> {
     let created = state.services.tenants.create(body.0, "admin_key").await?;
-    Ok(HttpResponse::Created().json(created))
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/tenants/{}", created.tenant.tenant.id)))
+        .json(created))
 }
 
 /// List tenants, newest first.
@@ -30,13 +33,75 @@ pub async fn create(state: web::Data<AppState>, _: AdminKey, body: Json<NewTenan
     tag = "tenants",
     security(("admin_key" = [])),
     params(ListQuery),
-    responses((status = 200, description = "A page of tenants", body = Page<Tenant>))
+    responses((status = 200, description = "A page of tenants", body = Page<TenantView>))
 )]
 #[get("/tenants")]
 pub async fn list(
     state: web::Data<AppState>,
     _: AdminKey,
     q: web::Query<ListQuery>,
-) -> ApiResult<web::Json<Page<Tenant>>> {
+) -> ApiResult<web::Json<Page<TenantView>>> {
     Ok(web::Json(state.services.tenants.list(&q.page()?).await?))
+}
+
+/// Get a tenant.
+#[utoipa::path(
+    tag = "tenants",
+    security(("admin_key" = [])),
+    responses((status = 200, description = "The tenant", body = TenantView))
+)]
+#[get("/tenants/{id}")]
+pub async fn get(state: web::Data<AppState>, _: AdminKey, id: web::Path<TenantId>) -> ApiResult<web::Json<TenantView>> {
+    Ok(web::Json(state.services.tenants.get(id.into_inner()).await?))
+}
+
+/// Change a tenant's name or settings; a setting given as `null` returns to the server's
+/// default. Changed risk levels re-level the tenant's agents at once.
+#[utoipa::path(
+    tag = "tenants",
+    security(("admin_key" = [])),
+    request_body = UpdateTenant,
+    responses(
+        (status = 200, description = "Updated", body = TenantView),
+        (status = 409, description = "Tenant name taken", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/tenants/{id}")]
+pub async fn update(
+    state: web::Data<AppState>,
+    _: AdminKey,
+    id: web::Path<TenantId>,
+    body: Json<UpdateTenant>,
+) -> ApiResult<web::Json<TenantView>> {
+    Ok(web::Json(state.services.tenants.update(id.into_inner(), body.0, "admin_key").await?))
+}
+
+/// The caller's own tenant, with the settings in force.
+#[utoipa::path(
+    tag = "tenants",
+    security(("api_key" = []), ("bearer" = [])),
+    responses((status = 200, description = "The caller's tenant", body = TenantView))
+)]
+#[get("/tenant")]
+pub async fn get_own(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult<web::Json<TenantView>> {
+    Ok(web::Json(state.services.tenants.own(&auth.0).await?))
+}
+
+/// Change the caller's own tenant (an admin): its name, approval threshold or risk levels.
+#[utoipa::path(
+    tag = "tenants",
+    security(("bearer" = [])),
+    request_body = UpdateTenant,
+    responses(
+        (status = 200, description = "Updated", body = TenantView),
+        (status = 409, description = "Tenant name taken", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/tenant")]
+pub async fn update_own(
+    state: web::Data<AppState>,
+    auth: Jwt,
+    body: Json<UpdateTenant>,
+) -> ApiResult<web::Json<TenantView>> {
+    Ok(web::Json(state.services.tenants.update_own(&auth.0, body.0).await?))
 }

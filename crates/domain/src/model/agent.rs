@@ -31,7 +31,8 @@ impl AgentStatus {
     }
 }
 
-/// A risk level: `low` (< 0.3), `medium` (< 0.6), `high` (< 0.85), `critical`.
+/// A risk level: by default `low` (< 0.3), `medium` (< 0.6), `high` (< 0.85), `critical`;
+/// a tenant may move the bounds ([`RiskLevels`]).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
 )]
@@ -59,10 +60,65 @@ impl RiskLevel {
         Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The level of a score in [0, 1], by the documented thresholds (owned by the risk model
-    /// in `agentgov_detect::risk`, which is calibrated against them).
+    /// The level of a score in [0, 1] by the default bounds (a tenant may set its own: see
+    /// [`RiskLevels`]).
     pub fn of_score(score: f64) -> Self {
-        Self::parse(agentgov_detect::risk::level(score)).unwrap_or(RiskLevel::Critical)
+        RiskLevels::default().level(score)
+    }
+}
+
+/// Where the levels above `low` begin: a score below `medium` is low, below `high` medium,
+/// below `critical` high, and the rest critical. Each is above the one before, within (0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RiskLevels {
+    pub medium: f64,
+    pub high: f64,
+    pub critical: f64,
+}
+
+impl Default for RiskLevels {
+    /// The bounds the built-in risk models are calibrated against (0.3, 0.6, 0.85).
+    fn default() -> Self {
+        let [medium, high, critical] = agentgov_detect::risk::LEVEL_BOUNDS;
+        Self { medium, high, critical }
+    }
+}
+
+impl RiskLevels {
+    pub fn level(&self, score: f64) -> RiskLevel {
+        if score < self.medium {
+            RiskLevel::Low
+        } else if score < self.high {
+            RiskLevel::Medium
+        } else if score < self.critical {
+            RiskLevel::High
+        } else {
+            RiskLevel::Critical
+        }
+    }
+
+    /// Each level with the scores it covers: at or above the first bound (none for `low`)
+    /// and below the second (none for `critical`). For stores that re-level in SQL.
+    pub fn bands(&self) -> [(RiskLevel, Option<f64>, Option<f64>); 4] {
+        [
+            (RiskLevel::Low, None, Some(self.medium)),
+            (RiskLevel::Medium, Some(self.medium), Some(self.high)),
+            (RiskLevel::High, Some(self.high), Some(self.critical)),
+            (RiskLevel::Critical, Some(self.critical), None),
+        ]
+    }
+
+    /// Why these bounds cannot be used, if they cannot.
+    pub fn problem(&self) -> Option<&'static str> {
+        let bounds = [self.medium, self.high, self.critical];
+        if bounds.iter().any(|b| !b.is_finite() || *b <= 0.0 || *b > 1.0) {
+            Some("each bound must be above 0 and at most 1")
+        } else if !(self.medium < self.high && self.high < self.critical) {
+            Some("must rise: medium < high < critical")
+        } else {
+            None
+        }
     }
 }
 

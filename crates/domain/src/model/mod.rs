@@ -10,7 +10,9 @@ pub mod session;
 pub mod tenant;
 pub mod user;
 
-pub use agent::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel};
+pub use agent::{
+    Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel, RiskLevels,
+};
 pub use api_key::{ApiKey, ApiKeyKind};
 pub use audit::{
     Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,
@@ -20,5 +22,5 @@ pub use export::{ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStat
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;
-pub use tenant::Tenant;
+pub use tenant::{EffectiveSettings, Tenant, TenantSettings};
 pub use user::{User, UserStatus};

@@ -11,7 +11,8 @@ use crate::error::Result;
 use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, PolicyId, SessionId, TenantId, UserId};
 use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
-    ChainHead, ExportJob, ExportOutcome, ExportProgress, Heartbeat, Policy, PolicyFilter, Session, Tenant, User,
+    ChainHead, ExportJob, ExportOutcome, ExportProgress, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, Tenant,
+    User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -23,6 +24,11 @@ pub trait TenantRepo: Send + Sync {
     async fn get_tenant(&self, id: TenantId) -> Result<Option<Tenant>>;
     /// Newest first.
     async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>>;
+    /// Stores the tenant's `name`, `settings` and `updated_at`, and in the same transaction
+    /// sets the `risk` of each of its agents to the level of its `risk_score` by `levels`;
+    /// answers how many agents changed level. `NotFound` when there is no such tenant,
+    /// `Conflict` when the name is taken.
+    async fn update_tenant(&self, tenant: &Tenant, levels: &RiskLevels) -> Result<u64>;
 }
 
 #[async_trait]

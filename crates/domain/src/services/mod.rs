@@ -25,7 +25,7 @@ pub use auth::{AuthService, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
 pub use policies::{PolicyService, PolicySettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
-pub use tenants::{CreatedTenant, NewTenant, TenantService};
+pub use tenants::{CreatedTenant, NewTenant, SettingsChange, TENANT_UPDATED, TenantService, TenantView, UpdateTenant};
 pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
@@ -163,9 +163,18 @@ impl Services {
         let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
         let webhook =
             WebhookService::new(secrets.webhook, auth.clone(), agents.clone(), log.clone(), ports.store.clone());
+        let tenant_defaults = settings.policies.tenant_defaults();
         let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), settings.policies);
+        let readers = tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone() };
         let services = Self {
-            tenants: TenantService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.admin_key),
+            tenants: TenantService::new(
+                ports.clone(),
+                log.clone(),
+                secrets.hasher.clone(),
+                secrets.admin_key,
+                tenant_defaults,
+                readers,
+            ),
             users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),
             api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),
             status: StatusService::new(ports.clone(), info),

@@ -1,12 +1,17 @@
-//! Tenants: created by the platform operator (admin key) with a first admin and API key.
+//! Tenants: created by the platform operator (admin key) with a first admin and API key,
+//! and their settings (approval threshold, risk levels), which the tenant's admins or the
+//! operator may change.
 
 use serde_json::json;
 
+use super::audit::caller_actor;
 use super::validate::{check_email, check_name, check_password, normalize_email};
-use super::{AuditEvent, AuditLog, Ports};
-use crate::error::{Result, Violations};
+use super::{AgentService, AuditEvent, AuditLog, Caller, PolicyService, Ports};
+use crate::error::{DomainError, Result, Violations};
 use crate::ids::{ApiKeyId, TenantId, UserId};
-use crate::model::{Actor, ApiKey, ApiKeyKind, Role, Tenant, User, UserStatus};
+use crate::model::{
+    Actor, ApiKey, ApiKeyKind, EffectiveSettings, RiskLevels, Role, Tenant, TenantSettings, User, UserStatus,
+};
 use crate::page::{Page, PageRequest};
 use crate::secrets::{self, AdminKey, PasswordHasher};
 
@@ -20,14 +25,89 @@ pub struct NewTenant {
     pub admin_password: String,
 }
 
+/// The bus and feed event of a change to a tenant's name or settings.
+pub const TENANT_UPDATED: &str = "tenant.updated";
+
+/// A tenant as the API shows it: its record and the settings in force.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct TenantView {
+    #[serde(flatten)]
+    pub tenant: Tenant,
+    /// The values its policy checks and agents use: `settings`, or the server's defaults
+    /// where it has none.
+    pub effective_settings: EffectiveSettings,
+}
+
+/// `PATCH /tenant` and `PATCH /tenants/{id}`: what is left out stays as it is.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateTenant {
+    /// Unique across the server; 1 to 200 characters.
+    pub name: Option<String>,
+    pub settings: Option<SettingsChange>,
+}
+
+/// A change of settings: a field given sets it, `null` returns it to the server's default,
+/// and a field left out stays as it is.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsChange {
+    /// Above 0 and at most 1.
+    #[serde(default, deserialize_with = "given")]
+    #[schema(value_type = Option<f64>)]
+    pub approval_threshold: Option<Option<f64>>,
+    /// All three bounds, rising, within (0, 1]. Agents are re-levelled at once.
+    #[serde(default, deserialize_with = "given")]
+    #[schema(value_type = Option<RiskLevels>)]
+    pub risk_levels: Option<Option<RiskLevels>>,
+}
+
+/// Tells a member given as `null` (`Some(None)`) from one left out (`None`, by default).
+fn given<'de, D, T>(deserializer: D) -> std::result::Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(deserializer).map(Some)
+}
+
+impl SettingsChange {
+    /// `settings` with this change made, or the fields that cannot take it.
+    fn apply(&self, mut settings: TenantSettings, v: &mut Violations) -> TenantSettings {
+        if let Some(threshold) = self.approval_threshold {
+            if let Some(t) = threshold
+                && !(t.is_finite() && t > 0.0 && t <= 1.0)
+            {
+                v.add("settings.approval_threshold", "must be above 0 and at most 1");
+            }
+            settings.approval_threshold = threshold;
+        }
+        if let Some(levels) = self.risk_levels {
+            if let Some(problem) = levels.as_ref().and_then(RiskLevels::problem) {
+                v.add("settings.risk_levels", problem);
+            }
+            settings.risk_levels = levels;
+        }
+        settings
+    }
+}
+
 /// `201` of `POST /tenants`: the tenant, its first admin, and an API key shown this once.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct CreatedTenant {
-    pub tenant: Tenant,
+    pub tenant: TenantView,
     pub admin_user: User,
     pub api_key: String,
     /// The stored record of `api_key` (no secret).
     pub api_key_info: ApiKey,
+}
+
+/// What a tenant's settings change must reach at once in this process: the services that
+/// keep the tenant's settings or what was derived from them.
+#[derive(Clone)]
+pub(crate) struct SettingsReaders {
+    pub(crate) policies: PolicyService,
+    pub(crate) agents: AgentService,
 }
 
 #[derive(Clone)]
@@ -36,11 +116,24 @@ pub struct TenantService {
     audit: AuditLog,
     hasher: PasswordHasher,
     admin_key: AdminKey,
+    defaults: EffectiveSettings,
+    readers: SettingsReaders,
 }
 
 impl TenantService {
-    pub fn new(ports: Ports, audit: AuditLog, hasher: PasswordHasher, admin_key: AdminKey) -> Self {
-        Self { ports, audit, hasher, admin_key }
+    pub(crate) fn new(
+        ports: Ports,
+        audit: AuditLog,
+        hasher: PasswordHasher,
+        admin_key: AdminKey,
+        defaults: EffectiveSettings,
+        readers: SettingsReaders,
+    ) -> Self {
+        Self { ports, audit, hasher, admin_key, defaults, readers }
+    }
+
+    fn view(&self, tenant: Tenant) -> TenantView {
+        TenantView { effective_settings: tenant.effective(&self.defaults), tenant }
     }
 
     /// Checks the operator's `X-Admin-Key` (constant time; 401 when unset or wrong).
@@ -58,8 +151,13 @@ impl TenantService {
         v.into_result()?;
 
         let now = self.ports.clock.now();
-        let tenant =
-            Tenant { id: TenantId(self.ports.ids.new_id()), name: req.name.trim().to_owned(), created_at: now };
+        let tenant = Tenant {
+            id: TenantId(self.ports.ids.new_id()),
+            name: req.name.trim().to_owned(),
+            settings: TenantSettings::default(),
+            created_at: now,
+            updated_at: now,
+        };
         let admin = User {
             id: UserId(self.ports.ids.new_id()),
             tenant_id: tenant.id,
@@ -96,10 +194,70 @@ impl TenantService {
                 json!({"name": tenant.name, "admin_user": admin.id, "admin_email": admin.email, "api_key": key.prefix}),
             );
         self.audit.record_after(event).await;
-        Ok(CreatedTenant { tenant, admin_user: admin, api_key: generated.full, api_key_info: key })
+        Ok(CreatedTenant { tenant: self.view(tenant), admin_user: admin, api_key: generated.full, api_key_info: key })
     }
 
-    pub async fn list(&self, page: &PageRequest) -> Result<Page<Tenant>> {
-        self.ports.store.list_tenants(page).await
+    pub async fn list(&self, page: &PageRequest) -> Result<Page<TenantView>> {
+        let found = self.ports.store.list_tenants(page).await?;
+        Ok(Page { items: found.items.into_iter().map(|t| self.view(t)).collect(), next_cursor: found.next_cursor })
+    }
+
+    async fn stored(&self, id: TenantId) -> Result<Tenant> {
+        self.ports.store.get_tenant(id).await?.ok_or_else(|| DomainError::not_found("tenant", id))
+    }
+
+    /// `GET /tenants/{id}` (admin key).
+    pub async fn get(&self, id: TenantId) -> Result<TenantView> {
+        Ok(self.view(self.stored(id).await?))
+    }
+
+    /// `GET /tenant`: the caller's own tenant.
+    pub async fn own(&self, caller: &Caller) -> Result<TenantView> {
+        self.get(caller.tenant_id()).await
+    }
+
+    /// `PATCH /tenants/{id}` (admin key; `by` names who asked in the tenant's audit log).
+    pub async fn update(&self, id: TenantId, req: UpdateTenant, by: &str) -> Result<TenantView> {
+        self.change(id, req, Actor::system(by)).await
+    }
+
+    /// `PATCH /tenant` (an admin of the tenant).
+    pub async fn update_own(&self, caller: &Caller, req: UpdateTenant) -> Result<TenantView> {
+        caller.require_role(Role::Admin)?;
+        self.change(caller.tenant_id(), req, caller_actor(caller)).await
+    }
+
+    /// Validates and stores a change, re-levels the tenant's agents, audits it, and makes
+    /// every replica forget what it kept of the old settings.
+    async fn change(&self, id: TenantId, req: UpdateTenant, actor: Actor) -> Result<TenantView> {
+        let mut v = Violations::new();
+        if let Some(name) = &req.name {
+            check_name(&mut v, "name", name);
+        }
+        let before = self.stored(id).await?;
+        let settings = match &req.settings {
+            Some(change) => change.apply(before.settings.clone(), &mut v),
+            None => before.settings.clone(),
+        };
+        v.into_result()?;
+        let after = Tenant {
+            name: req.name.as_deref().map_or_else(|| before.name.clone(), |n| n.trim().to_owned()),
+            settings,
+            updated_at: self.ports.clock.now(),
+            ..before.clone()
+        };
+        let view = self.view(after);
+        let relevelled = self.ports.store.update_tenant(&view.tenant, &view.effective_settings.risk_levels).await?;
+        self.readers.policies.forget_tenant(id);
+        self.readers.agents.forget_tenant(id);
+        let summary = |t: &Tenant| json!({"name": t.name, "settings": t.settings});
+        let event =
+            AuditEvent::new(id, actor, TENANT_UPDATED).action("updated").resource(format!("tenants/{id}")).details(
+                json!({"before": summary(&before), "after": summary(&view.tenant), "agents_relevelled": relevelled}),
+            );
+        self.audit.record_after(event).await;
+        let data = serde_json::to_value(&view).unwrap_or_default();
+        self.ports.announce(id, TENANT_UPDATED, data).await;
+        Ok(view)
     }
 }

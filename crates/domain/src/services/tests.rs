@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use super::*;
 use crate::error::DomainError;
-use crate::model::{Permission, Role, UserStatus};
+use crate::model::{EffectiveSettings, Permission, RiskLevels, Role, TenantSettings, UserStatus};
 use crate::page::PageRequest;
-use crate::ports::UserRepo;
+use crate::ports::{AuditRepo, UserRepo};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
 use crate::testing::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
 
@@ -90,7 +90,7 @@ async fn a_new_tenant_admin_can_log_in_and_use_both_credentials() {
     assert_eq!(by_key.user.id, t.admin_user.id);
     let (res, caller) = h.login("ADMIN@acme.test ").await;
     assert_eq!(res.user.role, Role::Admin);
-    assert_eq!(caller.tenant_id(), t.tenant.id);
+    assert_eq!(caller.tenant_id(), t.tenant.tenant.id);
     let session_key = h.svc.auth.authenticate_api_key(&res.api_key).await.unwrap();
     assert!(session_key.has_permission(Permission::GuardManage));
 }
@@ -370,7 +370,7 @@ async fn repeated_requests_are_served_from_the_cache() {
     }
     // A change made behind the services' back (no epoch bump) is not seen while the entry
     // lives: proof that the store is not read on every request. Changes go through services.
-    let mut admin = h.store.get_user(t.tenant.id, t.admin_user.id).await.unwrap().unwrap();
+    let mut admin = h.store.get_user(t.tenant.tenant.id, t.admin_user.id).await.unwrap().unwrap();
     admin.role = Role::Viewer;
     admin.name = Some("second admin needed".into());
     let mut other = admin.clone();
@@ -381,6 +381,95 @@ async fn repeated_requests_are_served_from_the_cache() {
     h.store.update_user(&admin).await.unwrap();
     let caller = h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
     assert_eq!(caller.role(), Role::Admin, "served from the cache");
-    h.svc.auth.credentials_changed(t.tenant.id).await;
+    h.svc.auth.credentials_changed(t.tenant.tenant.id).await;
     assert_eq!(h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap().role(), Role::Viewer);
+}
+
+fn settings_change(threshold: Option<Option<f64>>, levels: Option<Option<RiskLevels>>) -> UpdateTenant {
+    UpdateTenant { name: None, settings: Some(SettingsChange { approval_threshold: threshold, risk_levels: levels }) }
+}
+
+#[tokio::test]
+async fn a_tenant_sees_its_settings_in_force_and_its_admins_change_them_with_an_audit_record() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let admin = h.login("admin@acme.test").await.1;
+    let defaults = EffectiveSettings::default();
+    let own = h.svc.tenants.own(&admin).await.unwrap();
+    assert_eq!((own.tenant.settings.clone(), own.effective_settings), (TenantSettings::default(), defaults));
+    assert_eq!(t.tenant.effective_settings, defaults);
+
+    let levels = RiskLevels { medium: 0.2, high: 0.5, critical: 0.7 };
+    h.clock.advance(Duration::from_secs(5));
+    let changed = h.svc.tenants.update_own(&admin, settings_change(Some(Some(0.6)), Some(Some(levels)))).await.unwrap();
+    assert_eq!(changed.effective_settings, EffectiveSettings { approval_threshold: 0.6, risk_levels: levels });
+    assert_eq!(changed.tenant.updated_at, h.clock.now());
+    assert_eq!(changed.tenant.name, "acme", "what is left out stays");
+
+    // A field left out stays; `null` returns one to the server's default.
+    let back = h.svc.tenants.update_own(&admin, settings_change(Some(None), None)).await.unwrap();
+    assert_eq!(back.tenant.settings, TenantSettings { approval_threshold: None, risk_levels: Some(levels) });
+    assert_eq!(back.effective_settings.approval_threshold, defaults.approval_threshold);
+    let renamed = UpdateTenant { name: Some("  Acme Corp ".into()), settings: None };
+    let renamed = h.svc.tenants.update(admin.tenant_id(), renamed, "admin_key").await.unwrap();
+    assert_eq!((renamed.tenant.name.as_str(), renamed.tenant.settings.risk_levels), ("Acme Corp", Some(levels)));
+    assert_eq!(h.svc.tenants.get(admin.tenant_id()).await.unwrap(), renamed);
+
+    let scan = crate::model::AuditScan { after_seq: None, limit: 100, order: crate::model::SeqOrder::Asc };
+    let records = h.store.scan_audit(admin.tenant_id(), &crate::model::AuditFilter::default(), scan).await.unwrap();
+    let updates: Vec<_> = records.iter().filter(|r| r.event_type == TENANT_UPDATED).collect();
+    assert_eq!(updates.len(), 3);
+    let first: serde_json::Value = serde_json::from_str(updates[0].details.as_str()).unwrap();
+    assert_eq!(first["before"]["settings"], serde_json::json!({}));
+    assert_eq!(first["after"]["settings"]["approval_threshold"], 0.6);
+    assert_eq!(updates[2].actor.kind, crate::model::ActorType::System);
+    let published = h.bus.published.lock().unwrap().clone();
+    assert_eq!(published.iter().filter(|e| e.event_type == TENANT_UPDATED).count(), 3);
+}
+
+#[tokio::test]
+async fn only_admins_change_a_tenant_and_bad_settings_name_their_field() {
+    let h = harness();
+    h.tenant("acme").await;
+    h.tenant("other").await;
+    let admin = h.login("admin@acme.test").await.1;
+    let analyst = h.user(&admin, "ana@acme.test", Role::Analyst).await;
+    assert_eq!(h.svc.tenants.own(&analyst).await.unwrap().tenant.name, "acme");
+    let err = h.svc.tenants.update_own(&analyst, settings_change(Some(Some(0.5)), None)).await.unwrap_err();
+    assert!(matches!(err, DomainError::Forbidden(_)), "{err:?}");
+
+    let invalid = |threshold: f64, levels: RiskLevels| settings_change(Some(Some(threshold)), Some(Some(levels)));
+    let falling = RiskLevels { medium: 0.5, high: 0.4, critical: 0.9 };
+    let outside = RiskLevels { medium: 0.0, high: 0.4, critical: 1.5 };
+    for (change, field) in [
+        (invalid(0.0, falling), "settings.approval_threshold"),
+        (invalid(1.01, falling), "settings.risk_levels"),
+        (invalid(0.5, outside), "settings.risk_levels"),
+        (UpdateTenant { name: Some(" ".into()), settings: None }, "name"),
+    ] {
+        match h.svc.tenants.update_own(&admin, change).await.unwrap_err() {
+            DomainError::Validation(errors) => {
+                assert!(errors.iter().any(|e| e.field == field), "{field} missing from {errors:?}")
+            }
+            other => panic!("expected 422 for {field}, got {other:?}"),
+        }
+    }
+    let taken = UpdateTenant { name: Some("other".into()), settings: None };
+    assert!(matches!(h.svc.tenants.update_own(&admin, taken).await, Err(DomainError::Conflict(_))));
+    assert_eq!(h.svc.tenants.own(&admin).await.unwrap().tenant.settings, TenantSettings::default(), "nothing changed");
+    let absent = crate::ids::TenantId(uuid::Uuid::now_v7());
+    assert!(matches!(h.svc.tenants.get(absent).await, Err(DomainError::NotFound { .. })));
+}
+
+#[test]
+fn a_settings_change_tells_null_from_left_out_and_refuses_unknown_fields() {
+    let change: UpdateTenant = serde_json::from_str(r#"{"settings": {"approval_threshold": null}}"#).unwrap();
+    let settings = change.settings.unwrap();
+    assert_eq!((settings.approval_threshold, settings.risk_levels), (Some(None), None));
+    let change: UpdateTenant =
+        serde_json::from_str(r#"{"settings": {"risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.8}}}"#)
+            .unwrap();
+    assert!(matches!(change.settings.unwrap().risk_levels, Some(Some(RiskLevels { medium: 0.2, .. }))));
+    assert!(serde_json::from_str::<UpdateTenant>(r#"{"settings": {"threshold": 0.5}}"#).is_err());
+    assert!(serde_json::from_str::<UpdateTenant>(r#"{"settings": {"risk_levels": {"medium": 0.2}}}"#).is_err());
 }

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::memory_store::{MemoryStore, conflict, page_of};
 use crate::error::{DomainError, Result};
 use crate::ids::{AgentId, TenantId};
-use crate::model::{Agent, AgentEmbedding, AgentFilter, AgentVector, Heartbeat};
+use crate::model::{Agent, AgentEmbedding, AgentFilter, AgentVector, Heartbeat, RiskLevels};
 use crate::page::{Page, PageRequest};
 use crate::ports::store::AgentRepo;
 
@@ -32,6 +32,19 @@ impl AgentTables {
     fn of_tenant(&self, tenant: TenantId, id: AgentId) -> Option<&Agent> {
         self.agents.get(&id.0).filter(|a| a.tenant_id == tenant)
     }
+
+    /// `TenantRepo::update_tenant`'s second half.
+    pub(super) fn relevel(&mut self, tenant: TenantId, levels: &RiskLevels) -> u64 {
+        let mut changed = 0;
+        for agent in self.agents.values_mut().filter(|a| a.tenant_id == tenant) {
+            let level = levels.level(agent.risk_score);
+            if agent.risk != level {
+                agent.risk = level;
+                changed += 1;
+            }
+        }
+        changed
+    }
 }
 
 fn name_taken() -> DomainError {
@@ -43,7 +56,7 @@ fn not_found(id: AgentId) -> DomainError {
 }
 
 impl MemoryStore {
-    fn agent_tables(&self) -> MutexGuard<'_, AgentTables> {
+    pub(super) fn agent_tables(&self) -> MutexGuard<'_, AgentTables> {
         self.agents.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

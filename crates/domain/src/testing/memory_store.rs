@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::error::{DomainError, Result};
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use crate::model::{ApiKey, Session, Tenant, User, UserStatus};
+use crate::model::{ApiKey, RiskLevels, Session, Tenant, User, UserStatus};
 use crate::page::{Page, PageRequest};
 use crate::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
 
@@ -188,6 +188,21 @@ impl TenantRepo for MemoryStore {
 
     async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>> {
         Ok(page_of(&self.lock().tenants, page, |_| true, |t| t.id.0))
+    }
+
+    async fn update_tenant(&self, tenant: &Tenant, levels: &RiskLevels) -> Result<u64> {
+        let mut tables = self.lock();
+        let Some(stored) = tables.tenants.get(&tenant.id.0) else {
+            return Err(DomainError::not_found("tenant", tenant.id));
+        };
+        if tables.tenants.values().any(|t| t.name == tenant.name && t.id != tenant.id) {
+            return Err(conflict("tenant name already taken"));
+        }
+        let updated = Tenant { created_at: stored.created_at, ..tenant.clone() };
+        tables.tenants.insert(tenant.id.0, updated);
+        // Never hold both locks: the agent tables are locked on their own.
+        drop(tables);
+        Ok(self.agent_tables().relevel(tenant.id, levels))
     }
 }
 

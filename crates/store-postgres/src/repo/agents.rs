@@ -5,7 +5,7 @@
 //! so concurrent writes wait for each other instead of deadlocking.
 
 use agentgov_domain::ids::{AgentId, TenantId};
-use agentgov_domain::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat};
+use agentgov_domain::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, RiskLevels};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::AgentRepo;
 use agentgov_domain::{DomainError, Result};
@@ -28,6 +28,30 @@ use crate::store::PgStore;
 define_sql_function! {
     /// Postgres's `COALESCE` of an optional and a required instant.
     fn coalesce(a: Nullable<Timestamptz>, b: Timestamptz) -> Timestamptz;
+}
+
+/// Sets the `risk` of each of the tenant's agents to its score's level by `levels`; answers
+/// how many changed (`TenantRepo::update_tenant`, inside its transaction).
+pub(crate) async fn relevel(
+    conn: &mut AsyncPgConnection,
+    tenant: uuid::Uuid,
+    levels: &RiskLevels,
+) -> Result<u64, diesel::result::Error> {
+    let mut changed = 0;
+    for (level, from, below) in levels.bands() {
+        let mut target = diesel::update(agents::table)
+            .filter(agents::tenant_id.eq(tenant))
+            .filter(agents::risk.ne(level.as_str()))
+            .into_boxed();
+        if let Some(from) = from {
+            target = target.filter(agents::risk_score.ge(from));
+        }
+        if let Some(below) = below {
+            target = target.filter(agents::risk_score.lt(below));
+        }
+        changed += target.set(agents::risk.eq(level.as_str())).execute(conn).await?;
+    }
+    Ok(changed as u64)
 }
 
 fn not_found(id: AgentId) -> DomainError {

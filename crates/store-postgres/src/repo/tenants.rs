@@ -1,5 +1,5 @@
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::{ApiKey, Tenant, User};
+use agentgov_domain::model::{ApiKey, RiskLevels, Tenant, User};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::TenantRepo;
 use agentgov_domain::{DomainError, Result};
@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
+use super::agents::relevel;
 use crate::error::{self, TxError};
 use crate::rows::{ApiKeyRow, TenantRow, UserRow};
 use crate::schema::{api_keys, tenants, users};
@@ -15,7 +16,7 @@ use crate::store::PgStore;
 #[async_trait]
 impl TenantRepo for PgStore {
     async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey) -> Result<()> {
-        let (tenant, admin, key) = (TenantRow::from(tenant), UserRow::from(admin), ApiKeyRow::from(key));
+        let (tenant, admin, key) = (TenantRow::try_from(tenant)?, UserRow::from(admin), ApiKeyRow::from(key));
         let mut conn = self.tx_conn().await?;
         let conn: &mut AsyncPgConnection = &mut conn;
         conn.transaction(async |conn| -> Result<(), TxError> {
@@ -37,7 +38,7 @@ impl TenantRepo for PgStore {
             .await
             .optional()
             .map_err(error::db)?;
-        Ok(row.map(Tenant::from))
+        row.map(Tenant::try_from).transpose()
     }
 
     async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>> {
@@ -51,7 +52,29 @@ impl TenantRepo for PgStore {
             query = query.filter(tenants::id.lt(after));
         }
         let rows: Vec<TenantRow> = query.load(&mut conn).await.map_err(error::db)?;
-        let tenants = rows.into_iter().map(Tenant::from).collect();
+        let tenants = rows.into_iter().map(Tenant::try_from).collect::<Result<Vec<_>>>()?;
         Ok(Page::from_rows(tenants, page, |t: &Tenant| t.id.as_uuid()))
+    }
+
+    async fn update_tenant(&self, tenant: &Tenant, levels: &RiskLevels) -> Result<u64> {
+        let (id, row) = (tenant.id, TenantRow::try_from(tenant)?);
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async |conn| -> Result<u64, TxError> {
+            let n = diesel::update(tenants::table.find(row.id))
+                .set((
+                    tenants::name.eq(&row.name),
+                    tenants::settings.eq(&row.settings),
+                    tenants::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if n == 0 {
+                return Err(DomainError::not_found("tenant", id).into());
+            }
+            Ok(relevel(conn, row.id, levels).await?)
+        })
+        .await
+        .map_err(DomainError::from)
     }
 }

@@ -19,6 +19,7 @@ pub use self::index::AgentIndex;
 use self::text::{embedding_text, flatten_permissions};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
+use super::tenants::TENANT_UPDATED;
 use super::validate::{check_description, check_name, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -213,7 +214,6 @@ pub struct AgentDetails {
 struct Derived {
     predicted_type: String,
     predicted_type_confidence: f32,
-    risk: RiskLevel,
     risk_score: f64,
     risk_factors: Vec<RiskFactor>,
     text: String,
@@ -265,7 +265,6 @@ impl AgentService {
         Derived {
             predicted_type: prediction.label.to_owned(),
             predicted_type_confidence: prediction.confidence,
-            risk: RiskLevel::of_score(risk_score),
             risk_score,
             risk_factors: assessment
                 .factors
@@ -296,11 +295,16 @@ impl AgentService {
         })
     }
 
-    /// Fills the derived fields of `agent` and makes its embedding.
+    /// Fills the derived fields of `agent` (its risk level by the tenant's bounds) and
+    /// makes its embedding.
     async fn prepare(&self, agent: &mut Agent) -> Result<AgentEmbedding> {
         let d = self.derive(agent);
+        let levels = match self.ports.store.get_tenant(agent.tenant_id).await? {
+            Some(tenant) => tenant.settings.risk_levels.unwrap_or_default(),
+            None => return Err(DomainError::not_found("tenant", agent.tenant_id)),
+        };
         agent.predicted_type = d.predicted_type;
-        agent.risk = d.risk;
+        agent.risk = levels.level(d.risk_score);
         agent.risk_score = d.risk_score;
         self.embedding(d.text).await
     }
@@ -413,9 +417,12 @@ impl AgentService {
     }
 
     /// Reacts to an event from the bus: an agent registered, changed or deleted on any
-    /// replica is dropped from the snapshots here.
+    /// replica is dropped from the snapshots here, and so are a tenant's agents when its
+    /// settings change.
     pub fn on_event(&self, event: &Event) {
-        if event.event_type.starts_with("agent.")
+        if event.event_type == TENANT_UPDATED {
+            self.forget_tenant(event.tenant_id);
+        } else if event.event_type.starts_with("agent.")
             && let Some(id) = event.data.get("id").and_then(|v| v.as_str()).and_then(|s| s.parse().ok())
         {
             self.snapshots.invalidate(&(event.tenant_id, id));
@@ -425,6 +432,12 @@ impl AgentService {
     /// Forgets every snapshot (after bus announcements may have been missed).
     pub fn forget_snapshots(&self) {
         self.snapshots.invalidate_all();
+    }
+
+    /// Forgets the tenant's agents, whose risk levels its new settings may have changed.
+    /// (Snapshots are keyed by agent, and settings change rarely: all are dropped.)
+    pub(crate) fn forget_tenant(&self, _tenant: TenantId) {
+        self.forget_snapshots();
     }
 
     /// `GET /agents/{id}`.

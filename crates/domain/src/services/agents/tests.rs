@@ -6,9 +6,11 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
+use crate::model::RiskLevels;
 use crate::model::Role;
 use crate::model::{AuditFilter, AuditScan, SeqOrder};
 use crate::ports::{AuditRepo, Clock};
+use crate::services::tenants::{SettingsChange, UpdateTenant};
 use crate::services::tests::{Harness, harness};
 
 async fn admin(h: &Harness, tenant: &str) -> Caller {
@@ -110,6 +112,37 @@ async fn viewers_read_but_cannot_write_and_tenants_are_isolated() {
     }
     let found = h.svc.agents.search(&other, Some("bot"), None).await.unwrap();
     assert!(found.items.is_empty());
+}
+
+#[tokio::test]
+async fn the_tenants_risk_levels_level_its_agents_now_and_when_they_change() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let other = admin(&h, "other").await;
+    let payer = || req("payer", "Sends money", &["transfer funds"], json!({"payments": "write"}));
+    let mine = h.svc.agents.register(&a, payer()).await.unwrap();
+    let theirs = h.svc.agents.register(&other, payer()).await.unwrap();
+    let score = mine.risk_score;
+    assert!(score > 0.3 && mine.risk != RiskLevel::Critical, "{mine:?}");
+
+    // Critical from just at the agent's score: it moves at once, the other tenant's does not.
+    let levels = RiskLevels { medium: score / 3.0, high: score / 2.0, critical: score };
+    let settings = SettingsChange { approval_threshold: None, risk_levels: Some(Some(levels)) };
+    h.svc.tenants.update_own(&a, UpdateTenant { name: None, settings: Some(settings) }).await.unwrap();
+    assert_eq!(h.svc.agents.get(&a, mine.id).await.unwrap().risk, RiskLevel::Critical);
+    let critical = AgentListParams { risk: Some("critical".into()), ..AgentListParams::default() };
+    assert_eq!(h.svc.agents.list(&a, &critical, None, None).await.unwrap().items.len(), 1);
+    assert_eq!(h.svc.agents.get(&other, theirs.id).await.unwrap().risk, mine.risk);
+    // New and updated agents take the tenant's levels.
+    let second = h
+        .svc
+        .agents
+        .register(&a, req("payer 2", "Sends money", &["transfer funds"], json!({"payments": "write"})))
+        .await
+        .unwrap();
+    assert_eq!((second.risk_score, second.risk), (score, RiskLevel::Critical));
+    let updated = h.svc.agents.update(&a, mine.id, payer()).await.unwrap();
+    assert_eq!(updated.risk, RiskLevel::Critical);
 }
 
 #[tokio::test]

@@ -16,11 +16,14 @@ use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
+use super::tenants::TENANT_UPDATED;
 use super::validate::{check_description, check_name, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::ids::{AgentId, PolicyId, TenantId};
-use crate::model::{Agent, AgentStatus, JsonObject, Permission, Policy, PolicyFilter, RiskLevel, Role};
+use crate::model::{
+    Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, RiskLevel, Role,
+};
 use crate::page::{Page, PageRequest};
 use crate::ports::{CompiledPolicies, Event, PolicyInput, PolicyModule, PolicyOutcome};
 
@@ -40,7 +43,7 @@ pub const POLICY_DECISION: &str = "policy.decision";
 #[derive(Debug, Clone)]
 pub struct PolicySettings {
     /// A check whose risk score is at or above this needs approval, whatever the policies
-    /// say (unless one denies).
+    /// say (unless one denies): the default for tenants that set no threshold of their own.
     pub approval_threshold: f64,
     /// How long a tenant's compiled policies are kept without a change being announced: a
     /// bound on staleness should a bus message be lost.
@@ -49,7 +52,15 @@ pub struct PolicySettings {
 
 impl Default for PolicySettings {
     fn default() -> Self {
-        Self { approval_threshold: 0.8, cache_ttl: std::time::Duration::from_secs(60) }
+        let approval_threshold = EffectiveSettings::default().approval_threshold;
+        Self { approval_threshold, cache_ttl: std::time::Duration::from_secs(60) }
+    }
+}
+
+impl PolicySettings {
+    /// The settings of a tenant that chose none.
+    pub fn tenant_defaults(&self) -> EffectiveSettings {
+        EffectiveSettings { approval_threshold: self.approval_threshold, ..EffectiveSettings::default() }
     }
 }
 
@@ -214,10 +225,11 @@ impl From<&PolicyTemplate> for TemplateView {
     }
 }
 
-/// The compiled, enabled policies of one tenant, as one check sees them.
+/// The compiled, enabled policies of one tenant and its settings, as one check sees them.
 pub(crate) struct TenantPolicies {
     pub(crate) policies: Vec<PolicyModule>,
     pub(crate) compiled: Arc<dyn CompiledPolicies>,
+    pub(crate) settings: EffectiveSettings,
 }
 
 #[derive(Clone)]
@@ -412,12 +424,17 @@ impl PolicyService {
         self.ports.announce(tenant, POLICY_CHANGED, data).await;
     }
 
-    /// Reacts to an event from the bus: a policy change on any replica drops the tenant's
-    /// compiled policies here.
+    /// Reacts to an event from the bus: a change of policies or settings on any replica
+    /// drops the tenant's compiled policies here.
     pub fn on_event(&self, event: &Event) {
-        if event.event_type == POLICY_CHANGED {
-            self.cache.invalidate(&event.tenant_id);
+        if event.event_type == POLICY_CHANGED || event.event_type == TENANT_UPDATED {
+            self.forget_tenant(event.tenant_id);
         }
+    }
+
+    /// Forgets what is kept of the tenant's policies and settings.
+    pub(crate) fn forget_tenant(&self, tenant: TenantId) {
+        self.cache.invalidate(&tenant);
     }
 
     /// Forgets every tenant's compiled policies: for a (re)subscription to the bus, after
@@ -426,17 +443,21 @@ impl PolicyService {
         self.cache.invalidate_all();
     }
 
-    /// The tenant's enabled policies, compiled; from the cache unless a change was
-    /// announced since they were compiled.
+    /// The tenant's enabled policies, compiled, and its settings; from the cache unless a
+    /// change was announced since they were loaded.
     async fn enabled(&self, tenant: TenantId) -> Result<Arc<TenantPolicies>> {
         if let Some(found) = self.cache.get(&tenant) {
             return Ok(found);
         }
         let generation = self.cache.generation();
+        let settings = match self.ports.store.get_tenant(tenant).await? {
+            Some(found) => found.effective(&self.settings.tenant_defaults()),
+            None => return Err(DomainError::not_found("tenant", tenant)),
+        };
         let policies: Vec<PolicyModule> =
             self.ports.store.enabled_policies(tenant).await?.into_iter().map(PolicyModule::from).collect();
         let compiled = self.ports.policy.compile(&policies)?;
-        let set = Arc::new(TenantPolicies { policies, compiled });
+        let set = Arc::new(TenantPolicies { policies, compiled, settings });
         self.cache.insert(tenant, set.clone(), generation);
         Ok(set)
     }
@@ -447,7 +468,7 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
-        let response = self.decide(&agent, &req, &set.policies, set.compiled.as_ref())?;
+        let response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.as_ref())?;
         if req.dry_run {
             return Ok(response);
         }
@@ -461,9 +482,10 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let policy = self.stored(caller.tenant_id(), id).await?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
+        let settings = self.enabled(caller.tenant_id()).await?.settings;
         let module = PolicyModule::from(policy);
         let compiled = self.ports.policy.compile(std::slice::from_ref(&module))?;
-        self.decide(&agent, &req, std::slice::from_ref(&module), compiled.as_ref())
+        self.decide(&agent, &req, &settings, std::slice::from_ref(&module), compiled.as_ref())
     }
 
     /// The decision on `req`, not yet recorded.
@@ -471,6 +493,7 @@ impl PolicyService {
         &self,
         agent: &Agent,
         req: &CheckRequest,
+        settings: &EffectiveSettings,
         policies: &[PolicyModule],
         compiled: &dyn CompiledPolicies,
     ) -> Result<CheckResponse> {
@@ -490,7 +513,7 @@ impl PolicyService {
         let outcomes = if policies.is_empty() {
             Vec::new()
         } else {
-            compiled.evaluate(&self.input(agent, req, now, assessed.score, &risk_factors))?
+            compiled.evaluate(&self.input(agent, req, settings, now, assessed.score, &risk_factors))?
         };
 
         let mut matched = Vec::new();
@@ -533,7 +556,7 @@ impl PolicyService {
             }
         }
         let risk_score = (score.clamp(0.0, 1.0) * 1e4).round() / 1e4;
-        let threshold = self.settings.approval_threshold;
+        let threshold = settings.approval_threshold;
 
         let (allowed, required_approval, reason) = if agent.status == AgentStatus::Suspended {
             (false, false, format!("agent {:?} is suspended", agent.name))
@@ -560,7 +583,7 @@ impl PolicyService {
             allowed,
             required_approval,
             risk_score,
-            risk: RiskLevel::of_score(risk_score),
+            risk: settings.risk_levels.level(risk_score),
             anomaly: false,
             reason,
             decision_id: None,
@@ -576,6 +599,7 @@ impl PolicyService {
         &self,
         agent: &Agent,
         req: &CheckRequest,
+        settings: &EffectiveSettings,
         now: OffsetDateTime,
         score: f64,
         factors: &[CheckRiskFactor],
@@ -586,9 +610,9 @@ impl PolicyService {
             "action": req.action,
             "resource": req.resource,
             "context": req.context,
-            "tenant": {"id": agent.tenant_id, "approval_threshold": self.settings.approval_threshold},
+            "tenant": {"id": agent.tenant_id, "approval_threshold": settings.approval_threshold},
             "time": {"now": now_text, "now_ns": now_ns},
-            "risk": {"score": score, "level": RiskLevel::of_score(score), "factors": factors},
+            "risk": {"score": score, "level": settings.risk_levels.level(score), "factors": factors},
         });
         PolicyInput::new(self.agent_input(agent), rest)
     }

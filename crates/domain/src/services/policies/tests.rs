@@ -5,9 +5,11 @@
 use serde_json::json;
 
 use super::*;
+use crate::model::RiskLevels;
 use crate::model::{AuditFilter, AuditScan, SeqOrder};
 use crate::ports::{AuditRepo, Clock};
 use crate::services::agents::AgentRequest;
+use crate::services::tenants::{SettingsChange, TENANT_UPDATED, UpdateTenant};
 use crate::services::tests::{Harness, harness, replica};
 
 async fn admin(h: &Harness, tenant: &str) -> Caller {
@@ -306,18 +308,20 @@ async fn the_input_document_carries_agent_risk_time_and_tenant() {
     let req = check(&bot, "delete", "prod/customers", json!({"consent": false}));
     let svc = &h.svc.policies;
     let now = h.clock.now();
-    let parts = svc.input(&bot, &req, now, 0.5, &[]);
+    let settings = EffectiveSettings { approval_threshold: 0.7, ..EffectiveSettings::default() };
+    let parts = svc.input(&bot, &req, &settings, now, 0.5, &[]);
     // The agent's member is made once per agent snapshot: a second check shares it.
-    assert!(Arc::ptr_eq(&parts.agent, &svc.input(&bot, &req, now, 0.5, &[]).agent));
+    assert!(Arc::ptr_eq(&parts.agent, &svc.input(&bot, &req, &settings, now, 0.5, &[]).agent));
     let mut renamed = bot.clone();
     renamed.name = "bot-2".into();
-    assert_eq!(svc.input(&renamed, &req, now, 0.5, &[]).agent["name"], "bot-2");
+    assert_eq!(svc.input(&renamed, &req, &settings, now, 0.5, &[]).agent["name"], "bot-2");
     let input = parts.to_json();
     assert_eq!(input["agent"]["name"], "bot");
     assert_eq!(input["agent"]["capabilities"][0], "delete records");
     assert_eq!(input["action"], "delete");
     assert_eq!(input["context"]["consent"], false);
     assert_eq!(input["tenant"]["id"], json!(a.tenant_id()));
+    assert_eq!(input["tenant"]["approval_threshold"], 0.7);
     assert_eq!(input["risk"]["level"], "medium");
     assert_eq!(input["time"]["now_ns"].as_i64(), i64::try_from(now.unix_timestamp_nanos()).ok());
 
@@ -348,4 +352,50 @@ async fn a_suspension_takes_effect_at_once_here_and_through_the_bus_elsewhere() 
     }
     let denied = other.svc.policies.check(&a, read()).await.unwrap();
     assert_eq!(denied.reason, r#"agent "bot" is suspended"#);
+}
+
+fn tenant_settings(threshold: Option<f64>, levels: Option<RiskLevels>) -> UpdateTenant {
+    let settings = SettingsChange { approval_threshold: Some(threshold), risk_levels: Some(levels) };
+    UpdateTenant { name: None, settings: Some(settings) }
+}
+
+#[tokio::test]
+async fn the_tenants_threshold_and_levels_decide_at_once_here_and_through_the_bus_elsewhere() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let other = replica(&h);
+    let bot = agent(&h, &a, "bot", &[]).await;
+    let req = || check(&bot, "update", "prod/reports", json!({}));
+    let before = h.svc.policies.check(&a, req()).await.unwrap();
+    let score = before.risk_score;
+    assert!(before.allowed && score > 0.05 && score < 0.8, "{before:?}");
+    assert_eq!(before.risk, RiskLevel::of_score(score));
+    // The other replica now keeps the tenant's settings.
+    assert!(other.svc.policies.check(&a, req()).await.unwrap().allowed);
+
+    let levels = RiskLevels { medium: score / 3.0, high: score / 2.0, critical: score };
+    h.svc.tenants.update_own(&a, tenant_settings(Some(score), Some(levels))).await.unwrap();
+    let here = h.svc.policies.check(&a, req()).await.unwrap();
+    assert!(!here.allowed && here.required_approval, "{here:?}");
+    assert_eq!(here.risk, RiskLevel::Critical);
+    assert_eq!(
+        here.reason,
+        format!("approval required: risk score {score} is at or above the approval threshold {score}")
+    );
+    let stale = other.svc.policies.check(&a, req()).await.unwrap();
+    assert!(stale.allowed, "the other replica has not heard yet");
+    let events: Vec<Event> = h.bus.published.lock().unwrap().clone();
+    let change = events.iter().rev().find(|e| e.event_type == TENANT_UPDATED).unwrap();
+    other.svc.on_bus_event(change);
+    let fresh = other.svc.policies.check(&a, req()).await.unwrap();
+    assert!(fresh.required_approval && fresh.risk == RiskLevel::Critical, "{fresh:?}");
+
+    // A test of one policy uses the tenant's settings too.
+    let p = h.svc.policies.create(&a, policy("quiet", "allow")).await.unwrap();
+    assert!(h.svc.policies.test(&a, p.id, req()).await.unwrap().required_approval);
+
+    // Back to the server's defaults.
+    h.svc.tenants.update_own(&a, tenant_settings(None, None)).await.unwrap();
+    let reset = h.svc.policies.check(&a, req()).await.unwrap();
+    assert!(reset.allowed && reset.risk == RiskLevel::of_score(score), "{reset:?}");
 }

@@ -1,0 +1,2 @@
+ALTER TABLE tenants DROP COLUMN updated_at;
+ALTER TABLE tenants DROP COLUMN settings;

@@ -1,0 +1,7 @@
+-- A tenant's own settings (approval threshold, risk levels: see
+-- crates/domain/src/model/tenant.rs) as JSON text, as the agents' JSON columns are; `{}`
+-- follows the server's defaults. `updated_at` moves on every change of name or settings.
+ALTER TABLE tenants ADD COLUMN settings TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE tenants ADD COLUMN updated_at TIMESTAMPTZ;
+UPDATE tenants SET updated_at = created_at;
+ALTER TABLE tenants ALTER COLUMN updated_at SET NOT NULL;
