@@ -16,7 +16,7 @@ use diesel_async::pooled_connection::{AsyncDieselConnectionManager, PoolableConn
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 
 use crate::error;
-use crate::repo::audit::HeadsSeen;
+use crate::repo::audit::KnownHeads;
 
 /// How long a request waits for a pooled connection before the database counts as
 /// unavailable (the pool has no runtime of its own, so the wait is bounded here).
@@ -37,8 +37,8 @@ pub struct PgStore {
     /// commit is the append path's critical section). Opened lazily by the writer itself,
     /// these are driven on the writer's runtime.
     audit_pool: Pool<AsyncPgConnection>,
-    /// The tenants known to have an audit head row.
-    pub(crate) heads_seen: Arc<HeadsSeen>,
+    /// The tenants known to have an audit head row, and the heads this process left.
+    pub(crate) known_heads: Arc<KnownHeads>,
 }
 
 impl fmt::Debug for PgStore {
@@ -62,7 +62,7 @@ impl PgStore {
         let store = PgStore {
             pool: build(max_connections.max(1))?,
             audit_pool: build(AUDIT_CONNECTIONS)?,
-            heads_seen: Arc::default(),
+            known_heads: Arc::default(),
         };
         store.ping().await?;
         Ok(store)

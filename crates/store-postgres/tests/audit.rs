@@ -163,6 +163,25 @@ async fn appends_for_a_missing_tenant_conflict() {
     assert_eq!(store.append_audit(Vec::new()).await.unwrap(), Vec::new());
 }
 
+/// A replica appends onto the head it left in one statement; when another replica moved
+/// the head since, that statement writes nothing and the locking path seals the batch onto
+/// the real head.
+#[tokio::test]
+async fn an_append_after_another_replica_moved_the_head_chains_onto_it() {
+    let Some((first, url, _guard)) = store_and_url(2).await else { return };
+    let second = PgStore::connect(&url, 2).await.unwrap();
+    let (t, _) = seed_pair(&first, "moved").await;
+    let mut seqs = Vec::new();
+    for (store, n) in [(&first, 2), (&first, 1), (&second, 3), (&first, 2), (&second, 1), (&second, 1), (&first, 1)] {
+        seqs.extend(append_n(store, t.id, n).await.iter().map(|r| r.seq));
+    }
+    assert_eq!(seqs, (1..=11).collect::<Vec<_>>());
+    let v = verify_chain(&second, t.id, None, None, 100).await.unwrap();
+    assert!(v.valid && v.checked == 11, "{v:?}");
+    let head = first.audit_head(t.id).await.unwrap().unwrap();
+    assert_eq!(head.seq, 11);
+}
+
 /// Two replicas (two pools on one schema), 32 tasks each, appending single entries and
 /// batches spanning two tenants: each tenant's chain comes out gap-free and valid.
 /// The first appends for new tenants, from several replicas at once and in batches that

@@ -1,7 +1,7 @@
 //! The audit log: one hash chain per tenant, appended under a lock on the tenant's head row
 //! so that replicas sharing the database take turns.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use agentgov_domain::ids::{AuditId, TenantId};
@@ -13,7 +13,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_query;
-use diesel::sql_types::{Array, BigInt, Bytea, Double, Nullable, Text, Timestamptz, Untyped, Uuid as SqlUuid};
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Double, Nullable, Text, Timestamptz, Untyped, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -49,40 +49,65 @@ impl AuditRepo for PgStore {
         let conn: &mut AsyncPgConnection = &mut conn;
         // Heads are created once per tenant and never removed but with their tenant, so a
         // tenant this process has seen a head for needs no statement here.
-        let unseen = self.heads_seen.unseen(&tenants);
+        let known = &self.known_heads;
+        let unseen = known.unseen(&tenants);
         if !unseen.is_empty() {
             sql_query(ENSURE_HEADS_SQL).bind::<Array<SqlUuid>, _>(&unseen).execute(conn).await.map_err(error::db)?;
-            self.heads_seen.insert(&unseen);
+            known.seen(&unseen);
         }
-        let heads_seen = &self.heads_seen;
-        conn.transaction(async move |conn| -> Result<Vec<AuditRecord>, TxError> {
-            // Locked in tenant order, so appends that share tenants take turns without
-            // deadlocking.
-            let rows = lock_heads(conn, &tenants).await?;
-            if rows.len() < tenants.len() {
-                // A tenant deleted since its head was seen: its head went with it.
-                heads_seen.forget(&tenants);
-                return Err(DomainError::Conflict("tenant not found".into()).into());
+        // Usually this process appended last to every tenant of the batch: one statement
+        // seals the batch onto the heads it left, unless another replica moved one since.
+        if let Some(heads) = known.heads(&tenants) {
+            let expected = head_columns(&heads);
+            // The entries are kept to be sealed again onto the real heads should these
+            // have moved.
+            let (records, heads) = seal(entries.clone(), heads)?;
+            let appended = AppendUnmoved::new(RecordColumns::of(&records), head_columns(&heads), expected)
+                .get_result::<bool>(conn)
+                .await;
+            match appended {
+                Ok(true) => {
+                    known.advance(heads);
+                    return Ok(records);
+                }
+                // Moved: take the locking path, which reads the heads.
+                Ok(false) => {}
+                Err(e) => {
+                    known.forget_heads(&tenants);
+                    return Err(error::db(e));
+                }
             }
-            let mut heads = HashMap::with_capacity(rows.len());
-            for row in &rows {
-                heads.insert(row.tenant_id, row.head()?);
+        }
+        let locked = &tenants;
+        let appended = conn
+            .transaction(async move |conn| -> Result<(Vec<AuditRecord>, HashMap<Uuid, ChainHead>), TxError> {
+                // Locked in tenant order, so appends that share tenants take turns without
+                // deadlocking.
+                let rows = lock_heads(conn, locked).await?;
+                if rows.len() < locked.len() {
+                    // A tenant deleted since its head was seen: its head went with it.
+                    known.forget(locked);
+                    return Err(DomainError::Conflict("tenant not found".into()).into());
+                }
+                let mut heads = HashMap::with_capacity(rows.len());
+                for row in &rows {
+                    heads.insert(row.tenant_id, row.head()?);
+                }
+                let (records, heads) = seal(entries, heads)?;
+                AppendLocked::new(RecordColumns::of(&records), head_columns(&heads)).execute(conn).await?;
+                Ok((records, heads))
+            })
+            .await;
+        match appended {
+            Ok((records, heads)) => {
+                known.advance(heads);
+                Ok(records)
             }
-
-            let mut records = Vec::with_capacity(entries.len());
-            for entry in entries {
-                let tenant = entry.tenant_id;
-                let head = heads
-                    .get_mut(&tenant.as_uuid())
-                    .ok_or_else(|| DomainError::Internal(format!("no audit head locked for tenant {tenant}")))?;
-                records.push(head.seal(entry));
+            Err(e) => {
+                known.forget_heads(&tenants);
+                Err(DomainError::from(e))
             }
-
-            insert_records_and_advance_heads(conn, &records, &heads).await?;
-            Ok(records)
-        })
-        .await
-        .map_err(DomainError::from)
+        }
     }
 
     async fn get_audit(&self, tenant: TenantId, id: AuditId) -> Result<Option<AuditRecord>> {
@@ -133,24 +158,75 @@ impl AuditRepo for PgStore {
     }
 }
 
-/// The tenants this process knows to have a head row (see [`ENSURE_HEADS_SQL`]).
+/// Seals `entries` onto `heads` (one per tenant of the batch), in order.
+fn seal(
+    entries: Vec<AuditEntry>,
+    mut heads: HashMap<Uuid, ChainHead>,
+) -> Result<(Vec<AuditRecord>, HashMap<Uuid, ChainHead>)> {
+    let mut records = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let tenant = entry.tenant_id;
+        let head = heads
+            .get_mut(&tenant.as_uuid())
+            .ok_or_else(|| DomainError::Internal(format!("no audit head for tenant {tenant}")))?;
+        records.push(head.seal(entry));
+    }
+    Ok((records, heads))
+}
+
+/// What this process knows of the tenants' audit heads: that a head row exists (see
+/// [`ENSURE_HEADS_SQL`]), and, once it has appended, the head it left, which another
+/// replica may have moved since (an append checks, see [`APPEND_UNMOVED_SQL`]).
 #[derive(Default)]
-pub(crate) struct HeadsSeen(Mutex<HashSet<Uuid>>);
+pub(crate) struct KnownHeads(Mutex<HashMap<Uuid, Option<ChainHead>>>);
 
-impl HeadsSeen {
+impl KnownHeads {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Option<ChainHead>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The tenants not known to have a head row.
     fn unseen(&self, tenants: &[Uuid]) -> Vec<Uuid> {
-        let seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        tenants.iter().filter(|t| !seen.contains(t)).copied().collect()
+        let known = self.lock();
+        tenants.iter().filter(|t| !known.contains_key(t)).copied().collect()
     }
 
-    fn insert(&self, tenants: &[Uuid]) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).extend(tenants.iter().copied());
-    }
-
-    fn forget(&self, tenants: &[Uuid]) {
-        let mut seen = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+    fn seen(&self, tenants: &[Uuid]) {
+        let mut known = self.lock();
         for t in tenants {
-            seen.remove(t);
+            known.entry(*t).or_insert(None);
+        }
+    }
+
+    /// The heads this process left for every one of `tenants`, if it knows them all.
+    fn heads(&self, tenants: &[Uuid]) -> Option<HashMap<Uuid, ChainHead>> {
+        let known = self.lock();
+        tenants.iter().map(|t| known.get(t).copied().flatten().map(|h| (*t, h))).collect()
+    }
+
+    fn advance(&self, heads: HashMap<Uuid, ChainHead>) {
+        let mut known = self.lock();
+        for (t, h) in heads {
+            known.insert(t, Some(h));
+        }
+    }
+
+    /// After a failed append: whether it took effect is unknown, so the heads are read
+    /// afresh next time.
+    fn forget_heads(&self, tenants: &[Uuid]) {
+        let mut known = self.lock();
+        for t in tenants {
+            if let Some(head) = known.get_mut(t) {
+                *head = None;
+            }
+        }
+    }
+
+    /// Forgets the head rows too (their tenants were deleted).
+    fn forget(&self, tenants: &[Uuid]) {
+        let mut known = self.lock();
+        for t in tenants {
+            known.remove(t);
         }
     }
 }
@@ -216,58 +292,139 @@ fn head_columns(heads: &HashMap<Uuid, ChainHead>) -> HeadColumns {
     columns
 }
 
-/// Inserts a whole batch in one statement of one array per column: the statement text is
-/// the same for every batch size (prepared once per connection, see [`InsertRecords`]),
-/// and its 19 parameters are far from Postgres's limit of 65535 whatever the batch size (a
-/// multi-row `VALUES` list needs 15 per row, and chunks). Faster than `VALUES` lists from batches of a few rows up.
+/// The batch's rows, `$1` to `$15`: one array per column.
+macro_rules! unnest_records {
+    () => {
+        "SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::timestamptz[], $5::text[], $6::text[],
+                         $7::text[], $8::uuid[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::text[],
+                         $14::bytea[], $15::bytea[])"
+    };
+}
+
+/// The columns `unnest_records!` fills.
+macro_rules! record_columns {
+    () => {
+        "audit_records (id, tenant_id, seq, ts, actor_type, actor_id, event_type, agent_id, action, resource,
+                               decision, risk_score, details, prev_hash, hash)"
+    };
+}
+
+/// The heads after the batch, `$16` to `$19`.
+macro_rules! new_heads {
+    () => {
+        "unnest($16::uuid[], $17::bigint[], $18::bytea[], $19::timestamptz[]) AS u (tenant_id, seq, hash, ts)"
+    };
+}
+
+/// Inserts a whole batch in one statement of one array per column, inside the transaction
+/// that locked the heads: the statement text is the same for every batch size (prepared
+/// once per connection, see [`Append`]), and its parameters are far from Postgres's limit
+/// of 65535 whatever the batch size (a multi-row `VALUES` list needs 15 per row, and
+/// chunks). Faster than `VALUES` lists from batches of a few rows up.
 ///
 /// The heads advance in the same statement (a data-modifying CTE): one round trip less
 /// per batch.
-const INSERT_RECORDS_SQL: &str = "\
-WITH inserted AS (
-    INSERT INTO audit_records (id, tenant_id, seq, ts, actor_type, actor_id, event_type, agent_id, action, resource,
-                               decision, risk_score, details, prev_hash, hash)
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::timestamptz[], $5::text[], $6::text[],
-                         $7::text[], $8::uuid[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::text[],
-                         $14::bytea[], $15::bytea[])
+const APPEND_LOCKED_SQL: &str = concat!(
+    "WITH inserted AS (\n    INSERT INTO ",
+    record_columns!(),
+    "\n    ",
+    unnest_records!(),
+    "\n)\nUPDATE audit_heads AS h SET seq = u.seq, hash = u.hash, ts = u.ts\nFROM ",
+    new_heads!(),
+    "\nWHERE h.tenant_id = u.tenant_id"
+);
+
+/// The whole append in one statement and one round trip (no `BEGIN`, no `COMMIT`: a
+/// statement is atomic), for a batch sealed onto the heads this process left: it locks
+/// the heads in tenant order (as the locking path does), and only if each is still the
+/// expected one (`$20` to `$22`) inserts the records and advances the heads. It answers
+/// whether it did; if not, nothing was written and the locking path takes over.
+const APPEND_UNMOVED_SQL: &str = concat!(
+    "WITH locked AS (
+    SELECT tenant_id, seq, hash FROM audit_heads WHERE tenant_id = ANY($20::uuid[])
+    ORDER BY tenant_id FOR UPDATE
+), unmoved AS (
+    SELECT count(*) = cardinality($20::uuid[]) AS ok
+    FROM locked JOIN unnest($20::uuid[], $21::bigint[], $22::bytea[]) AS e (tenant_id, seq, hash) USING (tenant_id)
+    WHERE locked.seq = e.seq AND locked.hash = e.hash
+), inserted AS (
+    INSERT INTO ",
+    record_columns!(),
+    "\n    ",
+    unnest_records!(),
+    "\n    WHERE (SELECT ok FROM unmoved)
+), advanced AS (
+    UPDATE audit_heads AS h SET seq = u.seq, hash = u.hash, ts = u.ts
+    FROM ",
+    new_heads!(),
+    "\n    WHERE h.tenant_id = u.tenant_id AND (SELECT ok FROM unmoved)
 )
-UPDATE audit_heads AS h SET seq = u.seq, hash = u.hash, ts = u.ts
-FROM unnest($16::uuid[], $17::bigint[], $18::bytea[], $19::timestamptz[]) AS u (tenant_id, seq, hash, ts)
-WHERE h.tenant_id = u.tenant_id";
+SELECT ok FROM unmoved"
+);
 
-async fn insert_records_and_advance_heads(
-    conn: &mut AsyncPgConnection,
-    records: &[AuditRecord],
-    heads: &HashMap<Uuid, ChainHead>,
-) -> QueryResult<usize> {
-    InsertRecords { c: RecordColumns::of(records), heads: head_columns(heads) }.execute(conn).await
-}
-
-/// [`INSERT_RECORDS_SQL`] with its parameters, as a query type of its own: `sql_query` is
+/// An append statement with its parameters, as a query type of its own: `sql_query` is
 /// prepared anew on every call (one more round trip per batch), while a static query id
 /// lets diesel cache the prepared statement per connection.
-struct InsertRecords<'a> {
+struct Append<'a, S> {
     c: RecordColumns<'a>,
     heads: HeadColumns,
+    /// The heads the batch was sealed onto (`APPEND_UNMOVED_SQL` only).
+    expected: HeadColumns,
+    sql: std::marker::PhantomData<S>,
 }
 
-impl QueryId for InsertRecords<'_> {
-    type QueryId = InsertRecords<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
+/// Which statement an [`Append`] runs.
+trait AppendSql: 'static {
+    const SQL: &'static str;
+    type SqlType;
 }
 
-impl Query for InsertRecords<'_> {
+struct Locked;
+struct Unmoved;
+
+impl AppendSql for Locked {
+    const SQL: &'static str = APPEND_LOCKED_SQL;
     type SqlType = Untyped;
 }
 
-impl QueryFragment<Pg> for InsertRecords<'_> {
+impl AppendSql for Unmoved {
+    const SQL: &'static str = APPEND_UNMOVED_SQL;
+    type SqlType = Bool;
+}
+
+type AppendLocked<'a> = Append<'a, Locked>;
+type AppendUnmoved<'a> = Append<'a, Unmoved>;
+
+impl<'a> AppendLocked<'a> {
+    fn new(c: RecordColumns<'a>, heads: HeadColumns) -> Self {
+        Append { c, heads, expected: HeadColumns::default(), sql: std::marker::PhantomData }
+    }
+}
+
+impl<'a> AppendUnmoved<'a> {
+    fn new(c: RecordColumns<'a>, heads: HeadColumns, expected: HeadColumns) -> Self {
+        Append { c, heads, expected, sql: std::marker::PhantomData }
+    }
+}
+
+impl<S: AppendSql> QueryId for Append<'_, S> {
+    type QueryId = Append<'static, S>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<S: AppendSql> Query for Append<'_, S> {
+    type SqlType = S::SqlType;
+}
+
+impl<S: AppendSql> QueryFragment<Pg> for Append<'_, S> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        // The SQL's `$n` placeholders, in order, become the binds below.
-        let mut pieces = INSERT_RECORDS_SQL.split('$');
+        // The SQL's `$n` placeholders, in order, become the binds below (one bind per
+        // occurrence).
+        let mut pieces = S::SQL.split('$');
         out.push_sql(pieces.next().unwrap_or_default());
         for piece in pieces {
             let digits = piece.bytes().take_while(u8::is_ascii_digit).count();
-            let (c, h) = (&self.c, &self.heads);
+            let (c, h, e) = (&self.c, &self.heads, &self.expected);
             match &piece[..digits] {
                 "1" => out.push_bind_param::<Array<SqlUuid>, _>(&c.id)?,
                 "2" => out.push_bind_param::<Array<SqlUuid>, _>(&c.tenant_id)?,
@@ -288,9 +445,12 @@ impl QueryFragment<Pg> for InsertRecords<'_> {
                 "17" => out.push_bind_param::<Array<BigInt>, _>(&h.1)?,
                 "18" => out.push_bind_param::<Array<Bytea>, _>(&h.2)?,
                 "19" => out.push_bind_param::<Array<Timestamptz>, _>(&h.3)?,
+                "20" => out.push_bind_param::<Array<SqlUuid>, _>(&e.0)?,
+                "21" => out.push_bind_param::<Array<BigInt>, _>(&e.1)?,
+                "22" => out.push_bind_param::<Array<Bytea>, _>(&e.2)?,
                 other => {
                     return Err(diesel::result::Error::QueryBuilderError(
-                        format!("INSERT_RECORDS_SQL has no parameter ${other}").into(),
+                        format!("an audit append statement has no parameter ${other}").into(),
                     ));
                 }
             }
