@@ -859,23 +859,24 @@ pub fn assess_action(action: &str, resource: &str, ctx: &ActionContext<'_>) -> R
 /// calibrated against these.
 pub const LEVEL_BOUNDS: [f64; 3] = [0.3, 0.6, 0.85];
 
-/// The default level of a score, by [`LEVEL_BOUNDS`].
-pub fn level(score: f64) -> &'static str {
-    let [medium, high, critical] = LEVEL_BOUNDS;
-    if score < medium {
-        "low"
-    } else if score < high {
-        "medium"
-    } else if score < critical {
-        "high"
-    } else {
-        "critical"
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The default level of a score, by [`LEVEL_BOUNDS`], for the calibration tests below
+    /// (the service's levels are `agentgov_domain::model::RiskLevels`).
+    fn level(score: f64) -> &'static str {
+        let [medium, high, critical] = LEVEL_BOUNDS;
+        if score < medium {
+            "low"
+        } else if score < high {
+            "medium"
+        } else if score < critical {
+            "high"
+        } else {
+            "critical"
+        }
+    }
 
     fn caps(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()

@@ -249,7 +249,7 @@ impl TenantService {
         let view = self.view(after);
         let relevelled = self.ports.store.update_tenant(&view.tenant, &view.effective_settings.risk_levels).await?;
         self.readers.policies.forget_tenant(id);
-        self.readers.agents.forget_tenant(id);
+        self.readers.agents.forget_snapshots();
         let summary = |t: &Tenant| json!({"name": t.name, "settings": t.settings});
         let event =
             AuditEvent::new(id, actor, TENANT_UPDATED).action("updated").resource(format!("tenants/{id}")).details(

@@ -421,7 +421,9 @@ impl AgentService {
     /// settings change.
     pub fn on_event(&self, event: &Event) {
         if event.event_type == TENANT_UPDATED {
-            self.forget_tenant(event.tenant_id);
+            // New risk levels may have re-levelled any of its agents; snapshots are keyed
+            // by agent and settings change rarely, so all are dropped.
+            self.forget_snapshots();
         } else if event.event_type.starts_with("agent.")
             && let Some(id) = event.data.get("id").and_then(|v| v.as_str()).and_then(|s| s.parse().ok())
         {
@@ -432,12 +434,6 @@ impl AgentService {
     /// Forgets every snapshot (after bus announcements may have been missed).
     pub fn forget_snapshots(&self) {
         self.snapshots.invalidate_all();
-    }
-
-    /// Forgets the tenant's agents, whose risk levels its new settings may have changed.
-    /// (Snapshots are keyed by agent, and settings change rarely: all are dropped.)
-    pub(crate) fn forget_tenant(&self, _tenant: TenantId) {
-        self.forget_snapshots();
     }
 
     /// `GET /agents/{id}`.
