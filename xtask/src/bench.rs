@@ -194,6 +194,7 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         WARM_UP.as_secs(),
         settings.audit_records
     ));
+    server.settle()?;
     let row = audit::append_load(&server, mode, &credentials.api_key, WARM_UP, settings.audit_records)?;
     print_row(&row);
     results.appends.push(row);
@@ -249,6 +250,7 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         WARM_UP.as_secs(),
         settings.webhook_events
     ));
+    server.settle()?;
     let ingested = webhook::ingest(&server, mode, WARM_UP, settings.webhook_events)?;
     print_row(&ingested.load);
     println!(
@@ -299,6 +301,7 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         settings.policy_checks,
         policy::POLICIES.len()
     ));
+    server.settle()?;
     let checked = policy::checks(&server, mode, WARM_UP, settings.policy_checks)?;
     print_row(&checked.load);
     println!(
