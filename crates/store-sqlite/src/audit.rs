@@ -113,7 +113,9 @@ fn insert_records(c: &mut SqliteConnection, mut rows: Vec<AuditRow>) -> TxResult
 }
 
 fn load_head(c: &mut SqliteConnection, tenant: TenantId) -> TxResult<Option<ChainHead>> {
-    let row = audit_heads::table.find(id_text(tenant.0)).select(HeadRow::as_select()).first(c).optional()?;
+    // Not `.first()`: its `LIMIT ?` makes SQLite re-prepare the statement on every new
+    // binding (the planner reads a bound LIMIT), once per batch; the key finds one row.
+    let row = audit_heads::table.find(id_text(tenant.0)).select(HeadRow::as_select()).get_result(c).optional()?;
     Ok(row.map(ChainHead::try_from).transpose()?)
 }
 
