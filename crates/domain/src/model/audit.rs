@@ -94,6 +94,15 @@ impl JsonText {
         }
     }
 
+    /// Serialises `value` (which must serialise to a JSON object) once; an object's keys
+    /// are in the order the value gives them.
+    pub fn from_serialize(value: &impl Serialize) -> Self {
+        match serde_json::value::to_raw_value(value) {
+            Ok(raw) if raw.get().starts_with('{') => Self(raw),
+            _ => Self::empty_object(),
+        }
+    }
+
     /// Text read back from a store. Rejects what is not JSON.
     pub fn from_stored(text: String) -> Result<Self, serde_json::Error> {
         RawValue::from_string(text).map(Self)
@@ -522,6 +531,19 @@ mod tests {
         assert_eq!(text.as_str(), value.to_string());
         assert_eq!(text.as_str(), r#"{"a":[true,null,{"k":-2}],"z":{"b":"café \"q\"","y":1.5}}"#);
         assert_eq!(text.to_value(), value);
+    }
+
+    #[test]
+    fn details_serialised_from_a_struct_keep_its_order_and_must_be_objects() {
+        #[derive(Serialize)]
+        struct Details<'a> {
+            reason: &'a str,
+            count: u32,
+        }
+        let text = JsonText::from_serialize(&Details { reason: "caf\u{e9} \"q\"", count: 2 });
+        assert_eq!(text.as_str(), r#"{"reason":"café \"q\"","count":2}"#);
+        assert_eq!(JsonText::from_serialize(&[1, 2]).as_str(), "{}", "not an object");
+        assert_eq!(JsonText::from_serialize(&f64::NAN).as_str(), "{}", "does not serialise");
     }
 
     fn chain(n: u128) -> Vec<AuditRecord> {

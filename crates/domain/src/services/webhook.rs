@@ -17,7 +17,7 @@ use super::auth::AuthService;
 use super::{Caller, Credential};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId};
-use crate::model::{Actor, ActorType, Permission};
+use crate::model::{Actor, ActorType, JsonText, Permission};
 use crate::ports::Store;
 use crate::secrets::WebhookVerifier;
 
@@ -134,7 +134,7 @@ impl WebhookService {
             resource,
             decision: None,
             risk_score,
-            details: Value::Object(details),
+            details: JsonText::from_serialize(&details),
         };
         match (self.audit.record(event).await, id) {
             (Ok(_), _) => Ok(()),

@@ -47,7 +47,8 @@ pub struct AuditEvent {
     pub resource: Option<String>,
     pub decision: Option<String>,
     pub risk_score: Option<f64>,
-    pub details: serde_json::Value,
+    /// Serialised when it is set, once: the text is what is stored, hashed and served.
+    pub details: JsonText,
 }
 
 impl AuditEvent {
@@ -62,7 +63,7 @@ impl AuditEvent {
             resource: None,
             decision: None,
             risk_score: None,
-            details: serde_json::Value::Object(serde_json::Map::new()),
+            details: JsonText::empty_object(),
         }
     }
 
@@ -77,7 +78,14 @@ impl AuditEvent {
     }
 
     pub fn details(mut self, details: serde_json::Value) -> Self {
-        self.details = details;
+        self.details = JsonText::from_value(&details);
+        self
+    }
+
+    /// Details serialised straight from `details` (a struct that serialises to an object),
+    /// without building a `serde_json::Value` first: for a hot path.
+    pub fn details_of(mut self, details: &impl serde::Serialize) -> Self {
+        self.details = JsonText::from_serialize(details);
         self
     }
 }
@@ -132,7 +140,7 @@ impl AuditLog {
             resource: event.resource,
             decision: event.decision,
             risk_score: event.risk_score,
-            details: JsonText::from_value(&event.details),
+            details: event.details,
         };
         self.append(entry).await
     }

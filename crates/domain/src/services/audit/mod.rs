@@ -21,7 +21,7 @@ use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AuditId, ExportJobId, TenantId};
 use crate::model::{
     Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead, ChainVerification,
-    ChainVerifier, ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Permission, SeqOrder,
+    ChainVerifier, ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, JsonText, Permission, SeqOrder,
 };
 use crate::page::{Page, decode_seq_cursor, encode_seq_cursor, parse_limit};
 use crate::ports::Store;
@@ -232,7 +232,7 @@ impl AuditService {
             resource: req.resource,
             decision: req.decision,
             risk_score: req.risk_score,
-            details: req.details.unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new())),
+            details: req.details.as_ref().map_or_else(JsonText::empty_object, JsonText::from_value),
         };
         self.log.record(event).await
     }

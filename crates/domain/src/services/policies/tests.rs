@@ -200,6 +200,20 @@ async fn deny_wins_over_approval_and_every_check_is_audited() {
         .map(|(_, d)| d)
         .collect();
     assert_eq!(decisions, [Some("allow".into()), Some("require_approval".into()), Some("deny".into())]);
+    let scan = AuditScan { after_seq: None, limit: 100, order: SeqOrder::Desc };
+    let last = h.store.scan_audit(a.tenant_id(), &AuditFilter::default(), scan).await.unwrap().remove(0);
+    assert_eq!(last.id, denied.decision_id.unwrap());
+    let details = last.details.to_value();
+    assert_eq!(details["reason"], "denied: not on sundays");
+    assert_eq!(details["context"], json!({"environment": "production", "day": "sunday"}));
+    assert_eq!(
+        (details["required_approval"].as_bool(), details["policies_evaluated"].as_u64()),
+        (Some(false), Some(2))
+    );
+    assert_eq!(details["matched_policies"], serde_json::to_value(&denied.matched_policies).unwrap());
+    assert_eq!(details["risk_factors"], serde_json::to_value(&denied.risk_factors).unwrap());
+    let keys: Vec<&String> = details.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 6, "{keys:?}");
     let published: Vec<String> = h
         .bus
         .published
