@@ -188,6 +188,28 @@ pub struct AuditEntry {
     pub details: JsonText,
 }
 
+impl From<AuditRecord> for AuditEntry {
+    /// The entry a record was sealed from, to seal again onto a head that has moved on. Its
+    /// timestamp is the sealed one: no earlier than the entry's and than the old head's,
+    /// which a later head of the same chain is no earlier than either, so sealing it again
+    /// gives the timestamp sealing the original entry would.
+    fn from(r: AuditRecord) -> Self {
+        AuditEntry {
+            id: r.id,
+            tenant_id: r.tenant_id,
+            timestamp: r.timestamp,
+            actor: r.actor,
+            event_type: r.event_type,
+            agent_id: r.agent_id,
+            action: r.action,
+            resource: r.resource,
+            decision: r.decision,
+            risk_score: r.risk_score,
+            details: r.details,
+        }
+    }
+}
+
 /// One record of the audit log.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct AuditRecord {
@@ -544,6 +566,21 @@ mod tests {
         assert_eq!(text.as_str(), r#"{"reason":"café \"q\"","count":2}"#);
         assert_eq!(JsonText::from_serialize(&[1, 2]).as_str(), "{}", "not an object");
         assert_eq!(JsonText::from_serialize(&f64::NAN).as_str(), "{}", "does not serialise");
+    }
+
+    #[test]
+    fn a_record_sealed_again_onto_a_later_head_is_as_if_its_entry_had_been() {
+        let stale = chain(2).pop().map(|r| ChainHead { seq: r.seq, hash: r.hash, timestamp: r.timestamp }).unwrap();
+        let mut moved = stale;
+        // Another writer appended after the stale head, later than the entry's own time.
+        moved.seal(entry(50, 1_700_000_000_000_900));
+        // Recorded before the stale head (so sealing onto it moved the time forward), and after.
+        for ts in [1_700_000_000_000_001, 1_700_000_000_000_500] {
+            let original = entry(60, ts);
+            let (mut onto_stale, mut onto_moved, mut again) = (stale, moved, moved);
+            let resealed = again.seal(AuditEntry::from(onto_stale.seal(original.clone())));
+            assert_eq!(resealed, onto_moved.seal(original), "recorded at {ts}");
+        }
     }
 
     fn chain(n: u128) -> Vec<AuditRecord> {

@@ -36,7 +36,7 @@ ON CONFLICT (tenant_id) DO NOTHING";
 
 #[async_trait]
 impl AuditRepo for PgStore {
-    async fn append_audit(&self, entries: Vec<AuditEntry>) -> Result<Vec<AuditRecord>> {
+    async fn append_audit(&self, mut entries: Vec<AuditEntry>) -> Result<Vec<AuditRecord>> {
         if entries.is_empty() {
             return Ok(Vec::new());
         }
@@ -59,9 +59,7 @@ impl AuditRepo for PgStore {
         // seals the batch onto the heads it left, unless another replica moved one since.
         if let Some(heads) = known.heads(&tenants) {
             let expected = head_columns(&heads);
-            // The entries are kept to be sealed again onto the real heads should these
-            // have moved.
-            let (records, heads) = seal(entries.clone(), heads)?;
+            let (records, heads) = seal(entries, heads)?;
             let appended = AppendUnmoved::new(RecordColumns::of(&records), head_columns(&heads), expected)
                 .get_result::<bool>(conn)
                 .await;
@@ -70,8 +68,9 @@ impl AuditRepo for PgStore {
                     known.advance(heads);
                     return Ok(records);
                 }
-                // Moved: take the locking path, which reads the heads.
-                Ok(false) => {}
+                // Moved: nothing was written; the locking path reads the heads and seals
+                // the entries again onto them.
+                Ok(false) => entries = records.into_iter().map(AuditEntry::from).collect(),
                 Err(e) => {
                     known.forget_heads(&tenants);
                     return Err(error::db(e));
