@@ -1,6 +1,6 @@
 //! Command line: `serve`, `migrate`, `tenant create`, `openapi`.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use agentgov_domain::services::NewTenant;
@@ -47,7 +47,10 @@ pub enum TenantCommand {
 
 fn init_logging(config: &Config) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(&config.log_level));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // Colours only on a terminal: a log file or journal gets plain text, and no request pays
+    // for escape codes nobody sees (every request's span fields are formatted as it opens).
+    let ansi = std::io::stderr().is_terminal();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
     let _ = match config.log_format {
         LogFormat::Json => builder.json().try_init(),
         LogFormat::Pretty => builder.try_init(),
