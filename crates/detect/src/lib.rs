@@ -4,5 +4,6 @@
 
 pub mod classify;
 pub mod embed;
+pub mod guard;
 pub mod risk;
 mod text;
