@@ -7,6 +7,7 @@
 mod bench;
 mod ci;
 mod cmd;
+mod guard_eval;
 mod openapi;
 
 use anyhow::bail;
@@ -29,6 +30,11 @@ commands:
                       over --agents registered agents (default 10000); --policy-checks
                       policy checks under 5 templates, each answered one checked to be
                       audited (default 200000)
+  guard-eval [--train TRAIN.jsonl] --eval EVAL.jsonl
+                      train the Prompt Guard detector as the API does (the built-in
+                      corpus plus TRAIN; without --train the shipped default model),
+                      screen EVAL (JSON lines `{text, label}`) and print per-class
+                      precision, recall, F1, the benign false-positive rate and latency
   help                print this message
 ";
 
@@ -49,6 +55,7 @@ fn run() -> anyhow::Result<()> {
         "ci" => ci::run(parse_flags(rest, &["--skip-tests"])?.contains(&"--skip-tests")),
         "openapi" => openapi::run(parse_flags(rest, &["--check"])?.contains(&"--check")),
         "bench" => bench::run(rest),
+        "guard-eval" => guard_eval::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

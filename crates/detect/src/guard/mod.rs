@@ -8,6 +8,44 @@
 //! (`model`: a linear model over hashed word and character n-grams, trained by `train`).
 //! Long prompts are read in overlapping windows, not truncated.
 
+pub mod corpus;
 pub mod decode;
+pub mod detector;
+pub mod features;
 pub mod leak;
+pub mod model;
 pub mod normalize;
+pub mod rules;
+pub mod train;
+
+pub use detector::{Detector, Direction, Screen, Verdict};
+pub use model::{Label, Model};
+pub use train::{Example, Metrics, TrainError, TrainOptions, Trained, train};
+
+use std::sync::LazyLock;
+
+/// The built-in corpus followed by `extra` (a text already present is not added again).
+pub fn training_set(extra: Vec<Example>) -> Vec<Example> {
+    let mut examples = corpus::builtin();
+    let mut seen: std::collections::HashSet<String> = examples.iter().map(|e| e.text.clone()).collect();
+    for e in extra {
+        if seen.insert(e.text.clone()) {
+            examples.push(e);
+        }
+    }
+    examples
+}
+
+static DEFAULT: LazyLock<Detector> = LazyLock::new(|| {
+    match train(&corpus::builtin(), &TrainOptions::default(), &mut |_| true) {
+        Ok(trained) => trained.detector,
+        // The corpus always holds benign and attack examples; were it not to, rules alone.
+        Err(_) => Detector::new(Model::zeros(TrainOptions::default().bits), 0.5),
+    }
+});
+
+/// The shipped default detector: trained from the built-in corpus on first use (the same
+/// model on every replica: training is deterministic).
+pub fn default_detector() -> &'static Detector {
+    &DEFAULT
+}

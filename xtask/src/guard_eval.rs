@@ -1,0 +1,123 @@
+//! `cargo xtask guard-eval [--train TRAIN.jsonl] --eval EVAL.jsonl`: trains the Prompt
+//! Guard's detector through the same code path as `POST /guard/detector/train` (the
+//! built-in corpus plus the given examples; without `--train`, the shipped default model),
+//! then screens every line of EVAL and prints per-class precision, recall and F1, the
+//! benign false-positive rate and the screening latency.
+
+use std::path::Path;
+use std::time::Instant;
+
+use agentgov_detect::guard::{self, Detector, Example, Label, Screen, TrainOptions};
+use anyhow::{Context, bail};
+use serde_json::Value;
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let mut train_file = None;
+    let mut eval_file = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--train" => train_file = Some(args.next().context("--train needs a file")?.clone()),
+            "--eval" => eval_file = Some(args.next().context("--eval needs a file")?.clone()),
+            other => bail!("unexpected argument `{other}` (see `cargo xtask help`)"),
+        }
+    }
+    let eval_file = eval_file.context("--eval EVAL.jsonl is required")?;
+    let eval = read_jsonl(Path::new(&eval_file))?;
+
+    let started = Instant::now();
+    let (detector, trained_on) = match &train_file {
+        Some(file) => {
+            let extra = read_jsonl(Path::new(file))?;
+            let n = extra.len();
+            let examples = guard::training_set(extra);
+            let trained = guard::train(&examples, &TrainOptions::default(), &mut |_| true)?;
+            print_metrics("held-out split of the training set", &trained.metrics);
+            (trained.detector, format!("the built-in corpus and {n} examples of {file}"))
+        }
+        None => (guard::default_detector().clone(), "the built-in corpus (the shipped default model)".into()),
+    };
+    println!("trained on {trained_on} in {:.2}s; threshold {:.4}", started.elapsed().as_secs_f64(), detector.threshold);
+
+    let mut pairs = Vec::with_capacity(eval.len());
+    let mut scored = Vec::with_capacity(eval.len());
+    let mut micros = Vec::with_capacity(eval.len());
+    for e in &eval {
+        let t = Instant::now();
+        let verdict = detector.screen(&Screen { text: &e.text, ..Screen::default() });
+        micros.push(t.elapsed().as_secs_f64() * 1e6);
+        pairs.push((e.label, verdict.label));
+        scored.push((e.label, verdict.score));
+    }
+    let metrics = guard::train::metrics(&pairs, detector.threshold);
+    print_metrics(&format!("{eval_file} at the model's threshold"), &metrics);
+    micros.sort_by(f64::total_cmp);
+    let at = |q: f64| micros[((micros.len() as f64 * q) as usize).min(micros.len() - 1)];
+    println!("latency per text: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs", at(0.5), at(0.99), at(1.0));
+    for fpr in [0.01, 0.02] {
+        let (threshold, recall, actual) = operating_point(&scored, fpr);
+        println!(
+            "for reference, on {eval_file} itself: at most {:.0}% benign flagged needs threshold {threshold:.4}: attack recall {recall:.4} (benign flagged {:.2}%)",
+            fpr * 100.0,
+            actual * 100.0
+        );
+    }
+    print_2kb_latency(&detector);
+    Ok(())
+}
+
+fn read_jsonl(path: &Path) -> anyhow::Result<Vec<Example>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).with_context(|| format!("{}:{}: not JSON", path.display(), n + 1))?;
+        let text = v["text"].as_str().with_context(|| format!("{}:{}: no text", path.display(), n + 1))?;
+        let label = v["label"]
+            .as_str()
+            .and_then(Label::parse)
+            .with_context(|| format!("{}:{}: label must be benign, injection, jailbreak or leakage", path.display(), n + 1))?;
+        out.push(Example::new(text, label));
+    }
+    Ok(out)
+}
+
+fn print_metrics(title: &str, m: &guard::Metrics) {
+    println!("\n{title}: {} texts, threshold {:.4}", m.size, m.threshold);
+    println!("  {:<10} {:>9} {:>7} {:>7} {:>8}", "class", "precision", "recall", "F1", "support");
+    for c in &m.classes {
+        println!("  {:<10} {:>9.4} {:>7.4} {:>7.4} {:>8}", c.label.as_str(), c.precision, c.recall, c.f1, c.support);
+    }
+    println!(
+        "  attack recall (any kind flagged) {:.4}; benign false-positive rate {:.4} (as injection {:.4}, jailbreak {:.4}, leakage {:.4})",
+        m.attack_recall, m.false_positive_rate, m.false_positive_rates[0], m.false_positive_rates[1], m.false_positive_rates[2]
+    );
+}
+
+/// The lowest threshold flagging at most `fpr` of the benign texts, the attack recall there,
+/// and the share of benign texts actually flagged.
+fn operating_point(scored: &[(Label, f32)], fpr: f32) -> (f32, f32, f32) {
+    let threshold = guard::train::calibrate(scored.iter().copied(), fpr);
+    let share = |benign: bool| {
+        let of: Vec<f32> = scored.iter().filter(|(l, _)| (*l == Label::Benign) == benign).map(|(_, s)| *s).collect();
+        of.iter().filter(|s| **s >= threshold).count() as f32 / of.len().max(1) as f32
+    };
+    (threshold, share(false), share(true))
+}
+
+/// Screens a 2 KB prompt many times: the in-process latency the issue asks about.
+fn print_2kb_latency(detector: &Detector) {
+    let paragraph = "Please review the attached quarterly report and summarise the main risks for the \
+                     finance team, including currency exposure, supplier delays and the open audit items. ";
+    let prompt: String = paragraph.repeat(2048 / paragraph.len() + 1).chars().take(2048).collect();
+    let mut micros = Vec::new();
+    for _ in 0..2000 {
+        let t = Instant::now();
+        std::hint::black_box(detector.screen(&Screen { text: &prompt, ..Screen::default() }));
+        micros.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    micros.sort_by(f64::total_cmp);
+    println!(
+        "2 KB prompt, 2,000 screens (dev build of xtask with the detector at opt-level 3): p50 {:.1} µs, p99 {:.1} µs",
+        micros[1000], micros[1980]
+    );
+}
