@@ -14,11 +14,15 @@ use serde_json::Value;
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut train_file = None;
     let mut eval_file = None;
+    let mut show_errors = 0usize;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--train" => train_file = Some(args.next().context("--train needs a file")?.clone()),
             "--eval" => eval_file = Some(args.next().context("--eval needs a file")?.clone()),
+            "--show-errors" => {
+                show_errors = args.next().and_then(|n| n.parse().ok()).context("--show-errors needs a number")?
+            }
             other => bail!("unexpected argument `{other}` (see `cargo xtask help`)"),
         }
     }
@@ -39,6 +43,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     };
     println!("trained on {trained_on} in {:.2}s; threshold {:.4}", started.elapsed().as_secs_f64(), detector.threshold);
 
+    let mut errors = Vec::new();
     let mut pairs = Vec::with_capacity(eval.len());
     let mut scored = Vec::with_capacity(eval.len());
     let mut micros = Vec::with_capacity(eval.len());
@@ -46,6 +51,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         let t = Instant::now();
         let verdict = detector.screen(&Screen { text: &e.text, ..Screen::default() });
         micros.push(t.elapsed().as_secs_f64() * 1e6);
+        if (e.label == Label::Benign) != verdict.safe() {
+            errors.push((e.label, verdict.score, verdict.reasons.join(" "), e.text.clone()));
+        }
         pairs.push((e.label, verdict.label));
         scored.push((e.label, verdict.score));
     }
@@ -63,6 +71,11 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         );
     }
     print_2kb_latency(&detector);
+    errors.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (label, score, reasons, text) in errors.iter().take(show_errors) {
+        let text: String = text.chars().take(300).collect::<String>().replace('\n', " ");
+        println!("\n[{} {score:.3} {reasons}] {text}", label.as_str());
+    }
     Ok(())
 }
 
@@ -72,10 +85,9 @@ fn read_jsonl(path: &Path) -> anyhow::Result<Vec<Example>> {
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let v: Value = serde_json::from_str(line).with_context(|| format!("{}:{}: not JSON", path.display(), n + 1))?;
         let text = v["text"].as_str().with_context(|| format!("{}:{}: no text", path.display(), n + 1))?;
-        let label = v["label"]
-            .as_str()
-            .and_then(Label::parse)
-            .with_context(|| format!("{}:{}: label must be benign, injection, jailbreak or leakage", path.display(), n + 1))?;
+        let label = v["label"].as_str().and_then(Label::parse).with_context(|| {
+            format!("{}:{}: label must be benign, injection, jailbreak or leakage", path.display(), n + 1)
+        })?;
         out.push(Example::new(text, label));
     }
     Ok(out)
@@ -89,7 +101,11 @@ fn print_metrics(title: &str, m: &guard::Metrics) {
     }
     println!(
         "  attack recall (any kind flagged) {:.4}; benign false-positive rate {:.4} (as injection {:.4}, jailbreak {:.4}, leakage {:.4})",
-        m.attack_recall, m.false_positive_rate, m.false_positive_rates[0], m.false_positive_rates[1], m.false_positive_rates[2]
+        m.attack_recall,
+        m.false_positive_rate,
+        m.false_positive_rates[0],
+        m.false_positive_rates[1],
+        m.false_positive_rates[2]
     );
 }
 

@@ -209,7 +209,9 @@ fn verdict(mut evidence: Evidence, threshold: f32) -> Verdict {
     if score >= threshold {
         label = strongest(&evidence);
         if evidence.model_attack >= CLASSIFIER_REASON {
-            let top = Label::ATTACKS.into_iter().max_by(|a, b| evidence.model[a.index()].total_cmp(&evidence.model[b.index()]));
+            let top = Label::ATTACKS
+                .into_iter()
+                .max_by(|a, b| evidence.model[a.index()].total_cmp(&evidence.model[b.index()]));
             if let Some(top) = top {
                 evidence.reasons.push(format!("classifier:{}", top.as_str()));
             }
@@ -263,5 +265,39 @@ mod tests {
         assert!(w.iter().all(|w| w.len() <= WINDOW));
         assert!(w.windows(2).all(|p| text.find(p[1]).is_some()));
         assert!(w.last().is_some_and(|last| text.ends_with(last)));
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+
+    #[test]
+    #[ignore]
+    fn parts_of_a_2kb_screen() {
+        let paragraph = "Please review the attached quarterly report and summarise the main risks for the finance team, including currency exposure, supplier delays and the open audit items. ";
+        let prompt: String = paragraph.repeat(20).chars().take(2048).collect();
+        let n = normalize::normalize(&prompt);
+        let time = |name: &str, f: &mut dyn FnMut()| {
+            let t = std::time::Instant::now();
+            for _ in 0..200 {
+                f();
+            }
+            eprintln!("{name}: {:.1} µs", t.elapsed().as_secs_f64() * 1e6 / 200.0);
+        };
+        time("normalize", &mut || drop(std::hint::black_box(normalize::normalize(&prompt))));
+        time("decode", &mut || drop(std::hint::black_box(decode::decode_payloads(&prompt, 8))));
+        time("rules", &mut || {
+            std::hint::black_box(rules::matches(&n.text).count());
+        });
+        time("leak", &mut || drop(std::hint::black_box(leak::secrets(&prompt))));
+        let mut scratch = Vec::new();
+        time("features", &mut || drop(std::hint::black_box(features::extract(&n.text, 18, &mut scratch))));
+        let d = Detector::new(Model::zeros(18), 0.5);
+        let f = features::extract(&n.text, 18, &mut scratch);
+        time("model", &mut || {
+            std::hint::black_box(d.model.predict(&f));
+        });
+        time("screen", &mut || drop(std::hint::black_box(d.screen(&Screen { text: &prompt, ..Screen::default() }))));
     }
 }

@@ -120,7 +120,8 @@ pub fn train(
     let labels: Vec<Label> = fit.iter().map(|e| e.label).collect();
     let model = fit_model(&features, &labels, options, &mut |share| progress(0.1 + 0.8 * share))?;
     let mut detector = Detector::new(model, 0.5);
-    let scores: Vec<f32> = held.iter().map(|e| detector.screen(&Screen { text: &e.text, ..Screen::default() }).score).collect();
+    let scores: Vec<f32> =
+        held.iter().map(|e| detector.screen(&Screen { text: &e.text, ..Screen::default() }).score).collect();
     detector.threshold = calibrate(held.iter().map(|e| e.label).zip(scores.iter().copied()), options.target_fpr);
     if !progress(0.95) {
         return Err(TrainError::Cancelled);
@@ -170,8 +171,8 @@ fn fit_model(
     let mut counts = [0usize; CLASSES];
     labels.iter().for_each(|l| counts[l.index()] += 1);
     let present = counts.iter().filter(|c| **c > 0).count().max(1);
-    let class_weight: [f32; CLASSES] = counts
-        .map(|c| if c == 0 { 0.0 } else { (labels.len() as f32 / (present as f32 * c as f32)).clamp(0.25, 8.0) });
+    let class_weight: [f32; CLASSES] =
+        counts.map(|c| if c == 0 { 0.0 } else { (labels.len() as f32 / (present as f32 * c as f32)).clamp(0.25, 8.0) });
     let mut order: Vec<usize> = (0..features.len()).collect();
     let mut rng = SplitMix(options.seed);
     let steps = (options.epochs as usize * features.len()).max(1) as f32;
@@ -232,7 +233,10 @@ pub fn metrics(pairs: &[(Label, Label)], threshold: f32) -> Metrics {
     let caught = pairs.iter().filter(|(t, p)| *t != Label::Benign && *p != Label::Benign).count();
     let benign = pairs.iter().filter(|(t, _)| *t == Label::Benign).count();
     let flagged = |label: Option<Label>| {
-        pairs.iter().filter(|(t, p)| *t == Label::Benign && *p != Label::Benign && label.is_none_or(|l| *p == l)).count()
+        pairs
+            .iter()
+            .filter(|(t, p)| *t == Label::Benign && *p != Label::Benign && label.is_none_or(|l| *p == l))
+            .count()
     };
     Metrics {
         size: pairs.len(),
