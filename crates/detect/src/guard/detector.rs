@@ -100,7 +100,7 @@ impl Detector {
     /// Screens `screen`, calling it an attack at `threshold` or above.
     pub fn screen_at(&self, screen: &Screen<'_>, threshold: f32) -> Verdict {
         let mut evidence = Evidence::default();
-        let mut scratch = Vec::new();
+        let mut scratch = features::Scratch::default();
         let normalized = normalize::normalize(screen.text);
         self.read(&normalized.text, &mut evidence, &mut scratch);
         if let Some(deleet) = &normalized.deleet {
@@ -124,7 +124,7 @@ impl Detector {
     }
 
     /// Reads one view of the text: the rules over all of it, the model over its windows.
-    fn read(&self, text: &str, evidence: &mut Evidence, scratch: &mut Vec<u32>) {
+    fn read(&self, text: &str, evidence: &mut Evidence, scratch: &mut features::Scratch) {
         for rule in rules::matches(text) {
             evidence.flag(rule.label, rule.weight, format!("rule:{}", rule.name));
         }
@@ -137,7 +137,7 @@ impl Detector {
         }
     }
 
-    pub(crate) fn features(&self, text: &str, scratch: &mut Vec<u32>) -> Features {
+    pub(crate) fn features(&self, text: &str, scratch: &mut features::Scratch) -> Features {
         features::extract(text, self.model.bits, scratch)
     }
 
@@ -291,7 +291,7 @@ mod timing {
             std::hint::black_box(rules::matches(&n.text).count());
         });
         time("leak", &mut || drop(std::hint::black_box(leak::secrets(&prompt))));
-        let mut scratch = Vec::new();
+        let mut scratch = features::Scratch::default();
         time("features", &mut || drop(std::hint::black_box(features::extract(&n.text, 18, &mut scratch))));
         let d = Detector::new(Model::zeros(18), 0.5);
         let f = features::extract(&n.text, 18, &mut scratch);

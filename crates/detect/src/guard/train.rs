@@ -109,7 +109,7 @@ pub fn train(
     if !fit.iter().any(|e| e.label != Label::Benign) {
         return Err(TrainError::Invalid("no attack examples to learn from".into()));
     }
-    let mut scratch = Vec::new();
+    let mut scratch = super::features::Scratch::default();
     let mut features = Vec::with_capacity(fit.len());
     for (i, e) in fit.iter().enumerate() {
         features.push(super::features::extract(&normalize(&e.text).text, options.bits, &mut scratch));
