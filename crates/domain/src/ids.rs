@@ -69,3 +69,11 @@ id_type!(
     /// A Rego policy of one tenant.
     PolicyId
 );
+id_type!(
+    /// A training run of a tenant's Prompt Guard detector.
+    GuardTaskId
+);
+id_type!(
+    /// A labelled text given as feedback to a tenant's Prompt Guard.
+    GuardFeedbackId
+);

@@ -18,6 +18,7 @@ pub mod agents;
 pub mod audit;
 pub mod cache;
 pub mod fixtures;
+pub mod guard;
 pub mod policies;
 pub mod store;
 

@@ -84,6 +84,19 @@ macro_rules! store_conformance_tests {
             policy_concurrent_updates_from_one_version_let_one_win,
             policy_delete_removes_it,
             deleting_a_user_forgets_them_as_policy_creator,
+            guard_versions_number_from_one_and_the_newest_is_active,
+            guard_activation_switches_versions_and_rolls_back_to_the_default,
+            guard_models_are_invisible_to_other_tenants,
+            guard_feedback_lists_oldest_first_per_tenant_up_to_the_limit,
+            guard_tasks_round_trip_with_their_examples,
+            guard_tasks_are_one_pending_per_tenant,
+            guard_claims_take_the_oldest_task_and_reclaim_expired_leases,
+            guard_progress_needs_the_lease,
+            guard_complete_stores_the_version_and_completes_the_task,
+            guard_complete_with_a_lost_lease_writes_nothing,
+            guard_fail_marks_the_task_failed,
+            guard_cancel_ends_the_tenants_pending_task,
+            guard_stats_add_up_per_key_and_filter_by_hour,
         );
     };
 }
@@ -113,6 +126,7 @@ use crate::fixtures::*;
 
 pub use crate::agents::*;
 pub use crate::audit::*;
+pub use crate::guard::*;
 pub use crate::policies::*;
 
 async fn add_user(store: &Arc<dyn Store>, tenant: TenantId, email: &str, role: Role) -> User {
@@ -247,7 +261,11 @@ pub async fn tenant_update_round_trips_and_relevels_only_its_agents(store: Arc<d
     let levels = RiskLevels { medium: 0.25, high: 0.5, critical: 0.95 };
     let updated = Tenant {
         name: "levels renamed".into(),
-        settings: TenantSettings { approval_threshold: Some(0.65), risk_levels: Some(levels) },
+        settings: TenantSettings {
+            approval_threshold: Some(0.65),
+            risk_levels: Some(levels),
+            guard_threshold: Some(0.375),
+        },
         updated_at: precise(5, 123_456),
         ..s.tenant.clone()
     };

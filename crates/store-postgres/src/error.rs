@@ -84,6 +84,11 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("agents_pkey") | Some("agent_embeddings_pkey") => "agent already exists",
         Some("policies_tenant_name_key") => "policy name already taken",
         Some("policies_pkey") => "policy already exists",
+        Some("guard_tasks_active_key") => "the tenant already has a training task queued or running",
+        Some("guard_tasks_pkey") => "a guard task with this id exists",
+        Some("guard_feedback_pkey") => "guard feedback with this id exists",
+        Some("guard_models_pkey") => "guard model version already exists",
+        Some("guard_models_active_key") => "another guard model version is active",
         _ => "record already exists",
     }
 }
@@ -116,6 +121,11 @@ mod tests {
         assert_eq!(missing_parent_message(Some("policies_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(Some("policies_created_by_fkey")), "user does not exist");
         assert_eq!(missing_parent_message(Some("audit_heads_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(
+            conflict_message(Some("guard_tasks_active_key")),
+            "the tenant already has a training task queued or running"
+        );
+        assert_eq!(missing_parent_message(Some("guard_stats_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(None), "a referenced record does not exist");
     }
 

@@ -4,8 +4,9 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditHash, AuditRecord,
-    ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role,
-    Session, Tenant, User, UserStatus,
+    ChainHead, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo,
+    GuardModelRecord, GuardTask, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session,
+    Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -14,7 +15,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, policies, sessions, tenants, users,
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, guard_feedback, guard_models,
+    guard_tasks, policies, sessions, tenants, users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -577,6 +579,236 @@ impl From<PolicyRow> for Policy {
             updated_at: r.updated_at,
         }
     }
+}
+
+/// A Prompt Guard model version with its weights; `metrics` is `serde_json` text.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = guard_models, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct GuardModelRow {
+    pub tenant_id: Uuid,
+    pub version: i32,
+    pub active: bool,
+    pub threshold: f64,
+    pub examples: i64,
+    pub tenant_examples: i64,
+    pub metrics: String,
+    pub task_id: Option<Uuid>,
+    pub trained_at: OffsetDateTime,
+    pub weights: Vec<u8>,
+}
+
+impl GuardModelRow {
+    /// `model` as `tenant`'s `version`, active.
+    pub(crate) fn new(tenant: Uuid, version: i32, model: &GuardModelRecord) -> Result<Self> {
+        let info = &model.info;
+        let metrics = serde_json::to_string(&info.metrics)
+            .map_err(|e| DomainError::Internal(format!("encoding the metrics of a guard model: {e}")))?;
+        Ok(Self {
+            tenant_id: tenant,
+            version,
+            active: true,
+            threshold: info.threshold,
+            examples: info.examples,
+            tenant_examples: info.tenant_examples,
+            metrics,
+            task_id: info.task_id.map(|t| t.as_uuid()),
+            trained_at: info.trained_at,
+            weights: model.weights.clone(),
+        })
+    }
+}
+
+impl TryFrom<GuardModelRow> for GuardModelRecord {
+    type Error = DomainError;
+
+    fn try_from(r: GuardModelRow) -> Result<Self> {
+        let info = GuardModelInfoRow {
+            tenant_id: r.tenant_id,
+            version: r.version,
+            active: r.active,
+            threshold: r.threshold,
+            examples: r.examples,
+            tenant_examples: r.tenant_examples,
+            metrics: r.metrics,
+            task_id: r.task_id,
+            trained_at: r.trained_at,
+        };
+        Ok(Self { info: info.try_into()?, weights: r.weights })
+    }
+}
+
+/// A model version without its weights, for lists.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = guard_models, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct GuardModelInfoRow {
+    pub tenant_id: Uuid,
+    pub version: i32,
+    pub active: bool,
+    pub threshold: f64,
+    pub examples: i64,
+    pub tenant_examples: i64,
+    pub metrics: String,
+    pub task_id: Option<Uuid>,
+    pub trained_at: OffsetDateTime,
+}
+
+impl TryFrom<GuardModelInfoRow> for GuardModelInfo {
+    type Error = DomainError;
+
+    fn try_from(r: GuardModelInfoRow) -> Result<Self> {
+        let metrics = serde_json::from_str(&r.metrics)
+            .map_err(|e| corrupt("guard_models", r.tenant_id, format!("version {}: metrics: {e}", r.version)))?;
+        Ok(Self {
+            version: r.version,
+            tenant_id: r.tenant_id.into(),
+            active: r.active,
+            threshold: r.threshold,
+            examples: r.examples,
+            tenant_examples: r.tenant_examples,
+            metrics,
+            task_id: r.task_id.map(Into::into),
+            trained_at: r.trained_at,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = guard_feedback, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct GuardFeedbackRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub kind: String,
+    pub label: String,
+    pub validation_id: Option<Uuid>,
+    pub text: String,
+    pub created_by_type: String,
+    pub created_by_id: String,
+    pub created_at: OffsetDateTime,
+}
+
+impl From<&GuardFeedback> for GuardFeedbackRow {
+    fn from(f: &GuardFeedback) -> Self {
+        Self {
+            id: f.id.as_uuid(),
+            tenant_id: f.tenant_id.as_uuid(),
+            kind: f.kind.as_str().to_owned(),
+            label: f.label.as_str().to_owned(),
+            validation_id: f.validation_id,
+            text: f.text.clone(),
+            created_by_type: f.created_by.kind.as_str().to_owned(),
+            created_by_id: f.created_by.id.clone(),
+            created_at: f.created_at,
+        }
+    }
+}
+
+impl TryFrom<GuardFeedbackRow> for GuardFeedback {
+    type Error = DomainError;
+
+    fn try_from(r: GuardFeedbackRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("guard_feedback", r.id, problem);
+        let kind = GuardFeedbackKind::parse(&r.kind).ok_or_else(|| bad(format!("unknown kind `{}`", r.kind)))?;
+        let label = GuardLabel::parse(&r.label).ok_or_else(|| bad(format!("unknown label `{}`", r.label)))?;
+        let actor = ActorType::parse(&r.created_by_type)
+            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.created_by_type)))?;
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            kind,
+            label,
+            validation_id: r.validation_id,
+            text: r.text,
+            created_by: Actor { kind: actor, id: r.created_by_id },
+            created_at: r.created_at,
+        })
+    }
+}
+
+/// A training task without its examples (`training_examples`, written beside it on insert
+/// and read on its own).
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = guard_tasks, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct GuardTaskRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub status: String,
+    pub progress: f64,
+    pub error: Option<String>,
+    pub model_version: Option<i32>,
+    pub examples: i64,
+    pub created_at: OffsetDateTime,
+    pub started_at: Option<OffsetDateTime>,
+    pub finished_at: Option<OffsetDateTime>,
+    pub attempts: i32,
+    pub lease_token: Option<Uuid>,
+    pub lease_until: Option<OffsetDateTime>,
+}
+
+impl From<&GuardTask> for GuardTaskRow {
+    fn from(t: &GuardTask) -> Self {
+        Self {
+            id: t.id.as_uuid(),
+            tenant_id: t.tenant_id.as_uuid(),
+            requested_by_type: t.requested_by.kind.as_str().to_owned(),
+            requested_by_id: t.requested_by.id.clone(),
+            status: t.status.as_str().to_owned(),
+            progress: t.progress,
+            error: t.error.clone(),
+            model_version: t.model_version,
+            examples: t.examples,
+            created_at: t.created_at,
+            started_at: t.started_at,
+            finished_at: t.finished_at,
+            attempts: t.attempts,
+            lease_token: t.lease.map(|l| l.token),
+            lease_until: t.lease.map(|l| l.until),
+        }
+    }
+}
+
+impl TryFrom<GuardTaskRow> for GuardTask {
+    type Error = DomainError;
+
+    fn try_from(r: GuardTaskRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("guard_tasks", r.id, problem);
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
+        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease { token, until }),
+            _ => None,
+        };
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status,
+            progress: r.progress,
+            error: r.error,
+            model_version: r.model_version,
+            examples: r.examples,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            attempts: r.attempts,
+            lease,
+        })
+    }
+}
+
+/// The stored text of a task's examples.
+pub(crate) fn examples_text(examples: &[GuardExample]) -> Result<String> {
+    serde_json::to_string(examples).map_err(|e| DomainError::Internal(format!("encoding guard examples: {e}")))
+}
+
+/// Reads the examples stored with task `id`.
+pub(crate) fn examples_of(id: Uuid, text: &str) -> Result<Vec<GuardExample>> {
+    serde_json::from_str(text).map_err(|e| corrupt("guard_tasks", id, format!("training_examples: {e}")))
 }
 
 fn corrupt(table: &str, id: Uuid, problem: impl std::fmt::Display) -> DomainError {

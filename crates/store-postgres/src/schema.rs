@@ -169,6 +169,66 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    guard_models (tenant_id, version) {
+        tenant_id -> Uuid,
+        version -> Int4,
+        active -> Bool,
+        threshold -> Float8,
+        examples -> Int8,
+        tenant_examples -> Int8,
+        metrics -> Text,
+        task_id -> Nullable<Uuid>,
+        trained_at -> Timestamptz,
+        weights -> Bytea,
+    }
+}
+
+diesel::table! {
+    guard_feedback (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        kind -> Text,
+        label -> Text,
+        validation_id -> Nullable<Uuid>,
+        text -> Text,
+        created_by_type -> Text,
+        created_by_id -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    guard_tasks (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Float8,
+        error -> Nullable<Text>,
+        model_version -> Nullable<Int4>,
+        examples -> Int8,
+        training_examples -> Text,
+        created_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        finished_at -> Nullable<Timestamptz>,
+        attempts -> Int4,
+        lease_token -> Nullable<Uuid>,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    guard_stats (tenant_id, hour, verdict, bucket) {
+        tenant_id -> Uuid,
+        hour -> Int8,
+        verdict -> Text,
+        bucket -> Int2,
+        count -> Int8,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -187,6 +247,11 @@ diesel::joinable!(agent_index_versions -> tenants (tenant_id));
 
 diesel::joinable!(policies -> tenants (tenant_id));
 
+diesel::joinable!(guard_models -> tenants (tenant_id));
+diesel::joinable!(guard_feedback -> tenants (tenant_id));
+diesel::joinable!(guard_tasks -> tenants (tenant_id));
+diesel::joinable!(guard_stats -> tenants (tenant_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
@@ -200,4 +265,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     agent_embeddings,
     agent_index_versions,
     policies,
+    guard_models,
+    guard_feedback,
+    guard_tasks,
+    guard_stats,
 );

@@ -10,11 +10,14 @@ use std::time::Duration;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::SessionId;
-use agentgov_domain::model::{AgentFilter, ApiKey, ApiKeyKind, Heartbeat, Role, Session, User, UserStatus};
+use agentgov_domain::model::{
+    AgentFilter, ApiKey, ApiKeyKind, GuardLabel, GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
+};
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::{AgentRepo, ApiKeyRepo, AuditRepo, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_domain::ports::{AgentRepo, ApiKeyRepo, AuditRepo, GuardRepo, SessionRepo, Store, TenantRepo, UserRepo};
 use agentgov_store_conformance::fixtures::{
-    json_object, new_agent, new_embedding, new_key, new_tenant, new_user, now, seed_pair,
+    guard_examples, json_object, new_agent, new_embedding, new_guard_model, new_guard_task, new_key, new_tenant,
+    new_user, now, seed_pair,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -85,6 +88,10 @@ async fn migrations_go_up_down_and_up_again() {
         "agent_embeddings",
         "agent_index_versions",
         "policies",
+        "guard_models",
+        "guard_feedback",
+        "guard_tasks",
+        "guard_stats",
     ] {
         assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
     }
@@ -98,6 +105,12 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(store.get_tenant(t.id).await.unwrap(), Some(t.clone()));
     let entry = agentgov_store_conformance::fixtures::new_entry(t.id, "after.migrations", now());
     assert_eq!(store.append_audit(vec![entry]).await.unwrap()[0].seq, 1);
+    // The guard tables came back too, with their partial unique indexes.
+    let task = new_guard_task(t.id, 0);
+    store.insert_guard_task(&task, &guard_examples()).await.unwrap();
+    let err = store.insert_guard_task(&new_guard_task(t.id, 0), &[]).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a training task")), "{err:?}");
+    assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -320,6 +333,121 @@ async fn concurrent_delete_and_demotion_leave_one_admin() {
         let users = store.list_users(t.id, &PageRequest::default()).await.unwrap();
         assert_eq!(users.items.iter().filter(|u| u.is_active_admin()).count(), 1, "round {round}");
     }
+}
+
+/// Activations of every version and a completion of a new one, all at once: the tenant-row
+/// lock serialises them, so none fails on the unique indexes, versions stay numbered without
+/// gaps, and at most one is active. Repeated to give a race a real chance to show.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_guard_activations_and_completions_leave_one_active() {
+    let Some((store, _guard)) = common::migrated_store(8).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    let (t, _) = seed_pair(store.as_ref(), "guarded").await;
+    let lease = Duration::from_secs(60);
+    for round in 0..10i32 {
+        let task = new_guard_task(t.id, 0);
+        store.insert_guard_task(&task, &[]).await.unwrap();
+        let (at, token) = (now(), Uuid::now_v7());
+        store.claim_guard_task(at, token, at + lease).await.unwrap().unwrap();
+        let mut tasks = Vec::new();
+        for version in 0..=round {
+            let store = store.clone();
+            tasks.push(tokio::spawn(async move { store.activate_guard_model(t.id, version).await.map(drop) }));
+        }
+        let completer = store.clone();
+        let model = new_guard_model(t.id, Some(task.id), 1);
+        tasks.push(tokio::spawn(async move {
+            let version = completer.complete_guard_task(task.id, token, at, &model).await?;
+            assert_eq!(version, round + 1);
+            Ok(())
+        }));
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        let models = store.list_guard_models(t.id).await.unwrap();
+        let numbers: Vec<i32> = models.iter().map(|m| m.version).collect();
+        assert_eq!(numbers, (1..=round + 1).rev().collect::<Vec<_>>(), "round {round}");
+        let active: Vec<i32> = models.iter().filter(|m| m.active).map(|m| m.version).collect();
+        assert!(active.len() <= 1, "round {round}: {active:?}");
+        assert_eq!(store.active_guard_model(t.id).await.unwrap(), active.iter().copied().next().unwrap_or(0));
+    }
+}
+
+/// Workers claiming at once each get a different task (`SKIP LOCKED`), every task once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_guard_claims_take_each_task_once() {
+    let Some((store, _guard)) = common::migrated_store(8).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    let mut queued = Vec::new();
+    for i in 0..8 {
+        let (t, _) = seed_pair(store.as_ref(), &format!("{i}-claims")).await;
+        let task = new_guard_task(t.id, 0);
+        store.insert_guard_task(&task, &[]).await.unwrap();
+        queued.push(task.id);
+    }
+    let at = now();
+    let claims: Vec<_> = (0..16)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.claim_guard_task(at, Uuid::now_v7(), at + Duration::from_secs(60)).await })
+        })
+        .collect();
+    let mut claimed = Vec::new();
+    for claim in claims {
+        if let Some(task) = claim.await.unwrap().unwrap() {
+            assert_eq!(task.attempts, 1, "claimed once");
+            claimed.push(task.id);
+        }
+    }
+    claimed.sort();
+    assert_eq!(claimed, queued);
+}
+
+/// Requests to train racing for one tenant: the partial unique index lets one through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_guard_task_inserts_let_one_through() {
+    let Some((store, _guard)) = common::migrated_store(8).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    let (t, _) = seed_pair(store.as_ref(), "eager").await;
+    let inserts: Vec<_> = (0..8)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.insert_guard_task(&new_guard_task(t.id, 0), &[]).await })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for insert in inserts {
+        results.push(insert.await.unwrap());
+    }
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
+    assert!(results.iter().all(|r| r.is_ok() || matches!(r, Err(DomainError::Conflict(_)))), "{results:?}");
+}
+
+/// Replicas adding counts at once, their keys in opposite orders: no deadlock, no lost add.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_guard_stats_adds_lose_nothing() {
+    let Some((store, _guard)) = common::migrated_store(8).await else { return };
+    let store: Arc<dyn Store> = Arc::new(store);
+    let (t, _) = seed_pair(store.as_ref(), "counted").await;
+    let keys: Vec<GuardStatsKey> = (0..16)
+        .map(|b| GuardStatsKey { tenant_id: t.id, hour: 7, verdict: GuardLabel::ALL[b % 4], bucket: b as i16 })
+        .collect();
+    let adds: Vec<_> = (0..16)
+        .map(|i| {
+            let store = store.clone();
+            let mut counts: Vec<_> = keys.iter().map(|k| (*k, 1)).collect();
+            if i % 2 == 1 {
+                counts.reverse();
+            }
+            tokio::spawn(async move { store.add_guard_stats(&counts).await })
+        })
+        .collect();
+    for add in adds {
+        add.await.unwrap().unwrap();
+    }
+    let stats = store.guard_stats(t.id, 0).await.unwrap();
+    assert_eq!(stats.len(), 16);
+    assert!(stats.iter().all(|(_, _, n)| *n == 16), "{stats:?}");
 }
 
 /// A transaction whose future is dropped (the client went away) must not keep holding the

@@ -56,6 +56,9 @@ pub(crate) fn from_diesel(e: DieselError) -> DomainError {
     }
 }
 
+/// The unique index `guard_tasks_active_key` (one queued or running task per tenant).
+const GUARD_TASK_ACTIVE: &str = "the tenant already has a training task queued or running";
+
 /// SQLite reports `UNIQUE constraint failed: table.column` (`table.a, table.b` for a
 /// constraint on several columns).
 fn unique_violation_message(message: &str) -> &'static str {
@@ -74,6 +77,11 @@ fn unique_violation_message(message: &str) -> &'static str {
         "agents.id" => "agent id already exists",
         "policies.tenant_id, policies.name" => "policy name already taken",
         "policies.id" => "policy already exists",
+        "guard_tasks.tenant_id" => GUARD_TASK_ACTIVE,
+        "guard_tasks.id" => "a guard task with this id exists",
+        "guard_feedback.id" => "guard feedback with this id exists",
+        "guard_models.tenant_id, guard_models.version" => "guard model version already exists",
+        "guard_models.tenant_id" => "another guard model version is active",
         _ => "record already exists",
     }
 }
@@ -112,6 +120,7 @@ mod tests {
             unique_violation_message("UNIQUE constraint failed: policies.tenant_id, policies.name"),
             "policy name already taken"
         );
+        assert_eq!(unique_violation_message("UNIQUE constraint failed: guard_tasks.tenant_id"), GUARD_TASK_ACTIVE);
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }
 }

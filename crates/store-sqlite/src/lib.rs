@@ -11,6 +11,7 @@ mod audit;
 mod checkpoint;
 mod conn;
 mod error;
+mod guard;
 mod policies;
 mod repo;
 mod rows;

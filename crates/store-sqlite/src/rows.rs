@@ -5,8 +5,9 @@ use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditFilter, AuditHash,
-    AuditRecord, ChainHead, ExportFormat, ExportJob, JobStatus, JsonObject, JsonText, Lease, Permission, Policy,
-    RiskLevel, Role, Session, Tenant, User, UserStatus,
+    AuditRecord, ChainHead, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel,
+    GuardModelInfo, GuardModelRecord, GuardTask, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel,
+    Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -14,7 +15,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, policies, sessions, tenants, users,
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, guard_feedback, guard_models,
+    guard_tasks, policies, sessions, tenants, users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -621,6 +623,233 @@ impl TryFrom<PolicyRow> for Policy {
             version: r.version,
         })
     }
+}
+
+/// A Prompt Guard model version with its weights; `trained_at` is unix microseconds and
+/// `metrics` `serde_json` text.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = guard_models, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct GuardModelRow {
+    pub tenant_id: String,
+    pub version: i32,
+    pub active: bool,
+    pub threshold: f64,
+    pub examples: i64,
+    pub tenant_examples: i64,
+    pub metrics: String,
+    pub task_id: Option<String>,
+    pub trained_at: i64,
+    pub weights: Vec<u8>,
+}
+
+impl GuardModelRow {
+    /// `model` as `tenant`'s `version`, active.
+    pub(crate) fn new(tenant: TenantId, version: i32, model: &GuardModelRecord) -> Result<Self> {
+        let info = &model.info;
+        Ok(Self {
+            tenant_id: id_text(tenant.0),
+            version,
+            active: true,
+            threshold: info.threshold,
+            examples: info.examples,
+            tenant_examples: info.tenant_examples,
+            metrics: serde_json::to_string(&info.metrics).map_err(DomainError::internal)?,
+            task_id: info.task_id.map(|t| id_text(t.0)),
+            trained_at: unix_micros(info.trained_at),
+            weights: model.weights.clone(),
+        })
+    }
+}
+
+impl TryFrom<GuardModelRow> for GuardModelRecord {
+    type Error = DomainError;
+    fn try_from(r: GuardModelRow) -> Result<Self> {
+        let info = GuardModelInfoRow {
+            tenant_id: r.tenant_id,
+            version: r.version,
+            active: r.active,
+            threshold: r.threshold,
+            examples: r.examples,
+            tenant_examples: r.tenant_examples,
+            metrics: r.metrics,
+            task_id: r.task_id,
+            trained_at: r.trained_at,
+        };
+        Ok(GuardModelRecord { info: info.try_into()?, weights: r.weights })
+    }
+}
+
+/// A model version without its weights, for lists.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = guard_models, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct GuardModelInfoRow {
+    pub tenant_id: String,
+    pub version: i32,
+    pub active: bool,
+    pub threshold: f64,
+    pub examples: i64,
+    pub tenant_examples: i64,
+    pub metrics: String,
+    pub task_id: Option<String>,
+    pub trained_at: i64,
+}
+
+impl TryFrom<GuardModelInfoRow> for GuardModelInfo {
+    type Error = DomainError;
+    fn try_from(r: GuardModelInfoRow) -> Result<Self> {
+        Ok(GuardModelInfo {
+            version: r.version,
+            tenant_id: parse_id("guard_models.tenant_id", &r.tenant_id)?,
+            active: r.active,
+            threshold: r.threshold,
+            examples: r.examples,
+            tenant_examples: r.tenant_examples,
+            metrics: serde_json::from_str(&r.metrics).map_err(|_| bad("guard_models.metrics", &r.metrics))?,
+            task_id: r.task_id.as_deref().map(|t| parse_id("guard_models.task_id", t)).transpose()?,
+            trained_at: instant("guard_models.trained_at", r.trained_at)?,
+        })
+    }
+}
+
+/// Feedback on the Prompt Guard; `created_at` is unix microseconds.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = guard_feedback, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct GuardFeedbackRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub kind: String,
+    pub label: String,
+    pub validation_id: Option<String>,
+    pub text: String,
+    pub created_by_type: String,
+    pub created_by_id: String,
+    pub created_at: i64,
+}
+
+impl From<&GuardFeedback> for GuardFeedbackRow {
+    fn from(f: &GuardFeedback) -> Self {
+        Self {
+            id: id_text(f.id.0),
+            tenant_id: id_text(f.tenant_id.0),
+            kind: f.kind.as_str().to_owned(),
+            label: f.label.as_str().to_owned(),
+            validation_id: f.validation_id.map(id_text),
+            text: f.text.clone(),
+            created_by_type: f.created_by.kind.as_str().to_owned(),
+            created_by_id: f.created_by.id.clone(),
+            created_at: unix_micros(f.created_at),
+        }
+    }
+}
+
+impl TryFrom<GuardFeedbackRow> for GuardFeedback {
+    type Error = DomainError;
+    fn try_from(r: GuardFeedbackRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.created_by_type)
+            .ok_or_else(|| bad("guard_feedback.created_by_type", &r.created_by_type))?;
+        Ok(GuardFeedback {
+            id: parse_id("guard_feedback.id", &r.id)?,
+            tenant_id: parse_id("guard_feedback.tenant_id", &r.tenant_id)?,
+            kind: GuardFeedbackKind::parse(&r.kind).ok_or_else(|| bad("guard_feedback.kind", &r.kind))?,
+            label: GuardLabel::parse(&r.label).ok_or_else(|| bad("guard_feedback.label", &r.label))?,
+            validation_id: r
+                .validation_id
+                .as_deref()
+                .map(|v| parse_id("guard_feedback.validation_id", v))
+                .transpose()?,
+            text: r.text,
+            created_by: Actor { kind, id: r.created_by_id },
+            created_at: instant("guard_feedback.created_at", r.created_at)?,
+        })
+    }
+}
+
+/// A training task without its examples (`training_examples`, written beside it on insert
+/// and read on its own); timestamps are unix microseconds.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = guard_tasks, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct GuardTaskRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub status: String,
+    pub progress: f64,
+    pub error: Option<String>,
+    pub model_version: Option<i32>,
+    pub examples: i64,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub attempts: i32,
+    pub lease_token: Option<String>,
+    pub lease_until: Option<i64>,
+}
+
+impl From<&GuardTask> for GuardTaskRow {
+    fn from(t: &GuardTask) -> Self {
+        Self {
+            id: id_text(t.id.0),
+            tenant_id: id_text(t.tenant_id.0),
+            requested_by_type: t.requested_by.kind.as_str().to_owned(),
+            requested_by_id: t.requested_by.id.clone(),
+            status: t.status.as_str().to_owned(),
+            progress: t.progress,
+            error: t.error.clone(),
+            model_version: t.model_version,
+            examples: t.examples,
+            created_at: unix_micros(t.created_at),
+            started_at: t.started_at.map(unix_micros),
+            finished_at: t.finished_at.map(unix_micros),
+            attempts: t.attempts,
+            lease_token: t.lease.map(|l| id_text(l.token)),
+            lease_until: t.lease.map(|l| unix_micros(l.until)),
+        }
+    }
+}
+
+impl TryFrom<GuardTaskRow> for GuardTask {
+    type Error = DomainError;
+    fn try_from(r: GuardTaskRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad("guard_tasks.requested_by_type", &r.requested_by_type))?;
+        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease {
+                token: parse_id("guard_tasks.lease_token", &token)?,
+                until: instant("guard_tasks.lease_until", until)?,
+            }),
+            _ => None,
+        };
+        Ok(GuardTask {
+            id: parse_id("guard_tasks.id", &r.id)?,
+            tenant_id: parse_id("guard_tasks.tenant_id", &r.tenant_id)?,
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status: JobStatus::parse(&r.status).ok_or_else(|| bad("guard_tasks.status", &r.status))?,
+            progress: r.progress,
+            error: r.error,
+            model_version: r.model_version,
+            examples: r.examples,
+            created_at: instant("guard_tasks.created_at", r.created_at)?,
+            started_at: optional("guard_tasks.started_at", r.started_at)?,
+            finished_at: optional("guard_tasks.finished_at", r.finished_at)?,
+            attempts: r.attempts,
+            lease,
+        })
+    }
+}
+
+/// The stored text of a task's examples.
+pub(crate) fn examples_text(examples: &[GuardExample]) -> Result<String> {
+    serde_json::to_string(examples).map_err(DomainError::internal)
+}
+
+/// Reads a task's examples.
+pub(crate) fn examples_of(text: &str) -> Result<Vec<GuardExample>> {
+    serde_json::from_str(text).map_err(|_| bad("guard_tasks.training_examples", text))
 }
 
 /// Converts every row, failing on the first unreadable one.

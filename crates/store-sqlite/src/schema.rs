@@ -2,7 +2,8 @@
 //! RFC 3339 text (`TimestamptzSqlite`), `permissions` a JSON array of permission strings.
 //! The audit and export tables keep timestamps as unix microseconds (`BigInt`), so SQL
 //! compares them exactly, and hashes as 32-byte blobs. So do the agent tables, whose JSON
-//! columns are text and whose vectors are little-endian `f32` blobs, and the policies table.
+//! columns are text and whose vectors are little-endian `f32` blobs, the policies table and
+//! the Prompt Guard's tables (models, feedback, tasks, stats).
 
 diesel::table! {
     tenants (id) {
@@ -173,6 +174,66 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    guard_models (tenant_id, version) {
+        tenant_id -> Text,
+        version -> Integer,
+        active -> Bool,
+        threshold -> Double,
+        examples -> BigInt,
+        tenant_examples -> BigInt,
+        metrics -> Text,
+        task_id -> Nullable<Text>,
+        trained_at -> BigInt,
+        weights -> Binary,
+    }
+}
+
+diesel::table! {
+    guard_feedback (id) {
+        id -> Text,
+        tenant_id -> Text,
+        kind -> Text,
+        label -> Text,
+        validation_id -> Nullable<Text>,
+        text -> Text,
+        created_by_type -> Text,
+        created_by_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    guard_tasks (id) {
+        id -> Text,
+        tenant_id -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Double,
+        error -> Nullable<Text>,
+        model_version -> Nullable<Integer>,
+        examples -> BigInt,
+        training_examples -> Text,
+        created_at -> BigInt,
+        started_at -> Nullable<BigInt>,
+        finished_at -> Nullable<BigInt>,
+        attempts -> Integer,
+        lease_token -> Nullable<Text>,
+        lease_until -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    guard_stats (tenant_id, hour, verdict, bucket) {
+        tenant_id -> Text,
+        hour -> BigInt,
+        verdict -> Text,
+        bucket -> SmallInt,
+        count -> BigInt,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
@@ -193,5 +254,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     agents,
     agent_embeddings,
     agent_index_versions,
-    policies
+    policies,
+    guard_models,
+    guard_feedback,
+    guard_tasks,
+    guard_stats
 );

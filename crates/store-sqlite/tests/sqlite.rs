@@ -9,11 +9,12 @@ use agentgov_domain::ids::TenantId;
 use agentgov_domain::model::{AgentFilter, ExportFormat, Heartbeat, Role, Tenant, User};
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
-    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, PolicyRepo as _, Store, TenantRepo as _,
-    UserRepo as _,
+    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, GuardRepo as _, PolicyRepo as _, Store,
+    TenantRepo as _, UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
-    new_agent, new_embedding, new_entry, new_export_job, new_key, new_policy, new_user, now, precise, seed_pair,
+    guard_examples, new_agent, new_embedding, new_entry, new_export_job, new_guard_task, new_key, new_policy, new_user,
+    now, precise, seed_pair,
 };
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
@@ -56,6 +57,13 @@ async fn migrations_go_up_down_and_up_again() {
     }
     let err = store.enabled_policies(before.id).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no policies table after down: {err:?}");
+    for err in [
+        store.list_guard_models(before.id).await.unwrap_err(),
+        store.pending_guard_task(before.id).await.map(drop).unwrap_err(),
+        store.guard_stats(before.id, 0).await.map(drop).unwrap_err(),
+    ] {
+        assert!(matches!(err, DomainError::Internal(_)), "no guard tables after down: {err:?}");
+    }
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
@@ -78,6 +86,12 @@ async fn migrations_go_up_down_and_up_again() {
     let policy = new_policy(tenant.id, "after-policy", Some(admin.id));
     store.insert_policy(&policy).await.unwrap();
     assert_eq!(store.get_policy(tenant.id, policy.id).await.unwrap(), Some(policy));
+    // And the guard tables, with their partial unique indexes.
+    let task = new_guard_task(tenant.id, 4);
+    store.insert_guard_task(&task, &guard_examples()).await.unwrap();
+    let err = store.insert_guard_task(&new_guard_task(tenant.id, 0), &[]).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a training task")), "{err:?}");
+    assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
 }

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod api_key;
 pub mod audit;
 pub mod export;
+pub mod guard;
 pub mod policy;
 pub mod role;
 pub mod session;
@@ -19,6 +20,11 @@ pub use audit::{
     ChainVerification, ChainVerifier, JsonText, SeqOrder,
 };
 pub use export::{ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Lease};
+pub use guard::{
+    GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
+    GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask,
+    guard_latency_bucket,
+};
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;

@@ -36,6 +36,10 @@ pub struct TenantSettings {
     /// Where the risk levels begin, for policy checks and the agent registry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk_levels: Option<RiskLevels>,
+    /// The Prompt Guard blocks a text scoring at or above this (0 < t < 1), over the
+    /// threshold its model was calibrated with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_threshold: Option<f64>,
 }
 
 /// The settings a tenant's policy checks and agents use.

@@ -8,11 +8,11 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::error::Result;
-use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, PolicyId, SessionId, TenantId, UserId};
+use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, GuardTaskId, PolicyId, SessionId, TenantId, UserId};
 use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
-    ChainHead, ExportJob, ExportOutcome, ExportProgress, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, Tenant,
-    User,
+    ChainHead, ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo,
+    GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -198,10 +198,88 @@ pub struct ResourceCounts {
     pub api_keys: u64,
 }
 
+/// The Prompt Guard's models, feedback, training tasks and statistics.
+///
+/// A tenant's model versions are numbered 1, 2, 3… in the order stored; at most one is
+/// active, and none active means the built-in default (version 0). A tenant has at most one
+/// training task that is `queued` or `running`.
+#[async_trait]
+pub trait GuardRepo: Send + Sync {
+    /// The tenant's versions, newest first, without their weights.
+    async fn list_guard_models(&self, tenant: TenantId) -> Result<Vec<GuardModelInfo>>;
+    /// One version with its weights.
+    async fn get_guard_model(&self, tenant: TenantId, version: i32) -> Result<Option<GuardModelRecord>>;
+    /// The active version (0 when the built-in default is in use).
+    async fn active_guard_model(&self, tenant: TenantId) -> Result<i32>;
+    /// Makes `version` the active one (0: the built-in default, always `true`); `false`,
+    /// changing nothing, when the tenant has no such version.
+    async fn activate_guard_model(&self, tenant: TenantId, version: i32) -> Result<bool>;
+
+    async fn insert_guard_feedback(&self, feedback: &GuardFeedback) -> Result<()>;
+    /// The tenant's feedback, oldest first (by id), at most `limit` (none when `limit` ≤ 0),
+    /// with texts.
+    async fn list_guard_feedback(&self, tenant: TenantId, limit: i64) -> Result<Vec<GuardFeedback>>;
+
+    /// Stores a queued task with the examples sent with it. `Conflict` when the tenant
+    /// already has a task that is `queued` or `running`.
+    async fn insert_guard_task(&self, task: &GuardTask, examples: &[GuardExample]) -> Result<()>;
+    /// The tenant's task that is `queued` or `running`, if any.
+    async fn pending_guard_task(&self, tenant: TenantId) -> Result<Option<GuardTask>>;
+    /// A task by id, whatever its tenant (the status endpoint is identified by the id alone).
+    async fn get_guard_task(&self, id: GuardTaskId) -> Result<Option<GuardTask>>;
+    /// The examples stored with a task.
+    async fn guard_task_examples(&self, id: GuardTaskId) -> Result<Vec<GuardExample>>;
+    /// Claims the oldest task (by id) that is `queued`, or `running` with a lease that ended
+    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
+    /// to `now` if unset, adds one to `attempts` and resets `progress`. Atomic.
+    async fn claim_guard_task(
+        &self,
+        now: OffsetDateTime,
+        token: uuid::Uuid,
+        lease_until: OffsetDateTime,
+    ) -> Result<Option<GuardTask>>;
+    /// Records `progress` and extends the lease if the task is still `running` under
+    /// `token`; `Conflict` otherwise (cancelled, or the lease was lost).
+    async fn progress_guard_task(
+        &self,
+        id: GuardTaskId,
+        token: uuid::Uuid,
+        progress: f64,
+        lease_until: OffsetDateTime,
+    ) -> Result<()>;
+    /// In one transaction, if the task is `running` under `token`: stores `model` as the
+    /// task's tenant's next version (highest stored + 1; `info.version`, `info.active` and
+    /// `info.tenant_id` are ignored, the rest, `task_id` included, is stored as given),
+    /// makes it the only active one, and marks the task `completed` at `now` with progress
+    /// 1, that version and no lease. Answers the version; `Conflict`, writing nothing,
+    /// otherwise.
+    async fn complete_guard_task(
+        &self,
+        id: GuardTaskId,
+        token: uuid::Uuid,
+        now: OffsetDateTime,
+        model: &GuardModelRecord,
+    ) -> Result<i32>;
+    /// Marks the task `failed` with `error` at `now` (clearing its lease) if it is
+    /// `running` under `token`; `Conflict` otherwise.
+    async fn fail_guard_task(&self, id: GuardTaskId, token: uuid::Uuid, now: OffsetDateTime, error: &str)
+    -> Result<()>;
+    /// Cancels the tenant's `queued` or `running` task at `now` (clearing its lease);
+    /// answers it as cancelled, or `None` when there was none.
+    async fn cancel_guard_task(&self, tenant: TenantId, now: OffsetDateTime) -> Result<Option<GuardTask>>;
+
+    /// Adds each count to its key's total (creating it at zero); a key given twice adds
+    /// both. All or nothing: `Conflict` when a key's tenant does not exist.
+    async fn add_guard_stats(&self, counts: &[(GuardStatsKey, i64)]) -> Result<()>;
+    /// The tenant's totals per verdict and latency bucket over the hours `from_hour` and
+    /// later, in no particular order.
+    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardLabel, i16, i64)>>;
+}
+
 /// Everything a store adapter provides.
 #[async_trait]
 pub trait Store:
-    TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo + AgentRepo + PolicyRepo
+    TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo + AgentRepo + PolicyRepo + GuardRepo
 {
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;

@@ -36,6 +36,8 @@ pub struct MemoryStore {
     pub(super) agents: Mutex<super::memory_agents::AgentTables>,
     /// Tenant policies.
     pub(super) policies: Mutex<super::memory_policies::PolicyTables>,
+    /// The Prompt Guard's models, feedback, tasks and statistics.
+    pub(super) guard: Mutex<super::memory_guard::GuardTables>,
 }
 
 impl MemoryStore {

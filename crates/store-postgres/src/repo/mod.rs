@@ -4,6 +4,7 @@ mod agents;
 mod api_keys;
 pub(crate) mod audit;
 mod exports;
+mod guard;
 mod policies;
 mod sessions;
 mod tenants;
