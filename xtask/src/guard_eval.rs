@@ -34,7 +34,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         Some(file) => {
             let extra = read_jsonl(Path::new(file))?;
             let n = extra.len();
-            let examples = guard::training_set(extra);
+            let (examples, _) = guard::training_set(extra);
             let trained = guard::train(&examples, &TrainOptions::default(), &mut |_| true)?;
             print_metrics("held-out split of the training set", &trained.metrics);
             (trained.detector, format!("the built-in corpus and {n} examples of {file}"))

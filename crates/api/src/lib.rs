@@ -43,7 +43,7 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{agents, api_keys, audit, auth, health, policies, tenants, users, webhook};
+    use routes::{agents, api_keys, audit, auth, guard, health, policies, tenants, users, webhook};
     // One scope per resource: a request is matched against its resource's few routes, not
     // against every route's pattern in turn (the router, the request span and the metrics
     // each match it).
@@ -67,6 +67,20 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(policies::update)
                     .service(policies::remove)
                     .service(policies::test),
+            )
+            .service(
+                utoipa_actix_web::scope("/guard")
+                    .service(guard::health)
+                    .service(guard::validate)
+                    .service(guard::stats)
+                    .service(guard::status)
+                    .service(guard::detector_metrics)
+                    .service(guard::versions)
+                    .service(guard::train)
+                    .service(guard::training_status)
+                    .service(guard::rollback)
+                    .service(guard::cancel)
+                    .service(guard::feedback),
             )
             .service(
                 utoipa_actix_web::scope("/agents")

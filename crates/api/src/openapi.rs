@@ -29,6 +29,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
         (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
         (name = "policies", description = "Rego policies, templates and the policy check"),
+        (name = "guard", description = "Prompt Guard: injection, jailbreak and leakage screening; the trainable detector"),
         (name = "webhook", description = "Signed inbound agent events (outside /api/v1)"),
     )
 )]
@@ -105,6 +106,32 @@ impl Modify for SharedErrors {
                 for (status, description) in shared {
                     op.responses.responses.entry(status.to_owned()).or_insert_with(|| problem(description).into());
                 }
+            }
+        }
+        unique_operation_ids(doc);
+    }
+}
+
+/// Handlers of different areas share names (`list`, `get`, `create`…), and so their
+/// operation ids: an id used more than once becomes `<tag>_<id>`, so each is unique (SDK
+/// generators key methods on them).
+fn unique_operation_ids(doc: &mut Doc) {
+    let mut counts = std::collections::HashMap::<String, usize>::new();
+    for item in doc.paths.paths.values() {
+        for op in [&item.get, &item.put, &item.post, &item.delete, &item.patch].into_iter().flatten() {
+            if let Some(id) = &op.operation_id {
+                *counts.entry(id.clone()).or_default() += 1;
+            }
+        }
+    }
+    for item in doc.paths.paths.values_mut() {
+        let ops = [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch];
+        for op in ops.into_iter().flatten() {
+            let tag = op.tags.as_ref().and_then(|t| t.first()).map(|t| t.replace('-', "_"));
+            if let (Some(id), Some(tag)) = (&op.operation_id, tag)
+                && counts.get(id).is_some_and(|n| *n > 1)
+            {
+                op.operation_id = Some(format!("{tag}_{id}"));
             }
         }
     }

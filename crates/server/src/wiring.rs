@@ -7,9 +7,10 @@ use std::time::Duration;
 use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, UuidV7Gen};
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 use agentgov_domain::services::audit::AuditLogSettings;
+use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::{
-    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, PolicySettings, Ports,
-    Secrets, ServerInfo, Services, Settings,
+    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, GuardService, GuardSettings,
+    PolicySettings, Ports, Secrets, ServerInfo, Services, Settings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -104,12 +105,77 @@ const EXPORT_POLL: Duration = Duration::from_secs(2);
 /// How often expired export files are deleted.
 const EXPORT_PURGE_EVERY: Duration = Duration::from_secs(300);
 
+/// How often the guard's training worker looks for tasks queued by other replicas.
+const TRAINING_POLL: Duration = Duration::from_secs(2);
+/// How often a running training stores its progress (and notices a cancellation).
+const TRAINING_REPORT: Duration = Duration::from_millis(500);
+/// How often the guard's screening counts are added to the store.
+const GUARD_STATS_FLUSH: Duration = Duration::from_secs(5);
+
 /// Starts the work that runs beside the handlers on the current runtime: the audit log's
-/// group-commit writer and the export worker.
-fn spawn_background(audit: AuditService, background: Background, export_worker_on: bool) {
+/// group-commit writer, the export worker, the guard's training worker and its statistics.
+fn spawn_background(services: &Services, background: Background, export_worker_on: bool) {
     tokio::spawn(background.audit_writer.run());
     if export_worker_on {
-        tokio::spawn(export_worker(audit, background.export_wakeups));
+        tokio::spawn(export_worker(services.audit.clone(), background.export_wakeups));
+    }
+    tokio::spawn(training_worker(services.guard.clone(), background.training_wakeups));
+    tokio::spawn(guard_stats_flusher(services.guard.clone()));
+}
+
+/// Runs queued guard trainings (from any replica) one at a time.
+async fn training_worker(guard: GuardService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
+    loop {
+        match guard.claim_training().await {
+            Ok(Some(run)) => {
+                run_training(&guard, run).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "guard training worker could not claim a task"),
+        }
+        tokio::select! {
+            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(TRAINING_POLL).await },
+            () = tokio::time::sleep(TRAINING_POLL) => {}
+        }
+    }
+}
+
+/// Fits the model on a blocking thread while this task reports its progress (which renews
+/// the lease and notices a cancellation), then stores the outcome.
+async fn run_training(guard: &GuardService, run: TrainingRun) {
+    let run = Arc::new(run);
+    let fitting = {
+        let run = run.clone();
+        tokio::task::spawn_blocking(move || run.train())
+    };
+    tokio::pin!(fitting);
+    let result = loop {
+        tokio::select! {
+            done = &mut fitting => break done,
+            () = tokio::time::sleep(TRAINING_REPORT) => {
+                if let Err(e) = guard.report_progress(&run).await {
+                    tracing::warn!(task = %run.task.id, error = %e, "could not store training progress");
+                }
+            }
+        }
+    };
+    let result = result.unwrap_or_else(|e| {
+        tracing::error!(task = %run.task.id, error = %e, "guard training stopped unexpectedly");
+        Err(TrainError::Invalid("training stopped unexpectedly; start it again".into()))
+    });
+    if let Err(e) = guard.finish_training(&run, result).await {
+        tracing::warn!(task = %run.task.id, error = %e, "could not store the training outcome");
+    }
+}
+
+/// Adds the guard's screening counts to the store every few seconds.
+async fn guard_stats_flusher(guard: GuardService) {
+    loop {
+        tokio::time::sleep(GUARD_STATS_FLUSH).await;
+        if let Err(e) = guard.flush_stats().await {
+            tracing::warn!(error = %e, "could not store guard statistics; kept for the next flush");
+        }
     }
 }
 
@@ -234,6 +300,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             approval_threshold: config.approval_threshold,
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
         },
+        guard: GuardSettings::default(),
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),
@@ -242,7 +309,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
     };
     let bus = ports.bus.clone();
     let (services, background) = Services::new(ports, secrets, settings, info.clone());
-    spawn_background(services.audit.clone(), background, config.audit_export_worker);
+    spawn_background(&services, background, config.audit_export_worker);
     tokio::spawn(follow_bus(bus, services.clone()));
     Ok((services, info))
 }

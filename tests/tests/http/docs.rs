@@ -1,7 +1,7 @@
 //! The OpenAPI document and the interactive docs.
 use agentgov_tests::*;
 
-/// Every endpoint of spec 4.1, 4.3 (but SSO), 4.10, 4.11 and 4.12, with its method.
+/// Every endpoint of spec 4.1, 4.2, 4.3 (but SSO), 4.10, 4.11 and 4.12, with its method.
 const ENDPOINTS: &[(&str, &str)] = &[
     ("get", "/api/v1/health"),
     ("get", "/api/v1/health/ready"),
@@ -30,6 +30,17 @@ const ENDPOINTS: &[(&str, &str)] = &[
     ("patch", "/api/v1/tenants/{id}"),
     ("get", "/api/v1/tenant"),
     ("patch", "/api/v1/tenant"),
+    ("get", "/api/v1/guard/health"),
+    ("post", "/api/v1/guard/validate"),
+    ("get", "/api/v1/guard/stats"),
+    ("get", "/api/v1/guard/detector/status"),
+    ("get", "/api/v1/guard/detector/metrics"),
+    ("get", "/api/v1/guard/detector/versions"),
+    ("post", "/api/v1/guard/detector/train"),
+    ("get", "/api/v1/guard/detector/training/status"),
+    ("post", "/api/v1/guard/detector/rollback/{version}"),
+    ("delete", "/api/v1/guard/detector/cancel"),
+    ("post", "/api/v1/guard/detector/feedback"),
 ];
 
 #[tokio::test]
@@ -47,6 +58,15 @@ async fn openapi_documents_every_endpoint_with_security_and_errors() {
         assert!(schemes.contains_key(s), "security scheme {s}");
     }
     assert!(doc["paths"]["/api/v1/users"]["get"]["responses"]["403"].is_object());
+    // Operation ids are unique (code generators key on them).
+    let mut ids = std::collections::HashSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if let Some(id) = op["operationId"].as_str() {
+                assert!(ids.insert(id.to_owned()), "operationId {id} repeated ({method} {path})");
+            }
+        }
+    }
     assert!(doc["paths"]["/api/v1/auth/login"]["post"]["responses"]["429"].is_object());
 }
 

@@ -8,6 +8,7 @@ mod auth;
 mod distributed;
 mod docs;
 mod errors;
+mod guard;
 mod health;
 mod isolation;
 mod policies;

@@ -24,28 +24,42 @@ pub use train::{Example, Metrics, TrainError, TrainOptions, Trained, train};
 
 use std::sync::LazyLock;
 
-/// The built-in corpus followed by `extra` (a text already present is not added again).
-pub fn training_set(extra: Vec<Example>) -> Vec<Example> {
+/// The built-in corpus followed by `extra` (a text already present is not added again),
+/// and how many of `extra` were added.
+pub fn training_set(extra: Vec<Example>) -> (Vec<Example>, usize) {
     let mut examples = corpus::builtin();
+    let builtin = examples.len();
     let mut seen: std::collections::HashSet<String> = examples.iter().map(|e| e.text.clone()).collect();
     for e in extra {
         if seen.insert(e.text.clone()) {
             examples.push(e);
         }
     }
-    examples
+    let added = examples.len() - builtin;
+    (examples, added)
 }
 
-static DEFAULT: LazyLock<Detector> = LazyLock::new(|| {
-    match train(&corpus::builtin(), &TrainOptions::default(), &mut |_| true) {
-        Ok(trained) => trained.detector,
+static DEFAULT: LazyLock<Trained> =
+    LazyLock::new(|| match train(&corpus::builtin(), &TrainOptions::default(), &mut |_| true) {
+        Ok(trained) => trained,
         // The corpus always holds benign and attack examples; were it not to, rules alone.
-        Err(_) => Detector::new(Model::zeros(TrainOptions::default().bits), 0.5),
-    }
-});
+        Err(_) => Trained {
+            detector: Detector::new(Model::zeros(TrainOptions::default().bits), 0.5),
+            metrics: train::metrics(&[], 0.5),
+            fitted: 0,
+        },
+    });
 
 /// The shipped default detector: trained from the built-in corpus on first use (the same
 /// model on every replica: training is deterministic).
 pub fn default_detector() -> &'static Detector {
+    &DEFAULT.detector
+}
+
+/// The default detector with its metrics on the held-out share of the built-in corpus.
+pub fn default_trained() -> &'static Trained {
     &DEFAULT
 }
+
+/// The version of the built-in corpus and training: changes whenever either does.
+pub const BUILTIN_MODEL: &str = "builtin-2026.11.1";

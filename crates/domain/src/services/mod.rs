@@ -7,6 +7,7 @@ pub mod audit;
 mod auth;
 mod auth_cache;
 mod caller;
+pub mod guard;
 pub mod policies;
 mod snapshots;
 mod status;
@@ -23,6 +24,7 @@ pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
 pub use auth::{AuthService, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
+pub use guard::{GuardService, GuardSettings};
 pub use policies::{PolicyService, PolicySettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
 pub use tenants::{CreatedTenant, NewTenant, SettingsChange, TENANT_UPDATED, TenantService, TenantView, UpdateTenant};
@@ -116,6 +118,7 @@ pub struct Settings {
     pub audit: AuditSettings,
     pub agents: AgentSettings,
     pub policies: PolicySettings,
+    pub guard: guard::GuardSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -130,6 +133,7 @@ pub struct Services {
     pub agents: AgentService,
     pub webhook: WebhookService,
     pub policies: PolicyService,
+    pub guard: GuardService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -138,6 +142,8 @@ pub struct Background {
     pub audit_writer: AuditWriter,
     /// Signals that an export was queued by this process (the worker should look now).
     pub export_wakeups: futures::channel::mpsc::Receiver<()>,
+    /// Signals that a guard training task was queued by this process.
+    pub training_wakeups: futures::channel::mpsc::Receiver<()>,
 }
 
 impl Services {
@@ -146,6 +152,7 @@ impl Services {
     pub fn on_bus_event(&self, event: &crate::ports::Event) {
         self.policies.on_event(event);
         self.agents.on_event(event);
+        self.guard.on_event(event);
     }
 
     /// After a (re)subscription to the bus: announcements made in the meantime may have
@@ -153,6 +160,7 @@ impl Services {
     pub fn on_bus_subscribed(&self) {
         self.policies.forget_compiled();
         self.agents.forget_snapshots();
+        self.guard.forget_detectors();
     }
 
     pub fn new(ports: Ports, secrets: Secrets, settings: Settings, info: ServerInfo) -> (Self, Background) {
@@ -165,7 +173,10 @@ impl Services {
             WebhookService::new(secrets.webhook, auth.clone(), agents.clone(), log.clone(), ports.store.clone());
         let tenant_defaults = settings.policies.tenant_defaults();
         let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), settings.policies);
-        let readers = tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone() };
+        let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
+        let guard = GuardService::new(ports.clone(), log.clone(), settings.guard, wake_training);
+        let readers =
+            tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
             tenants: TenantService::new(
                 ports.clone(),
@@ -182,9 +193,10 @@ impl Services {
             agents,
             webhook,
             policies,
+            guard,
             auth,
         };
-        (services, Background { audit_writer, export_wakeups })
+        (services, Background { audit_writer, export_wakeups, training_wakeups })
     }
 }
 

@@ -60,6 +60,10 @@ pub struct SettingsChange {
     #[serde(default, deserialize_with = "given")]
     #[schema(value_type = Option<RiskLevels>)]
     pub risk_levels: Option<Option<RiskLevels>>,
+    /// Above 0 and below 1: the Prompt Guard's threshold for this tenant, over its model's.
+    #[serde(default, deserialize_with = "given")]
+    #[schema(value_type = Option<f64>)]
+    pub guard_threshold: Option<Option<f64>>,
 }
 
 /// Tells a member given as `null` (`Some(None)`) from one left out (`None`, by default).
@@ -81,6 +85,14 @@ impl SettingsChange {
                 v.add("settings.approval_threshold", "must be above 0 and at most 1");
             }
             settings.approval_threshold = threshold;
+        }
+        if let Some(threshold) = self.guard_threshold {
+            if let Some(t) = threshold
+                && !(t.is_finite() && t > 0.0 && t < 1.0)
+            {
+                v.add("settings.guard_threshold", "must be above 0 and below 1");
+            }
+            settings.guard_threshold = threshold;
         }
         if let Some(levels) = self.risk_levels {
             if let Some(problem) = levels.as_ref().and_then(RiskLevels::problem) {
@@ -108,6 +120,7 @@ pub struct CreatedTenant {
 pub(crate) struct SettingsReaders {
     pub(crate) policies: PolicyService,
     pub(crate) agents: AgentService,
+    pub(crate) guard: super::guard::GuardService,
 }
 
 #[derive(Clone)]
@@ -250,6 +263,7 @@ impl TenantService {
         let relevelled = self.ports.store.update_tenant(&view.tenant, &view.effective_settings.risk_levels).await?;
         self.readers.policies.forget_tenant(id);
         self.readers.agents.forget_snapshots();
+        self.readers.guard.forget_tenant(id);
         let summary = |t: &Tenant| json!({"name": t.name, "settings": t.settings});
         let event =
             AuditEvent::new(id, actor, TENANT_UPDATED).action("updated").resource(format!("tenants/{id}")).details(

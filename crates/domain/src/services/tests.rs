@@ -386,7 +386,8 @@ async fn repeated_requests_are_served_from_the_cache() {
 }
 
 fn settings_change(threshold: Option<Option<f64>>, levels: Option<Option<RiskLevels>>) -> UpdateTenant {
-    UpdateTenant { name: None, settings: Some(SettingsChange { approval_threshold: threshold, risk_levels: levels }) }
+    let change = SettingsChange { approval_threshold: threshold, risk_levels: levels, ..SettingsChange::default() };
+    UpdateTenant { name: None, settings: Some(change) }
 }
 
 #[tokio::test]
@@ -408,7 +409,7 @@ async fn a_tenant_sees_its_settings_in_force_and_its_admins_change_them_with_an_
 
     // A field left out stays; `null` returns one to the server's default.
     let back = h.svc.tenants.update_own(&admin, settings_change(Some(None), None)).await.unwrap();
-    assert_eq!(back.tenant.settings, TenantSettings { approval_threshold: None, risk_levels: Some(levels) });
+    assert_eq!(back.tenant.settings, TenantSettings { risk_levels: Some(levels), ..TenantSettings::default() });
     assert_eq!(back.effective_settings.approval_threshold, defaults.approval_threshold);
     let renamed = UpdateTenant { name: Some("  Acme Corp ".into()), settings: None };
     let renamed = h.svc.tenants.update(admin.tenant_id(), renamed, "admin_key").await.unwrap();

@@ -127,7 +127,7 @@ async fn the_tenants_risk_levels_level_its_agents_now_and_when_they_change() {
 
     // Critical from just at the agent's score: it moves at once, the other tenant's does not.
     let levels = RiskLevels { medium: score / 3.0, high: score / 2.0, critical: score };
-    let settings = SettingsChange { approval_threshold: None, risk_levels: Some(Some(levels)) };
+    let settings = SettingsChange { risk_levels: Some(Some(levels)), ..SettingsChange::default() };
     h.svc.tenants.update_own(&a, UpdateTenant { name: None, settings: Some(settings) }).await.unwrap();
     assert_eq!(h.svc.agents.get(&a, mine.id).await.unwrap().risk, RiskLevel::Critical);
     let critical = AgentListParams { risk: Some("critical".into()), ..AgentListParams::default() };

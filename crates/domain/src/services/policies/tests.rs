@@ -369,7 +369,8 @@ async fn a_suspension_takes_effect_at_once_here_and_through_the_bus_elsewhere() 
 }
 
 fn tenant_settings(threshold: Option<f64>, levels: Option<RiskLevels>) -> UpdateTenant {
-    let settings = SettingsChange { approval_threshold: Some(threshold), risk_levels: Some(levels) };
+    let settings =
+        SettingsChange { approval_threshold: Some(threshold), risk_levels: Some(levels), ..SettingsChange::default() };
     UpdateTenant { name: None, settings: Some(settings) }
 }
 

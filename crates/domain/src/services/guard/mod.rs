@@ -1,0 +1,957 @@
+//! The Prompt Guard (spec 4.2): screening prompts and outputs for injection, jailbreak and
+//! leakage, and the lifecycle of each tenant's trained detector.
+//!
+//! Screening runs `agentgov_detect::guard` with the tenant's active model: the built-in
+//! default (version 0) until the tenant trains one. A blocked text is audited
+//! (`guard.blocked`, the record's id is the validation id, with a redacted excerpt that
+//! feedback can later refer to) and published. Counts per verdict and latency bucket are
+//! summed in process and added to the store every few seconds (`flush_stats`), so
+//! `/guard/stats` covers every replica.
+//!
+//! Training is an asynchronous task stored like an export: any replica's worker claims it
+//! under a lease (`claim_training`), fits a model on the built-in corpus, the tenant's
+//! feedback and the examples sent with the request (`TrainingRun::train`, CPU-bound: the
+//! caller runs it off the async threads), reports progress and notices cancellation
+//! (`report_progress`), and stores the result as the tenant's next, active version
+//! (`finish_training`). A model change drops the tenant's detector here and, through the
+//! bus, on every replica.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agentgov_detect::guard::{self as detect, Detector, Example, Label, Model, Screen, TrainOptions};
+pub use agentgov_detect::guard::{TrainError, Trained};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::snapshots::Snapshots;
+use super::{Caller, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::{AgentId, AuditId, GuardFeedbackId, GuardTaskId, TenantId};
+use crate::model::{
+    GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
+    GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask, JobStatus,
+    Lease, Permission, guard_latency_bucket,
+};
+use crate::ports::Event;
+
+/// The bus and feed event of a blocked text.
+pub const GUARD_BLOCKED: &str = "guard.blocked";
+/// The bus event that tells every replica a tenant's active model changed.
+pub const GUARD_MODEL_CHANGED: &str = "guard.model_changed";
+/// The audit event of a blocked text.
+const AUDIT_BLOCKED: &str = "guard.blocked";
+
+/// Largest text accepted for screening.
+pub const MAX_PROMPT_BYTES: usize = 512 * 1024;
+/// Largest system prompt accepted.
+pub const MAX_SYSTEM_PROMPT_BYTES: usize = 64 * 1024;
+/// Largest text of one training example or one piece of feedback.
+pub const MAX_EXAMPLE_BYTES: usize = 16 * 1024;
+/// Most examples sent with one training request.
+pub const MAX_TRAINING_EXAMPLES: usize = 10_000;
+/// How much of a blocked text its audit record keeps (secrets redacted).
+const EXCERPT_BYTES: usize = 16 * 1024;
+/// Most feedback a training run learns from (the newest are kept).
+const MAX_FEEDBACK: i64 = 50_000;
+
+/// Tunables of the guard.
+#[derive(Debug, Clone)]
+pub struct GuardSettings {
+    /// How long a tenant's detector is kept without a change being announced.
+    pub cache_ttl: Duration,
+    /// A training task's lease; renewed with each progress report.
+    pub training_lease: Duration,
+    /// Training gives up after this many attempts (a worker that died each time).
+    pub training_max_attempts: i32,
+}
+
+impl Default for GuardSettings {
+    fn default() -> Self {
+        Self { cache_ttl: Duration::from_secs(60), training_lease: Duration::from_secs(60), training_max_attempts: 3 }
+    }
+}
+
+/// `POST /guard/validate`.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateRequest {
+    /// The text to screen: a prompt, or a model's output (`direction: "output"`); 1 byte to
+    /// 512 KiB. Long texts are read whole, in windows.
+    pub prompt: String,
+    /// The agent the text is for or from (a UUID of the caller's tenant); recorded with a
+    /// blocked text.
+    pub agent_id: Option<String>,
+    /// The application's system prompt, at most 64 KiB: an output that repeats it is
+    /// leakage.
+    pub system_prompt: Option<String>,
+    /// `input` (default) or `output`.
+    #[serde(default)]
+    pub direction: GuardDirection,
+}
+
+/// The answer of `POST /guard/validate`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Validation {
+    /// `false` when the text is an attack.
+    pub safe: bool,
+    pub verdict: GuardLabel,
+    /// How likely the text is an attack of any kind (0..1); blocked at or above `threshold`.
+    pub score: f64,
+    pub scores: GuardScores,
+    /// What led to the verdict: `rule:<name>`, `secret:<kind>`, `obfuscation:<kind>`,
+    /// `decoded:<encoding>`, `classifier:<kind>`, `system_prompt_echo`.
+    pub reasons: Vec<String>,
+    /// The tenant's active model version (0: the built-in default).
+    pub model_version: i32,
+    pub threshold: f64,
+    /// Time spent screening, in milliseconds.
+    pub latency_ms: f64,
+    /// Refer to this validation in feedback; a blocked one is the id of its audit record.
+    #[schema(value_type = String, format = Uuid)]
+    pub validation_id: Uuid,
+}
+
+/// `POST /guard/detector/feedback`: a validation (by id) or a text, and what it really is.
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackRequest {
+    /// A blocked validation of the tenant (its text is taken from its audit record).
+    pub validation_id: Option<String>,
+    /// The text itself, at most 16 KiB (required for a validation that was not blocked).
+    pub prompt: Option<String>,
+    /// `false_positive` (the text is benign) or `attack`.
+    pub label: String,
+    /// For an attack: `injection`, `jailbreak` or `leakage`. Default: the blocked
+    /// validation's verdict, else the detector's likeliest kind.
+    pub category: Option<String>,
+}
+
+/// `POST /guard/detector/train` (JSON form): labelled examples to learn from besides the
+/// built-in corpus and the tenant's feedback.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrainRequest {
+    /// At most 10,000, each text at most 16 KiB.
+    #[serde(default)]
+    pub examples: Vec<GuardExample>,
+}
+
+/// `GET /guard/detector/status`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct DetectorStatus {
+    /// The active version (0: the built-in default).
+    pub version: i32,
+    /// `builtin` or `trained`.
+    pub source: &'static str,
+    /// The built-in model's name (the corpus and training it came from).
+    pub builtin_model: &'static str,
+    /// The model's own threshold, calibrated at training.
+    pub model_threshold: f64,
+    /// The threshold in force: the tenant's `settings.guard_threshold`, else the model's.
+    pub threshold: f64,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub trained_at: Option<time::OffsetDateTime>,
+    /// Examples the active model was fitted on.
+    pub samples: i64,
+    /// `idle`, or `training` while a task is queued or running.
+    pub state: &'static str,
+    /// The queued or running training task, if any.
+    pub task: Option<GuardTask>,
+}
+
+/// `GET /guard/detector/metrics`: the active model on the held-out split of its data.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct DetectorMetrics {
+    pub version: i32,
+    pub metrics: GuardMetrics,
+}
+
+/// `GET /guard/stats`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GuardStats {
+    /// The window counted: the last `window_hours` hours, this one included.
+    pub window_hours: i64,
+    pub total: i64,
+    /// Screenings per verdict.
+    pub by_verdict: HashMap<GuardLabel, i64>,
+    pub blocked: i64,
+    /// `blocked / total` (0 when there were none).
+    pub block_rate: f64,
+    /// Latency percentiles in milliseconds, as the upper bound of their bucket (`null`
+    /// when there were no screenings).
+    pub latency_ms_p50: Option<f64>,
+    pub latency_ms_p99: Option<f64>,
+}
+
+/// `GET /guard/health`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GuardHealth {
+    pub status: &'static str,
+    pub builtin_model: &'static str,
+    /// The built-in model's calibrated threshold (a tenant's model has its own).
+    pub default_threshold: f64,
+    pub detectors: Vec<&'static str>,
+    pub rules: usize,
+    pub max_prompt_bytes: usize,
+}
+
+/// A tenant's detector in force, kept in process.
+#[derive(Clone)]
+struct Active {
+    version: i32,
+    detector: Arc<Detector>,
+    info: Option<GuardModelInfo>,
+    /// The tenant's own threshold, over the model's.
+    threshold: Option<f64>,
+}
+
+impl Active {
+    fn threshold(&self) -> f64 {
+        self.threshold.unwrap_or(f64::from(self.detector.threshold))
+    }
+}
+
+#[derive(Clone)]
+pub struct GuardService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    ports: Ports,
+    log: AuditLog,
+    settings: GuardSettings,
+    active: Snapshots<TenantId, Active>,
+    /// Counts not yet added to the store.
+    stats: Mutex<HashMap<GuardStatsKey, i64>>,
+    wake: futures::channel::mpsc::Sender<()>,
+}
+
+/// A claimed training task, ready to run (`train`) off the async threads.
+pub struct TrainingRun {
+    pub task: GuardTask,
+    token: Uuid,
+    examples: Vec<Example>,
+    tenant_examples: i64,
+    cancel: Arc<AtomicBool>,
+    progress: Arc<AtomicU32>,
+}
+
+impl TrainingRun {
+    /// Fits the model (CPU-bound, seconds): run it on a blocking thread.
+    pub fn train(&self) -> std::result::Result<Trained, TrainError> {
+        detect::train(&self.examples, &TrainOptions::default(), &mut |share| {
+            self.progress.store(share.to_bits(), Ordering::Relaxed);
+            !self.cancel.load(Ordering::Relaxed)
+        })
+    }
+
+    /// The share done so far (0..1).
+    pub fn progress(&self) -> f64 {
+        f64::from(f32::from_bits(self.progress.load(Ordering::Relaxed)))
+    }
+}
+
+fn label_of(l: GuardLabel) -> Label {
+    match l {
+        GuardLabel::Benign => Label::Benign,
+        GuardLabel::Injection => Label::Injection,
+        GuardLabel::Jailbreak => Label::Jailbreak,
+        GuardLabel::Leakage => Label::Leakage,
+    }
+}
+
+fn guard_label(l: Label) -> GuardLabel {
+    match l {
+        Label::Benign => GuardLabel::Benign,
+        Label::Injection => GuardLabel::Injection,
+        Label::Jailbreak => GuardLabel::Jailbreak,
+        Label::Leakage => GuardLabel::Leakage,
+    }
+}
+
+fn rounded(v: f32) -> f64 {
+    (f64::from(v) * 10_000.0).round() / 10_000.0
+}
+
+/// The detector's metrics as the API shows them.
+fn metrics_view(m: &detect::Metrics) -> GuardMetrics {
+    GuardMetrics {
+        holdout_size: m.size as i64,
+        threshold: rounded(m.threshold),
+        classes: m
+            .classes
+            .iter()
+            .map(|c| GuardClassMetrics {
+                label: guard_label(c.label),
+                precision: rounded(c.precision),
+                recall: rounded(c.recall),
+                f1: rounded(c.f1),
+                support: c.support as i64,
+            })
+            .collect(),
+        attack_recall: rounded(m.attack_recall),
+        false_positive_rate: rounded(m.false_positive_rate),
+        false_positive_rates: GuardScores {
+            injection: rounded(m.false_positive_rates[0]),
+            jailbreak: rounded(m.false_positive_rates[1]),
+            leakage: rounded(m.false_positive_rates[2]),
+        },
+    }
+}
+
+/// `text` with every secret the leak detectors find replaced by `[REDACTED:<kind>]`, cut to
+/// at most `EXCERPT_BYTES` (at a character boundary).
+fn redacted_excerpt(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(EXCERPT_BYTES));
+    let mut at = 0;
+    for finding in detect::leak::secrets(text) {
+        if finding.span.start < at {
+            continue;
+        }
+        out.push_str(text.get(at..finding.span.start).unwrap_or(""));
+        out.push_str(&format!("[REDACTED:{}]", finding.rule));
+        at = finding.span.end;
+    }
+    out.push_str(text.get(at..).unwrap_or(""));
+    if out.len() > EXCERPT_BYTES {
+        let mut cut = EXCERPT_BYTES;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+    }
+    out
+}
+
+/// What a blocked validation's audit record holds.
+#[derive(Serialize, Deserialize)]
+struct BlockedDetails {
+    validation_id: Uuid,
+    verdict: GuardLabel,
+    score: f64,
+    scores: GuardScores,
+    reasons: Vec<String>,
+    model_version: i32,
+    threshold: f64,
+    direction: GuardDirection,
+    /// The text, secrets redacted, at most 16 KiB.
+    excerpt: String,
+}
+
+impl GuardService {
+    pub fn new(ports: Ports, log: AuditLog, settings: GuardSettings, wake: futures::channel::mpsc::Sender<()>) -> Self {
+        let active = Snapshots::new(settings.cache_ttl, 10_000);
+        Self { inner: Arc::new(Inner { ports, log, settings, active, stats: Mutex::default(), wake }) }
+    }
+
+    fn ports(&self) -> &Ports {
+        &self.inner.ports
+    }
+
+    /// Drops the tenant's detector (its model or threshold changed).
+    pub(crate) fn forget_tenant(&self, tenant: TenantId) {
+        self.inner.active.invalidate(&tenant);
+    }
+
+    /// Drops every tenant's detector (after missed announcements).
+    pub fn forget_detectors(&self) {
+        self.inner.active.invalidate_all();
+    }
+
+    /// A bus event from any replica: a model change drops the tenant's detector.
+    pub fn on_event(&self, event: &Event) {
+        if event.event_type == GUARD_MODEL_CHANGED || event.event_type == super::tenants::TENANT_UPDATED {
+            self.forget_tenant(event.tenant_id);
+        }
+    }
+
+    /// The tenant's detector in force: from the cache, else loaded.
+    async fn active(&self, tenant: TenantId) -> Result<Active> {
+        if let Some(active) = self.inner.active.get(&tenant) {
+            return Ok(active);
+        }
+        let generation = self.inner.active.generation();
+        let store = &self.ports().store;
+        let threshold = match store.get_tenant(tenant).await? {
+            Some(t) => t.settings.guard_threshold,
+            None => return Err(DomainError::not_found("tenant", tenant)),
+        };
+        let version = store.active_guard_model(tenant).await?;
+        let mut active =
+            Active { version: 0, detector: Arc::new(detect::default_detector().clone()), info: None, threshold };
+        if version > 0 {
+            match store.get_guard_model(tenant, version).await? {
+                Some(record) => match Model::from_bytes(&record.weights) {
+                    Ok(model) => {
+                        active.detector = Arc::new(Detector::new(model, record.info.threshold as f32));
+                        active.version = version;
+                        active.info = Some(record.info);
+                    }
+                    Err(e) => {
+                        tracing::error!(%tenant, version, error = %e, "stored guard model unreadable; using the built-in")
+                    }
+                },
+                None => tracing::warn!(%tenant, version, "active guard model vanished; using the built-in"),
+            }
+        }
+        self.inner.active.insert(tenant, active.clone(), generation);
+        Ok(active)
+    }
+
+    /// Screens a text with the tenant's detector.
+    pub async fn validate(&self, caller: &Caller, req: ValidateRequest) -> Result<Validation> {
+        caller.require_permission(Permission::GuardValidate)?;
+        let tenant = caller.tenant_id();
+        let mut v = Violations::new();
+        v.check(!req.prompt.is_empty(), "prompt", "must not be empty");
+        v.check(req.prompt.len() <= MAX_PROMPT_BYTES, "prompt", "must be at most 524,288 bytes");
+        if let Some(system) = &req.system_prompt {
+            v.check(system.len() <= MAX_SYSTEM_PROMPT_BYTES, "system_prompt", "must be at most 65,536 bytes");
+        }
+        let agent = match req.agent_id.as_deref().map(str::parse::<Uuid>) {
+            None => None,
+            Some(Ok(id)) => Some(AgentId(id)),
+            Some(Err(_)) => {
+                v.add("agent_id", "must be a UUID");
+                None
+            }
+        };
+        v.into_result()?;
+        if let Some(agent) = agent
+            && self.ports().store.get_agent(tenant, agent).await?.is_none()
+        {
+            return Err(DomainError::not_found("agent", agent));
+        }
+        let active = self.active(tenant).await?;
+        let threshold = active.threshold();
+        let started = Instant::now();
+        let screen = Screen {
+            text: &req.prompt,
+            system_prompt: req.system_prompt.as_deref(),
+            direction: match req.direction {
+                GuardDirection::Input => detect::Direction::Input,
+                GuardDirection::Output => detect::Direction::Output,
+            },
+        };
+        let verdict = active.detector.screen_at(&screen, threshold as f32);
+        let elapsed = started.elapsed();
+        let validation = Validation {
+            safe: verdict.safe(),
+            verdict: guard_label(verdict.label),
+            score: rounded(verdict.score),
+            scores: GuardScores {
+                injection: rounded(verdict.scores[0]),
+                jailbreak: rounded(verdict.scores[1]),
+                leakage: rounded(verdict.scores[2]),
+            },
+            reasons: verdict.reasons,
+            model_version: active.version,
+            threshold,
+            latency_ms: elapsed.as_secs_f64() * 1000.0,
+            validation_id: self.ports().ids.new_id(),
+        };
+        self.count(tenant, validation.verdict, elapsed);
+        if !validation.safe {
+            self.blocked(caller, agent, &req, &validation).await?;
+        }
+        Ok(validation)
+    }
+
+    /// Audits (durably, before answering) and announces a blocked text.
+    async fn blocked(
+        &self,
+        caller: &Caller,
+        agent: Option<AgentId>,
+        req: &ValidateRequest,
+        v: &Validation,
+    ) -> Result<()> {
+        let details = BlockedDetails {
+            validation_id: v.validation_id,
+            verdict: v.verdict,
+            score: v.score,
+            scores: v.scores,
+            reasons: v.reasons.clone(),
+            model_version: v.model_version,
+            threshold: v.threshold,
+            direction: req.direction,
+            excerpt: redacted_excerpt(&req.prompt),
+        };
+        let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), AUDIT_BLOCKED)
+            .action("validate")
+            .resource(format!("guard/{}", v.verdict.as_str()))
+            .details_of(&details);
+        event.id = Some(AuditId(v.validation_id));
+        event.agent_id = agent.map(|a| a.0);
+        event.decision = Some("blocked".into());
+        event.risk_score = Some(v.score);
+        self.inner.log.record(event).await?;
+        let data = serde_json::json!({
+            "validation_id": v.validation_id, "agent_id": agent, "verdict": v.verdict, "score": v.score,
+            "reasons": v.reasons, "direction": req.direction, "model_version": v.model_version,
+        });
+        self.ports().announce(caller.tenant_id(), GUARD_BLOCKED, data).await;
+        Ok(())
+    }
+
+    fn count(&self, tenant: TenantId, verdict: GuardLabel, elapsed: Duration) {
+        let hour = self.ports().clock.now().unix_timestamp().div_euclid(3600);
+        let micros = i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX);
+        let key = GuardStatsKey { tenant_id: tenant, hour, verdict, bucket: guard_latency_bucket(micros) };
+        let mut stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
+        *stats.entry(key).or_insert(0) += 1;
+    }
+
+    /// Adds the counts gathered since the last flush to the store (run every few seconds);
+    /// on failure they are kept for the next.
+    pub async fn flush_stats(&self) -> Result<()> {
+        let counts: Vec<(GuardStatsKey, i64)> = {
+            let mut stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
+            stats.drain().collect()
+        };
+        if counts.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = self.ports().store.add_guard_stats(&counts).await {
+            let mut stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
+            for (key, n) in counts {
+                *stats.entry(key).or_insert(0) += n;
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The tenant's screenings over the last `window_hours` hours (1 to 720, default 24).
+    pub async fn stats(&self, caller: &Caller, window_hours: Option<i64>) -> Result<GuardStats> {
+        caller.require_permission(Permission::GuardRead)?;
+        let window = window_hours.unwrap_or(24);
+        if !(1..=720).contains(&window) {
+            return Err(DomainError::invalid("window_hours", "must be between 1 and 720"));
+        }
+        let tenant = caller.tenant_id();
+        let from_hour = self.ports().clock.now().unix_timestamp().div_euclid(3600) - (window - 1);
+        let mut rows = self.ports().store.guard_stats(tenant, from_hour).await?;
+        {
+            let stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
+            rows.extend(
+                stats
+                    .iter()
+                    .filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour)
+                    .map(|(k, n)| (k.verdict, k.bucket, *n)),
+            );
+        }
+        let mut by_verdict: HashMap<GuardLabel, i64> = GuardLabel::ALL.iter().map(|l| (*l, 0)).collect();
+        let mut buckets = [0i64; GUARD_LATENCY_BUCKETS_US.len()];
+        for (verdict, bucket, n) in rows {
+            *by_verdict.entry(verdict).or_insert(0) += n;
+            if let Some(b) = usize::try_from(bucket).ok().and_then(|b| buckets.get_mut(b)) {
+                *b += n;
+            }
+        }
+        let total: i64 = by_verdict.values().sum();
+        let blocked = total - by_verdict.get(&GuardLabel::Benign).copied().unwrap_or(0);
+        let percentile = |q: f64| -> Option<f64> {
+            let n: i64 = buckets.iter().sum();
+            if n == 0 {
+                return None;
+            }
+            let rank = ((n as f64) * q).ceil().max(1.0) as i64;
+            let mut seen = 0;
+            for (i, count) in buckets.iter().enumerate() {
+                seen += count;
+                if seen >= rank {
+                    // The slowest bucket has no upper bound: report its lower one.
+                    let bound = GUARD_LATENCY_BUCKETS_US[i.min(GUARD_LATENCY_BUCKETS_US.len() - 2)];
+                    return Some(bound as f64 / 1000.0);
+                }
+            }
+            None
+        };
+        Ok(GuardStats {
+            window_hours: window,
+            total,
+            blocked,
+            block_rate: if total > 0 { blocked as f64 / total as f64 } else { 0.0 },
+            latency_ms_p50: percentile(0.5),
+            latency_ms_p99: percentile(0.99),
+            by_verdict,
+        })
+    }
+
+    /// `GET /guard/health` (no credentials): what the guard runs.
+    pub fn health(&self) -> GuardHealth {
+        GuardHealth {
+            status: "ok",
+            builtin_model: detect::BUILTIN_MODEL,
+            default_threshold: rounded(detect::default_detector().threshold),
+            detectors: vec![
+                "normalization",
+                "payload_decoding",
+                "rules",
+                "secrets",
+                "system_prompt_echo",
+                "classifier",
+            ],
+            rules: detect::rules::RULES.len(),
+            max_prompt_bytes: MAX_PROMPT_BYTES,
+        }
+    }
+
+    /// Stores feedback the tenant's next model learns from.
+    pub async fn feedback(&self, caller: &Caller, req: FeedbackRequest) -> Result<GuardFeedback> {
+        caller.require_permission(Permission::GuardManage)?;
+        let tenant = caller.tenant_id();
+        let mut v = Violations::new();
+        let kind = GuardFeedbackKind::parse(&req.label);
+        v.check(kind.is_some(), "label", "must be false_positive or attack");
+        let category = match req.category.as_deref().map(GuardLabel::parse) {
+            None => None,
+            Some(Some(c)) if c != GuardLabel::Benign => Some(c),
+            Some(_) => {
+                v.add("category", "must be injection, jailbreak or leakage");
+                None
+            }
+        };
+        if kind == Some(GuardFeedbackKind::FalsePositive) && req.category.is_some() {
+            v.add("category", "is only for an attack");
+        }
+        let validation_id = match req.validation_id.as_deref().map(str::parse::<Uuid>) {
+            None => None,
+            Some(Ok(id)) => Some(id),
+            Some(Err(_)) => {
+                v.add("validation_id", "must be a UUID");
+                None
+            }
+        };
+        match (&req.validation_id, &req.prompt) {
+            (None, None) => v.add("validation_id", "give validation_id or prompt"),
+            (Some(_), Some(_)) => v.add("prompt", "give validation_id or prompt, not both"),
+            (_, Some(p)) if p.trim().is_empty() => v.add("prompt", "must not be empty"),
+            (_, Some(p)) if p.len() > MAX_EXAMPLE_BYTES => v.add("prompt", "must be at most 16,384 bytes"),
+            _ => {}
+        }
+        v.into_result()?;
+        let kind = kind.ok_or_else(|| DomainError::internal("feedback label checked above"))?;
+        let (text, blocked_as) = match (validation_id, &req.prompt) {
+            (Some(id), _) => {
+                let record = self.ports().store.get_audit(tenant, AuditId(id)).await?;
+                let details = record
+                    .filter(|r| r.event_type == AUDIT_BLOCKED)
+                    .and_then(|r| serde_json::from_str::<BlockedDetails>(r.details.as_str()).ok())
+                    .ok_or_else(|| DomainError::not_found("blocked validation", id))?;
+                (details.excerpt, Some(details.verdict))
+            }
+            (None, Some(prompt)) => (prompt.clone(), None),
+            (None, None) => return Err(DomainError::internal("feedback text checked above")),
+        };
+        let label = match kind {
+            GuardFeedbackKind::FalsePositive => GuardLabel::Benign,
+            GuardFeedbackKind::Attack => match category.or(blocked_as.filter(|l| *l != GuardLabel::Benign)) {
+                Some(c) => c,
+                None => self.likeliest_attack(tenant, &text).await?,
+            },
+        };
+        // NUL says nothing to the model (normalisation drops it) and not every store keeps it.
+        let text = if text.contains('\0') { text.replace('\0', "") } else { text };
+        let feedback = GuardFeedback {
+            id: GuardFeedbackId(self.ports().ids.new_id()),
+            tenant_id: tenant,
+            kind,
+            label,
+            validation_id,
+            text,
+            created_by: caller_actor(caller),
+            created_at: self.ports().clock.now(),
+        };
+        self.ports().store.insert_guard_feedback(&feedback).await?;
+        let event = AuditEvent::new(tenant, caller_actor(caller), "guard.feedback")
+            .action("feedback")
+            .resource(format!("guard/feedback/{}", feedback.id))
+            .details(serde_json::json!({"kind": kind, "label": label, "validation_id": validation_id}));
+        self.inner.log.record_after(event).await;
+        Ok(feedback)
+    }
+
+    /// The kind of attack the tenant's detector finds likeliest in `text`.
+    async fn likeliest_attack(&self, tenant: TenantId, text: &str) -> Result<GuardLabel> {
+        let active = self.active(tenant).await?;
+        let verdict = active.detector.screen_at(&Screen { text, ..Screen::default() }, 0.0);
+        let mut best = (GuardLabel::Injection, f32::MIN);
+        for (label, score) in
+            [GuardLabel::Injection, GuardLabel::Jailbreak, GuardLabel::Leakage].into_iter().zip(verdict.scores)
+        {
+            if score > best.1 {
+                best = (label, score);
+            }
+        }
+        Ok(best.0)
+    }
+
+    /// Queues a training run of the tenant's detector (202); 409 while one is queued or
+    /// running.
+    pub async fn start_training(&self, caller: &Caller, req: TrainRequest) -> Result<GuardTask> {
+        caller.require_permission(Permission::GuardManage)?;
+        let mut v = Violations::new();
+        if req.examples.len() > MAX_TRAINING_EXAMPLES {
+            v.add("examples", "at most 10,000 examples");
+        }
+        for (i, e) in req.examples.iter().enumerate().take(MAX_TRAINING_EXAMPLES) {
+            if e.text.trim().is_empty() {
+                v.add(format!("examples[{i}].text"), "must not be empty");
+            } else if e.text.len() > MAX_EXAMPLE_BYTES {
+                v.add(format!("examples[{i}].text"), "must be at most 16,384 bytes");
+            }
+        }
+        v.into_result()?;
+        let task = GuardTask {
+            id: GuardTaskId(self.ports().ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            requested_by: caller_actor(caller),
+            status: JobStatus::Queued,
+            progress: 0.0,
+            error: None,
+            model_version: None,
+            examples: req.examples.len() as i64,
+            created_at: self.ports().clock.now(),
+            started_at: None,
+            finished_at: None,
+            attempts: 0,
+            lease: None,
+        };
+        self.ports().store.insert_guard_task(&task, &req.examples).await.map_err(|e| match e {
+            DomainError::Conflict(_) => {
+                DomainError::Conflict("a training task is already queued or running; cancel it or wait".into())
+            }
+            other => other,
+        })?;
+        let event = AuditEvent::new(task.tenant_id, caller_actor(caller), "guard.training.requested")
+            .action("train")
+            .resource(format!("guard/training/{}", task.id))
+            .details(serde_json::json!({"task_id": task.id, "examples": task.examples}));
+        self.inner.log.record_after(event).await;
+        let _ = self.inner.wake.clone().try_send(());
+        Ok(task)
+    }
+
+    /// A training task by id (the status endpoint takes no credentials: the id is the
+    /// capability).
+    pub async fn training_status(&self, id: &str) -> Result<GuardTask> {
+        let id: GuardTaskId =
+            id.parse().map_err(|_| DomainError::invalid("task_id", "must be the UUID of a training task"))?;
+        self.ports().store.get_guard_task(id).await?.ok_or_else(|| DomainError::not_found("training task", id))
+    }
+
+    /// Cancels the tenant's queued or running training; 404 when there is none.
+    pub async fn cancel_training(&self, caller: &Caller) -> Result<GuardTask> {
+        caller.require_permission(Permission::GuardManage)?;
+        let tenant = caller.tenant_id();
+        let task = self
+            .ports()
+            .store
+            .cancel_guard_task(tenant, self.ports().clock.now())
+            .await?
+            .ok_or_else(|| DomainError::not_found("training task", "in progress"))?;
+        let event = AuditEvent::new(tenant, caller_actor(caller), "guard.training.cancelled")
+            .action("cancel")
+            .resource(format!("guard/training/{}", task.id))
+            .details(serde_json::json!({"task_id": task.id}));
+        self.inner.log.record_after(event).await;
+        Ok(task)
+    }
+
+    /// The tenant's model versions, newest first, then the built-in (version 0).
+    pub async fn versions(&self, caller: &Caller) -> Result<Vec<GuardModelInfo>> {
+        caller.require_permission(Permission::GuardRead)?;
+        let tenant = caller.tenant_id();
+        let mut versions = self.ports().store.list_guard_models(tenant).await?;
+        let any_active = versions.iter().any(|v| v.active);
+        let builtin = detect::default_trained();
+        versions.push(GuardModelInfo {
+            version: 0,
+            tenant_id: tenant,
+            active: !any_active,
+            threshold: rounded(builtin.detector.threshold),
+            examples: builtin.fitted as i64,
+            tenant_examples: 0,
+            metrics: metrics_view(&builtin.metrics),
+            task_id: None,
+            trained_at: time::OffsetDateTime::UNIX_EPOCH,
+        });
+        Ok(versions)
+    }
+
+    /// Makes `version` the tenant's active model (0: the built-in); 404 when absent.
+    pub async fn rollback(&self, caller: &Caller, version: i32) -> Result<GuardModelInfo> {
+        caller.require_permission(Permission::GuardManage)?;
+        let tenant = caller.tenant_id();
+        if version < 0 || !self.ports().store.activate_guard_model(tenant, version).await? {
+            return Err(DomainError::not_found("guard model version", version));
+        }
+        self.model_changed(tenant, version).await;
+        let event = AuditEvent::new(tenant, caller_actor(caller), "guard.model.activated")
+            .action("rollback")
+            .resource(format!("guard/models/{version}"))
+            .details(serde_json::json!({"version": version}));
+        self.inner.log.record_after(event).await;
+        let versions = self.versions(caller).await?;
+        versions
+            .into_iter()
+            .find(|v| v.version == version)
+            .ok_or_else(|| DomainError::not_found("guard model version", version))
+    }
+
+    async fn model_changed(&self, tenant: TenantId, version: i32) {
+        self.forget_tenant(tenant);
+        self.ports().announce(tenant, GUARD_MODEL_CHANGED, serde_json::json!({"version": version})).await;
+    }
+
+    /// `GET /guard/detector/status`.
+    pub async fn status(&self, caller: &Caller) -> Result<DetectorStatus> {
+        caller.require_permission(Permission::GuardRead)?;
+        let tenant = caller.tenant_id();
+        // Read the store, not the cache: status is what every replica will use.
+        self.forget_tenant(tenant);
+        let active = self.active(tenant).await?;
+        let task = self.ports().store.pending_guard_task(tenant).await?;
+        let builtin = detect::default_trained();
+        Ok(DetectorStatus {
+            version: active.version,
+            source: if active.version == 0 { "builtin" } else { "trained" },
+            builtin_model: detect::BUILTIN_MODEL,
+            model_threshold: rounded(active.detector.threshold),
+            threshold: active.threshold(),
+            trained_at: active.info.as_ref().map(|i| i.trained_at),
+            samples: active.info.as_ref().map_or(builtin.fitted as i64, |i| i.examples),
+            state: if task.is_some() { "training" } else { "idle" },
+            task,
+        })
+    }
+
+    /// `GET /guard/detector/metrics`.
+    pub async fn metrics(&self, caller: &Caller) -> Result<DetectorMetrics> {
+        caller.require_permission(Permission::GuardRead)?;
+        let active = self.active(caller.tenant_id()).await?;
+        let metrics = match &active.info {
+            Some(info) => info.metrics.clone(),
+            None => metrics_view(&detect::default_trained().metrics),
+        };
+        Ok(DetectorMetrics { version: active.version, metrics })
+    }
+
+    /// Claims a waiting training task (from any replica) and prepares its examples; `None`
+    /// when there is none. A task past its attempts is failed and the next one looked at.
+    pub async fn claim_training(&self) -> Result<Option<TrainingRun>> {
+        let store = &self.ports().store;
+        loop {
+            let now = self.ports().clock.now();
+            let token = self.ports().ids.new_id();
+            let lease_until = now + self.inner.settings.training_lease;
+            let Some(task) = store.claim_guard_task(now, token, lease_until).await? else {
+                return Ok(None);
+            };
+            if task.attempts > self.inner.settings.training_max_attempts {
+                let error = format!("gave up after {} attempts", task.attempts - 1);
+                match store.fail_guard_task(task.id, token, now, &error).await {
+                    Ok(()) | Err(DomainError::Conflict(_)) => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            let mut extra: Vec<Example> = store
+                .list_guard_feedback(task.tenant_id, MAX_FEEDBACK)
+                .await?
+                .into_iter()
+                .map(|f| Example::new(f.text, label_of(f.label)))
+                .collect();
+            extra.extend(
+                store.guard_task_examples(task.id).await?.into_iter().map(|e| Example::new(e.text, label_of(e.label))),
+            );
+            let (examples, added) = detect::training_set(extra);
+            let tenant_examples = added as i64;
+            let mut task = task;
+            task.lease = Some(Lease { token, until: lease_until });
+            return Ok(Some(TrainingRun {
+                task,
+                token,
+                examples,
+                tenant_examples,
+                cancel: Arc::default(),
+                progress: Arc::default(),
+            }));
+        }
+    }
+
+    /// Stores the run's progress and renews its lease; answers `false` (and tells the run to
+    /// stop) when the task was cancelled or its lease lost.
+    pub async fn report_progress(&self, run: &TrainingRun) -> Result<bool> {
+        let until = self.ports().clock.now() + self.inner.settings.training_lease;
+        match self.ports().store.progress_guard_task(run.task.id, run.token, run.progress().min(0.99), until).await {
+            Ok(()) => Ok(true),
+            Err(DomainError::Conflict(_)) => {
+                run.cancel.store(true, Ordering::Relaxed);
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Stores what a run produced: the tenant's next, active version, or the task's failure.
+    pub async fn finish_training(
+        &self,
+        run: &TrainingRun,
+        result: std::result::Result<Trained, TrainError>,
+    ) -> Result<()> {
+        let now = self.ports().clock.now();
+        let store = &self.ports().store;
+        let tenant = run.task.tenant_id;
+        let trained = match result {
+            Ok(trained) => trained,
+            // Cancelled: the task already says so.
+            Err(TrainError::Cancelled) => return Ok(()),
+            Err(TrainError::Invalid(message)) => {
+                return match store.fail_guard_task(run.task.id, run.token, now, &message).await {
+                    Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
+                    Err(e) => Err(e),
+                };
+            }
+        };
+        let record = GuardModelRecord {
+            info: GuardModelInfo {
+                version: 0,
+                tenant_id: tenant,
+                active: true,
+                threshold: f64::from(trained.detector.threshold),
+                examples: trained.fitted as i64,
+                tenant_examples: run.tenant_examples,
+                metrics: metrics_view(&trained.metrics),
+                task_id: Some(run.task.id),
+                trained_at: now,
+            },
+            weights: trained.detector.model.to_bytes(),
+        };
+        let version = match store.complete_guard_task(run.task.id, run.token, now, &record).await {
+            Ok(version) => version,
+            // Cancelled meanwhile, or another worker holds it: keep nothing.
+            Err(DomainError::Conflict(_)) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        self.model_changed(tenant, version).await;
+        let event = AuditEvent::new(tenant, run.task.requested_by.clone(), "guard.model.trained")
+            .action("train")
+            .resource(format!("guard/models/{version}"))
+            .details(serde_json::json!({
+                "version": version, "task_id": run.task.id, "examples": trained.fitted,
+                "tenant_examples": run.tenant_examples, "threshold": record.info.threshold,
+                "attack_recall": record.info.metrics.attack_recall,
+                "false_positive_rate": record.info.metrics.false_positive_rate,
+            }));
+        self.inner.log.record_after(event).await;
+        Ok(())
+    }
+}
