@@ -104,7 +104,7 @@ impl Detector {
         let normalized = normalize::normalize(screen.text);
         self.read(&normalized.text, &mut evidence, &mut scratch);
         if let Some(deleet) = &normalized.deleet {
-            self.read(deleet, &mut evidence, &mut scratch);
+            self.read_changed(deleet, &normalized.text, &mut evidence, &mut scratch);
         }
         // Text hidden in Unicode tag characters (which normalisation drops) is read too.
         if let Some(hidden) = normalize::hidden_tag_text(screen.text) {
@@ -136,12 +136,32 @@ impl Detector {
             evidence.flag(rule.label, rule.weight, format!("rule:{}", rule.name));
         }
         for window in windows(text).take(MAX_WINDOWS) {
-            let p = self.model.predict(&self.features(window, scratch));
-            for (m, p) in evidence.model.iter_mut().zip(p) {
-                *m = m.max(p);
-            }
-            evidence.model_attack = evidence.model_attack.max(1.0 - p[Label::Benign.index()]);
+            self.predict(window, evidence, scratch);
         }
+    }
+
+    /// Reads `view`, a variant of `text` with the same byte length (leetspeak folded byte for
+    /// byte): the rules over all of it, the model only over the windows that differ.
+    fn read_changed(&self, view: &str, text: &str, evidence: &mut Evidence, scratch: &mut features::Scratch) {
+        if view.len() != text.len() {
+            return self.read(view, evidence, scratch);
+        }
+        for rule in rules::matches(view) {
+            evidence.flag(rule.label, rule.weight, format!("rule:{}", rule.name));
+        }
+        for (window, original) in windows(view).zip(windows(text)).take(MAX_WINDOWS) {
+            if window != original {
+                self.predict(window, evidence, scratch);
+            }
+        }
+    }
+
+    fn predict(&self, window: &str, evidence: &mut Evidence, scratch: &mut features::Scratch) {
+        let p = self.model.predict(&self.features(window, scratch));
+        for (m, p) in evidence.model.iter_mut().zip(p) {
+            *m = m.max(p);
+        }
+        evidence.model_attack = evidence.model_attack.max(1.0 - p[Label::Benign.index()]);
     }
 
     pub(crate) fn features(&self, text: &str, scratch: &mut features::Scratch) -> Features {
