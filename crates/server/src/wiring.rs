@@ -116,6 +116,7 @@ const GUARD_STATS_FLUSH: Duration = Duration::from_secs(5);
 /// group-commit writer, the export worker, the guard's training worker and its statistics.
 fn spawn_background(services: &Services, background: Background, export_worker_on: bool) {
     tokio::spawn(background.audit_writer.run());
+    tokio::task::spawn_blocking(agentgov_domain::services::guard::warm_up);
     if export_worker_on {
         tokio::spawn(export_worker(services.audit.clone(), background.export_wakeups));
     }

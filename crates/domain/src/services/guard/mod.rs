@@ -345,6 +345,12 @@ struct BlockedDetails {
     excerpt: String,
 }
 
+/// Trains the built-in default model now (about a second of CPU), so the first screening
+/// does not wait for it: run it on a blocking thread at start-up.
+pub fn warm_up() {
+    let _ = detect::default_detector();
+}
+
 impl GuardService {
     pub fn new(ports: Ports, log: AuditLog, settings: GuardSettings, wake: futures::channel::mpsc::Sender<()>) -> Self {
         let active = Snapshots::new(settings.cache_ttl, 10_000);
