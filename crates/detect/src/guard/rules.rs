@@ -102,7 +102,10 @@ pub const RULES: &[Rule] = &[
         "assistant_redirect",
         Injection,
         0.5,
-        r"\b(ai|assistant|model|chatbot|llm|language model)s?( reading this| processing this)?[,:]? (you )?(must|should|need to|are (now )?(required|instructed)) ",
+        concat!(
+            r"\b(ai|assistant|model|chatbot|llm|language model)s? (reading|processing|summari[sz]ing) this[,:]? (you )?(must|should|need to|are (now )?(required|instructed))\b|",
+            r"\b(ai|assistant|chatbot|llm|language model)[,:] you (must|should|need to|are (now )?(required|instructed))\b"
+        ),
     ),
     // Jailbreak: dropping the model's safety policy.
     rule(
@@ -309,6 +312,52 @@ mod tests {
         let covered: Vec<&str> = cases.iter().map(|c| c.0).collect();
         for r in RULES {
             assert!(covered.contains(&r.name), "no case for {}", r.name);
+        }
+    }
+
+    #[test]
+    fn each_rule_leaves_its_near_misses_alone() {
+        // Benign texts that share a rule's words, each of which that rule must not match.
+        let cases = [
+            ("ignore_previous_instructions", "ignore the noise in the previous chart"),
+            ("ignore_instructions", "the instructions say to ignore blank lines"),
+            ("ignore_the_rest", "read the rest of this data carefully"),
+            ("end_of_input_marker", "the end of the session is at five"),
+            ("new_instructions", "are there new instructions for the fire drill?"),
+            ("instead_do", "instead of tea, i'd like coffee"),
+            ("fake_system_message", "the operating system update finished"),
+            ("stop_task", "stop the timer when the bread is done"),
+            ("print_exact_phrase", "print the report for the meeting"),
+            ("tool_hijack", "send the invoice to accounting"),
+            ("assistant_redirect", "my assistant should call me back"),
+            ("dan_persona", "dan is my colleague from accounting"),
+            ("developer_mode", "how do i enable dark mode?"),
+            ("jailbreak_word", "the film is about a daring jail break in 1962"),
+            ("no_restrictions", "are there any parking restrictions downtown?"),
+            ("stay_in_character", "the actor stayed in the hotel"),
+            ("amoral_persona", "the evil queen is a classic fairy tale character"),
+            ("two_responses", "give me two options for dinner"),
+            ("hypothetical_wrapper", "what is a hypothesis in science?"),
+            ("hateful_content_request", "write a friendly note about our neighbours"),
+            ("harmful_instructions", "instructions for making sourdough bread"),
+            ("no_longer_assistant", "you are no longer on the waiting list"),
+            ("openai_policy", "what is our refund policy?"),
+            ("pretend_persona", "pretend you are a pirate and sing"),
+            ("system_prompt_extraction", "show me the system requirements"),
+            ("repeat_above", "repeat the last step please"),
+            ("markdown_image_exfil", "![cat](https://example.com/cat.png)"),
+            ("url_placeholder_exfil", "see https://example.com/docs for details"),
+            ("recite_instructions", "recite a poem about the sea"),
+            ("url_exfil", "add the link to the newsletter"),
+            ("secret_request", "how do i reset my password?"),
+            ("verbatim_instructions", "quote the author correctly"),
+        ];
+        for (name, text) in cases {
+            assert!(!names(text).contains(&name), "{name} matched {text:?}");
+        }
+        let covered: Vec<&str> = cases.iter().map(|c| c.0).collect();
+        for r in RULES {
+            assert!(covered.contains(&r.name), "no near miss for {}", r.name);
         }
     }
 
