@@ -298,12 +298,22 @@ fn metrics_view(m: &detect::Metrics) -> GuardMetrics {
             .collect(),
         attack_recall: rounded(m.attack_recall),
         false_positive_rate: rounded(m.false_positive_rate),
-        false_positive_rates: GuardScores {
-            injection: rounded(m.false_positive_rates[0]),
-            jailbreak: rounded(m.false_positive_rates[1]),
-            leakage: rounded(m.false_positive_rates[2]),
-        },
+        false_positive_rates: scores_view(m.false_positive_rates),
     }
+}
+
+/// Per-attack values (in `Label::ATTACKS` order) as the API shows them.
+fn scores_view(s: [f32; 3]) -> GuardScores {
+    GuardScores { injection: rounded(s[0]), jailbreak: rounded(s[1]), leakage: rounded(s[2]) }
+}
+
+/// `value` parsed as a UUID; a malformed one is noted against `field`.
+fn uuid_field(v: &mut Violations, field: &str, value: Option<&str>) -> Option<Uuid> {
+    let parsed = value.map(str::parse::<Uuid>)?;
+    if parsed.is_err() {
+        v.add(field, "must be a UUID");
+    }
+    parsed.ok()
 }
 
 /// `text` with every secret the leak detectors find replaced by `[REDACTED:<kind>]`, cut to
@@ -421,14 +431,7 @@ impl GuardService {
         if let Some(system) = &req.system_prompt {
             v.check(system.len() <= MAX_SYSTEM_PROMPT_BYTES, "system_prompt", "must be at most 65,536 bytes");
         }
-        let agent = match req.agent_id.as_deref().map(str::parse::<Uuid>) {
-            None => None,
-            Some(Ok(id)) => Some(AgentId(id)),
-            Some(Err(_)) => {
-                v.add("agent_id", "must be a UUID");
-                None
-            }
-        };
+        let agent = uuid_field(&mut v, "agent_id", req.agent_id.as_deref()).map(AgentId);
         v.into_result()?;
         if let Some(agent) = agent
             && self.ports().store.get_agent(tenant, agent).await?.is_none()
@@ -452,11 +455,7 @@ impl GuardService {
             safe: verdict.safe(),
             verdict: guard_label(verdict.label),
             score: rounded(verdict.score),
-            scores: GuardScores {
-                injection: rounded(verdict.scores[0]),
-                jailbreak: rounded(verdict.scores[1]),
-                leakage: rounded(verdict.scores[2]),
-            },
+            scores: scores_view(verdict.scores),
             reasons: verdict.reasons,
             model_version: active.version,
             threshold,
@@ -628,14 +627,7 @@ impl GuardService {
         if kind == Some(GuardFeedbackKind::FalsePositive) && req.category.is_some() {
             v.add("category", "is only for an attack");
         }
-        let validation_id = match req.validation_id.as_deref().map(str::parse::<Uuid>) {
-            None => None,
-            Some(Ok(id)) => Some(id),
-            Some(Err(_)) => {
-                v.add("validation_id", "must be a UUID");
-                None
-            }
-        };
+        let validation_id = uuid_field(&mut v, "validation_id", req.validation_id.as_deref());
         match (&req.validation_id, &req.prompt) {
             (None, None) => v.add("validation_id", "give validation_id or prompt"),
             (Some(_), Some(_)) => v.add("prompt", "give validation_id or prompt, not both"),
