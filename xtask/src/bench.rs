@@ -6,10 +6,12 @@
 //! exports of everything appended, with the server's memory sampled meanwhile; then
 //! `--webhook-events` signed webhook deliveries (each acknowledged one checked to be stored),
 //! agent search over `--agents` registered agents, and `--policy-checks` policy checks under
-//! five enabled templates (each answered one checked to be audited).
+//! five enabled templates (each answered one checked to be audited), and Prompt Guard
+//! screening of a short and a 2 KB prompt.
 
 mod agents;
 mod audit;
+mod guard;
 mod http;
 mod mem;
 mod oha;
@@ -314,6 +316,17 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         eprintln!("    error: {} answered checks are not in the log", checked.answered - checked.audited);
     }
     results.policy_checks.push(checked);
+    server.check_still_running()?;
+
+    step(&format!(
+        "bench [{mode}]: {}, {CONCURRENCY} connections, {}s warm-up + {}s, a short and a 2 KB benign prompt",
+        guard::ENDPOINT,
+        WARM_UP.as_secs(),
+        settings.measure.as_secs()
+    ));
+    let screened = guard::validate(&server, mode, WARM_UP, settings.measure)?;
+    screened.iter().for_each(print_row);
+    results.guard.extend(screened);
 
     server.check_still_running()?;
     let end_kib = mem::status_kib(pid, "VmRSS").context("reading the server's VmRSS")?;

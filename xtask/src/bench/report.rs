@@ -206,6 +206,8 @@ pub struct Results {
     /// Agent search runs, the query in `endpoint`, the connections in `concurrency`.
     pub searches: Vec<Row>,
     pub policy_checks: Vec<PolicyRow>,
+    /// Prompt Guard screening, the prompt in `endpoint`.
+    pub guard: Vec<Row>,
     pub memory: Vec<MemoryRow>,
     /// Lines printed under the machine block (e.g. a mode that was skipped).
     pub notes: Vec<String>,
@@ -451,6 +453,23 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
         row(&c.load, "", format!("{} | {} | {audited}", c.answered, c.audited));
     }
 
+    let _ = writeln!(out, "\n### Prompt Guard: `{}` (built-in detector, benign prompts)\n", super::guard::ENDPOINT);
+    let _ = writeln!(
+        out,
+        "| mode | endpoint | concurrency | requests | seconds | requests/s | p50 ms | p99 ms | success % |"
+    );
+    let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let mut last_mode = "";
+    for r in &results.guard {
+        if r.mode != last_mode {
+            last_mode = &r.mode;
+            if let Some(b) = results.gets.iter().find(|g| g.mode == r.mode && g.endpoint == AUTH_ME) {
+                let _ = writeln!(out, "| {} | `{}` (baseline) | {} |", b.mode, b.endpoint, b.run_cells());
+            }
+        }
+        let _ = writeln!(out, "| {} | `{}` | {} |", r.mode, r.endpoint, r.run_cells());
+    }
+
     let _ = writeln!(out, "\n### Server memory\n");
     let _ = writeln!(
         out,
@@ -583,6 +602,7 @@ mod tests {
                 PolicyRow { load: row(policy::ENDPOINT), answered: 1000, audited: 1000 },
                 PolicyRow { load: row(policy::ENDPOINT), answered: 1000, audited: 998 },
             ],
+            guard: vec![row("POST /api/v1/guard/validate (2 KB prompt)")],
             memory: vec![MemoryRow {
                 mode: "m".into(),
                 idle_kib: 1024,
@@ -622,6 +642,10 @@ mod tests {
         ));
         assert!(text.contains("| 1000 | 998 | **no** |"));
         assert!(text.contains("`POST /policies/check`: 1000 requests after a warm-up"));
+        assert!(text.contains("### Prompt Guard: `POST /api/v1/guard/validate`"));
+        assert!(text.contains(
+            "| embedded (SQLite) | `POST /api/v1/guard/validate (2 KB prompt)` | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 |"
+        ));
         assert!(text.contains("| m | 1.0 | 2.0 | 2.5 | 3.0 |"));
         assert!(text.contains("- PostgreSQL 15\n") && text.contains("- a note\n"));
     }
