@@ -324,7 +324,14 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         WARM_UP.as_secs(),
         settings.measure.as_secs()
     ));
-    let screened = guard::validate(&server, mode, WARM_UP, settings.measure)?;
+    let screened = match guard::validate(&server, mode, WARM_UP, settings.measure) {
+        Ok(rows) => rows,
+        Err(e) => {
+            // A server that died says why in its log.
+            server.check_still_running()?;
+            return Err(e);
+        }
+    };
     screened.iter().for_each(print_row);
     results.guard.extend(screened);
 

@@ -214,7 +214,9 @@ struct Active {
 
 impl Active {
     fn threshold(&self) -> f64 {
-        self.threshold.unwrap_or(f64::from(self.detector.threshold))
+        // A model's threshold has four decimals (`calibrate`); read back from `f32`, it is
+        // rounded to them again rather than shown as 0.710711658…
+        self.threshold.unwrap_or(rounded(self.detector.threshold))
     }
 }
 
@@ -924,7 +926,7 @@ impl GuardService {
                 version: 0,
                 tenant_id: tenant,
                 active: true,
-                threshold: f64::from(trained.detector.threshold),
+                threshold: rounded(trained.detector.threshold),
                 examples: trained.fitted as i64,
                 tenant_examples: run.tenant_examples,
                 metrics: metrics_view(&trained.metrics),
