@@ -312,7 +312,8 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
         out,
         "- {}; GET endpoints: {} s each after a warm-up; `POST /audit/log`: {} requests after a warm-up; \
          `POST /webhooks/agent`: {} requests after a warm-up; agent search over {} agents: {} requests per \
-         query at 1 connection, {} s at {}; `POST /policies/check`: {} requests after a warm-up",
+         query at 1 connection, {} s at {}; `POST /policies/check`: {} requests after a warm-up; \
+         `POST /guard/validate`: {} s per prompt after a warm-up",
         machine.oha,
         settings.measure.as_secs(),
         settings.audit_records,
@@ -321,7 +322,8 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
         agents::SINGLE_USER_REQUESTS,
         settings.measure.as_secs(),
         agents::LOADED_CONNECTIONS,
-        settings.policy_checks
+        settings.policy_checks,
+        settings.measure.as_secs()
     );
     for note in &results.notes {
         let _ = writeln!(out, "- {note}");
@@ -642,6 +644,7 @@ mod tests {
         ));
         assert!(text.contains("| 1000 | 998 | **no** |"));
         assert!(text.contains("`POST /policies/check`: 1000 requests after a warm-up"));
+        assert!(text.contains("`POST /guard/validate`: 10 s per prompt after a warm-up"));
         assert!(text.contains("### Prompt Guard: `POST /api/v1/guard/validate`"));
         assert!(text.contains(
             "| embedded (SQLite) | `POST /api/v1/guard/validate (2 KB prompt)` | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 |"

@@ -233,6 +233,8 @@ struct Inner {
     /// Counts not yet added to the store.
     stats: Mutex<HashMap<GuardStatsKey, i64>>,
     wake: futures::channel::mpsc::Sender<()>,
+    /// When this process started: when it trained the built-in model.
+    started: time::OffsetDateTime,
 }
 
 /// A claimed training task, ready to run (`train`) off the async threads.
@@ -366,7 +368,8 @@ pub fn warm_up() {
 impl GuardService {
     pub fn new(ports: Ports, log: AuditLog, settings: GuardSettings, wake: futures::channel::mpsc::Sender<()>) -> Self {
         let active = Snapshots::new(settings.cache_ttl, 10_000);
-        Self { inner: Arc::new(Inner { ports, log, settings, active, stats: Mutex::default(), wake }) }
+        let started = ports.clock.now();
+        Self { inner: Arc::new(Inner { ports, log, settings, active, stats: Mutex::default(), wake, started }) }
     }
 
     fn ports(&self) -> &Ports {
@@ -769,7 +772,10 @@ impl GuardService {
     /// The tenant's model versions, newest first, then the built-in (version 0).
     pub async fn versions(&self, caller: &Caller) -> Result<Vec<GuardModelInfo>> {
         caller.require_permission(Permission::GuardRead)?;
-        let tenant = caller.tenant_id();
+        self.versions_of(caller.tenant_id()).await
+    }
+
+    async fn versions_of(&self, tenant: TenantId) -> Result<Vec<GuardModelInfo>> {
         let mut versions = self.ports().store.list_guard_models(tenant).await?;
         let any_active = versions.iter().any(|v| v.active);
         let builtin = detect::default_trained();
@@ -782,7 +788,8 @@ impl GuardService {
             tenant_examples: 0,
             metrics: metrics_view(&builtin.metrics),
             task_id: None,
-            trained_at: time::OffsetDateTime::UNIX_EPOCH,
+            // Trained by each process as it starts (deterministically: the same everywhere).
+            trained_at: self.inner.started,
         });
         Ok(versions)
     }
@@ -800,7 +807,8 @@ impl GuardService {
             .resource(format!("guard/models/{version}"))
             .details(serde_json::json!({"version": version}));
         self.inner.log.record_after(event).await;
-        let versions = self.versions(caller).await?;
+        // The caller may manage without reading: answer from the store, not `versions`.
+        let versions = self.versions_of(tenant).await?;
         versions
             .into_iter()
             .find(|v| v.version == version)

@@ -134,6 +134,10 @@ async fn each_operation_needs_its_permission() {
         assert!(forbidden(h.svc.guard.feedback(caller, fb).await.map(|_| ())));
     }
     assert!(forbidden(h.svc.guard.status(&validator).await.map(|_| ())));
+    // Managing does not need reading: a rollback answers with the version now active.
+    let manager = key(&h, &admin, &["guard:manage"]).await;
+    assert_eq!(h.svc.guard.rollback(&manager, 0).await.unwrap().version, 0);
+    assert!(forbidden(h.svc.guard.versions(&manager).await.map(|_| ())));
     assert!(h.svc.guard.status(&reader).await.is_ok());
     assert!(h.svc.guard.versions(&reader).await.is_ok());
     assert!(h.svc.guard.stats(&reader, None).await.is_ok());
