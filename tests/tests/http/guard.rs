@@ -129,6 +129,7 @@ async fn training_from_json_lines_makes_version_one_and_rollback_returns_to_the_
     let location = res.headers()["location"].to_str().unwrap().to_owned();
     let task: Value = res.json().await.unwrap();
     assert_eq!((&task["status"], &task["examples"]), (&json!("queued"), &json!(2)));
+    assert!(task.get("requested_by").is_none(), "the unauthenticated status must not name users: {task}");
     assert!(location.ends_with(task["task_id"].as_str().unwrap()));
     expect_problem(app.post("/guard/detector/train").header("X-API-Key", &t.api_key), 409).await;
 

@@ -169,6 +169,9 @@ pub struct GuardTask {
     #[serde(skip)]
     #[schema(ignore)]
     pub tenant_id: TenantId,
+    /// Not shown: the status endpoint takes no credentials (who asked is in the audit log).
+    #[serde(skip)]
+    #[schema(ignore)]
     pub requested_by: Actor,
     pub status: JobStatus,
     /// From 0 to 1.
