@@ -174,7 +174,7 @@ impl Services {
         let tenant_defaults = settings.policies.tenant_defaults();
         let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), settings.policies);
         let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
-        let guard = GuardService::new(ports.clone(), log.clone(), settings.guard, wake_training);
+        let guard = GuardService::new(ports.clone(), log.clone(), agents.clone(), settings.guard, wake_training);
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {

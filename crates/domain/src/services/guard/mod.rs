@@ -29,6 +29,7 @@ pub use agentgov_detect::guard::{TrainError, Trained};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
 use super::{Caller, Ports};
@@ -37,7 +38,7 @@ use crate::ids::{AgentId, AuditId, GuardFeedbackId, GuardTaskId, TenantId};
 use crate::model::{
     GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
     GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask, JobStatus,
-    Lease, Permission, guard_latency_bucket,
+    Permission, guard_latency_bucket,
 };
 use crate::ports::Event;
 
@@ -228,6 +229,8 @@ pub struct GuardService {
 struct Inner {
     ports: Ports,
     log: AuditLog,
+    /// Agents named by a screening are looked up through its snapshots, as checks do.
+    agents: AgentService,
     settings: GuardSettings,
     active: Snapshots<TenantId, Active>,
     /// Counts not yet added to the store.
@@ -366,10 +369,17 @@ pub fn warm_up() {
 }
 
 impl GuardService {
-    pub fn new(ports: Ports, log: AuditLog, settings: GuardSettings, wake: futures::channel::mpsc::Sender<()>) -> Self {
+    pub fn new(
+        ports: Ports,
+        log: AuditLog,
+        agents: AgentService,
+        settings: GuardSettings,
+        wake: futures::channel::mpsc::Sender<()>,
+    ) -> Self {
         let active = Snapshots::new(settings.cache_ttl, 10_000);
         let started = ports.clock.now();
-        Self { inner: Arc::new(Inner { ports, log, settings, active, stats: Mutex::default(), wake, started }) }
+        let stats = Mutex::default();
+        Self { inner: Arc::new(Inner { ports, log, agents, settings, active, stats, wake, started }) }
     }
 
     fn ports(&self) -> &Ports {
@@ -399,6 +409,13 @@ impl GuardService {
             return Ok(active);
         }
         let generation = self.inner.active.generation();
+        let active = self.load_active(tenant).await?;
+        self.inner.active.insert(tenant, active.clone(), generation);
+        Ok(active)
+    }
+
+    /// The tenant's detector in force, read from the store.
+    async fn load_active(&self, tenant: TenantId) -> Result<Active> {
         let store = &self.ports().store;
         let threshold = match store.get_tenant(tenant).await? {
             Some(t) => t.settings.guard_threshold,
@@ -422,7 +439,6 @@ impl GuardService {
                 None => tracing::warn!(%tenant, version, "active guard model vanished; using the built-in"),
             }
         }
-        self.inner.active.insert(tenant, active.clone(), generation);
         Ok(active)
     }
 
@@ -438,10 +454,8 @@ impl GuardService {
         }
         let agent = uuid_field(&mut v, "agent_id", req.agent_id.as_deref()).map(AgentId);
         v.into_result()?;
-        if let Some(agent) = agent
-            && self.ports().store.get_agent(tenant, agent).await?.is_none()
-        {
-            return Err(DomainError::not_found("agent", agent));
+        if let Some(agent) = agent {
+            self.inner.agents.reported_agent(tenant, agent).await?;
         }
         let active = self.active(tenant).await?;
         let threshold = active.threshold();
@@ -682,19 +696,11 @@ impl GuardService {
         Ok(feedback)
     }
 
-    /// The kind of attack the tenant's detector finds likeliest in `text`.
+    /// The kind of attack the tenant's detector finds likeliest in `text`: at threshold 0
+    /// every text is "an attack", and its verdict names the likeliest kind.
     async fn likeliest_attack(&self, tenant: TenantId, text: &str) -> Result<GuardLabel> {
         let active = self.active(tenant).await?;
-        let verdict = active.detector.screen_at(&Screen { text, ..Screen::default() }, 0.0);
-        let mut best = (GuardLabel::Injection, f32::MIN);
-        for (label, score) in
-            [GuardLabel::Injection, GuardLabel::Jailbreak, GuardLabel::Leakage].into_iter().zip(verdict.scores)
-        {
-            if score > best.1 {
-                best = (label, score);
-            }
-        }
-        Ok(best.0)
+        Ok(guard_label(active.detector.screen_at(&Screen { text, ..Screen::default() }, 0.0).label))
     }
 
     /// Queues a training run of the tenant's detector (202); 409 while one is queued or
@@ -825,8 +831,7 @@ impl GuardService {
         caller.require_permission(Permission::GuardRead)?;
         let tenant = caller.tenant_id();
         // Read the store, not the cache: status is what every replica will use.
-        self.forget_tenant(tenant);
-        let active = self.active(tenant).await?;
+        let active = self.load_active(tenant).await?;
         let task = self.ports().store.pending_guard_task(tenant).await?;
         let builtin = detect::default_trained();
         Ok(DetectorStatus {
@@ -882,8 +887,6 @@ impl GuardService {
             );
             let (examples, added) = detect::training_set(extra);
             let tenant_examples = added as i64;
-            let mut task = task;
-            task.lease = Some(Lease { token, until: lease_until });
             return Ok(Some(TrainingRun {
                 task,
                 token,

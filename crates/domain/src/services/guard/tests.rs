@@ -230,7 +230,7 @@ async fn feedback_by_validation_id_takes_the_blocked_text_and_its_verdict() {
     assert_eq!(h.svc.guard.feedback(&admin, with_nul).await.unwrap().text, "ab");
 
     // Another tenant cannot refer to it; nor to a validation that was not blocked.
-    let other = admin_of(&h, "globex").await;
+    let other = admin(&h, "globex").await;
     assert!(matches!(h.svc.guard.feedback(&other, fb).await, Err(DomainError::NotFound { .. })));
     let safe = h.svc.guard.validate(&admin, validate(BENIGN)).await.unwrap();
     let fb = FeedbackRequest {
@@ -260,10 +260,6 @@ async fn feedback_by_validation_id_takes_the_blocked_text_and_its_verdict() {
     ] {
         assert!(matches!(h.svc.guard.feedback(&admin, bad).await, Err(DomainError::Validation(_))));
     }
-}
-
-async fn admin_of(h: &Harness, tenant: &str) -> Caller {
-    admin(h, tenant).await
 }
 
 #[tokio::test]
@@ -296,7 +292,7 @@ async fn a_cancelled_training_stores_no_model() {
 async fn models_feedback_and_trainings_are_the_tenants_own() {
     let h = harness();
     let acme = admin(&h, "acme").await;
-    let globex = admin_of(&h, "globex").await;
+    let globex = admin(&h, "globex").await;
     h.svc.guard.start_training(&acme, TrainRequest::default()).await.unwrap();
     // Globex may train at the same time; acme's task is not globex's to cancel.
     assert!(matches!(h.svc.guard.cancel_training(&globex).await, Err(DomainError::NotFound { .. })));
