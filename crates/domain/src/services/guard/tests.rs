@@ -230,7 +230,7 @@ async fn feedback_by_validation_id_takes_the_blocked_text_and_its_verdict() {
     assert_eq!(h.svc.guard.feedback(&admin, with_nul).await.unwrap().text, "ab");
 
     // Another tenant cannot refer to it; nor to a validation that was not blocked.
-    let other = admin(&h, "globex").await;
+    let other = self::admin(&h, "globex").await;
     assert!(matches!(h.svc.guard.feedback(&other, fb).await, Err(DomainError::NotFound { .. })));
     let safe = h.svc.guard.validate(&admin, validate(BENIGN)).await.unwrap();
     let fb = FeedbackRequest {
