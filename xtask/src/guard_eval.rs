@@ -28,6 +28,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let eval_file = eval_file.context("--eval EVAL.jsonl is required")?;
     let eval = read_jsonl(Path::new(&eval_file))?;
+    if eval.is_empty() {
+        bail!("{eval_file} holds no examples");
+    }
 
     let started = Instant::now();
     let (detector, trained_on) = match &train_file {

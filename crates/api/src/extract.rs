@@ -23,12 +23,8 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let content_type_ok = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-            .is_some_and(|mime| mime == "application/json" || mime.ends_with("+json"));
+        let mime = media_type(req);
+        let content_type_ok = mime == "application/json" || mime.ends_with("+json");
         let bytes = web::Bytes::from_request(req, payload);
         Box::pin(async move {
             let bytes = bytes.await.map_err(|e| {
@@ -48,6 +44,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             parse_json(&bytes).map(Json)
         })
     }
+}
+
+/// The request's media type, lower-cased, without parameters (`""` when absent).
+pub fn media_type(req: &HttpRequest) -> String {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Deserialises `bytes` with the error mapping of [`Json`].

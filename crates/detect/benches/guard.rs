@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use agentgov_detect::guard::{self, Direction, Screen, features, normalize, rules};
+use agentgov_detect::guard::{self, Direction, Screen, features, leak, normalize, rules};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const PROSE: &str = "Please review the attached quarterly report and summarise the main risks for the \
@@ -43,6 +43,8 @@ fn screen(c: &mut Criterion) {
     parts.bench_function("normalize", |b| b.iter(|| normalize::normalize(black_box(&prose))));
     parts.bench_function("rules", |b| b.iter(|| rules::matches(black_box(&normalized)).count()));
     parts.bench_function("features", |b| b.iter(|| features::extract(black_box(&normalized), 18, &mut scratch)));
+    parts.bench_function("secrets", |b| b.iter(|| leak::secrets(black_box(&prose))));
+    parts.bench_function("system prompt echo", |b| b.iter(|| leak::system_prompt_echo(black_box(&prose), PROSE)));
     parts.finish();
 }
 

@@ -10,7 +10,7 @@ use agentgov_domain::services::guard::{
 };
 
 use crate::AppState;
-use crate::extract::{ApiKeyOrJwt, Json, parse_json};
+use crate::extract::{ApiKeyOrJwt, Json, media_type, parse_json};
 use crate::problem::{ApiError, ApiResult};
 
 /// The guard's health and configuration (no credentials).
@@ -145,13 +145,7 @@ fn training_body(req: &HttpRequest, body: &[u8]) -> Result<TrainRequest, ApiErro
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(TrainRequest::default());
     }
-    let mime = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    match mime.as_str() {
+    match media_type(req).as_str() {
         "application/json" => parse_json(body),
         "application/x-ndjson" | "application/jsonl" | "application/x-jsonlines" | "application/jsonlines" => {
             let text = std::str::from_utf8(body)

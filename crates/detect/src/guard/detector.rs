@@ -132,9 +132,7 @@ impl Detector {
 
     /// Reads one view of the text: the rules over all of it, the model over its windows.
     fn read(&self, text: &str, evidence: &mut Evidence, scratch: &mut features::Scratch) {
-        for rule in rules::matches(text) {
-            evidence.flag(rule.label, rule.weight, format!("rule:{}", rule.name));
-        }
+        apply_rules(text, evidence);
         for window in windows(text).take(MAX_WINDOWS) {
             self.predict(window, evidence, scratch);
         }
@@ -146,9 +144,7 @@ impl Detector {
         if view.len() != text.len() {
             return self.read(view, evidence, scratch);
         }
-        for rule in rules::matches(view) {
-            evidence.flag(rule.label, rule.weight, format!("rule:{}", rule.name));
-        }
+        apply_rules(view, evidence);
         for (window, original) in windows(view).zip(windows(text)).take(MAX_WINDOWS) {
             if window != original {
                 self.predict(window, evidence, scratch);
@@ -186,6 +182,13 @@ impl Detector {
                 evidence.flag(Label::Leakage, (0.5 + echo).min(0.98), "system_prompt_echo".into());
             }
         }
+    }
+}
+
+/// Flags every rule `text` matches.
+fn apply_rules(text: &str, evidence: &mut Evidence) {
+    for rule in rules::matches(text) {
+        evidence.flag(rule.label, rule.weight, format!("rule:{}", rule.name));
     }
 }
 
@@ -378,39 +381,5 @@ mod tests {
         assert!(w.iter().all(|w| w.len() <= WINDOW));
         assert!(w.windows(2).all(|p| text.find(p[1]).is_some()));
         assert!(w.last().is_some_and(|last| text.ends_with(last)));
-    }
-}
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-
-    #[test]
-    #[ignore]
-    fn parts_of_a_2kb_screen() {
-        let paragraph = "Please review the attached quarterly report and summarise the main risks for the finance team, including currency exposure, supplier delays and the open audit items. ";
-        let prompt: String = paragraph.repeat(20).chars().take(2048).collect();
-        let n = normalize::normalize(&prompt);
-        let time = |name: &str, f: &mut dyn FnMut()| {
-            let t = std::time::Instant::now();
-            for _ in 0..200 {
-                f();
-            }
-            eprintln!("{name}: {:.1} µs", t.elapsed().as_secs_f64() * 1e6 / 200.0);
-        };
-        time("normalize", &mut || drop(std::hint::black_box(normalize::normalize(&prompt))));
-        time("decode", &mut || drop(std::hint::black_box(decode::decode_payloads(&prompt, 8))));
-        time("rules", &mut || {
-            std::hint::black_box(rules::matches(&n.text).count());
-        });
-        time("leak", &mut || drop(std::hint::black_box(leak::secrets(&prompt))));
-        let mut scratch = features::Scratch::default();
-        time("features", &mut || drop(std::hint::black_box(features::extract(&n.text, 18, &mut scratch))));
-        let d = Detector::new(Model::zeros(18), 0.5);
-        let f = features::extract(&n.text, 18, &mut scratch);
-        time("model", &mut || {
-            std::hint::black_box(d.model.predict(&f));
-        });
-        time("screen", &mut || drop(std::hint::black_box(d.screen(&Screen { text: &prompt, ..Screen::default() }))));
     }
 }

@@ -849,27 +849,4 @@ mod tests {
         let big_output = "word ".repeat(100_000) + "tail words beyond the limit";
         assert_eq!(system_prompt_echo(&big_output, "tail words beyond the limit"), 0.0);
     }
-
-    /// `cargo test -p agentgov-detect --release guard::leak::tests::timing -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn timing() {
-        let para = "The quarterly report shows revenue grew in most regions, while costs in logistics rose \
-                    faster than expected. Please summarise the key risks for the board and suggest three \
-                    actions we could take next quarter to improve margins without cutting staff. ";
-        let text = para.repeat(2048 / para.len() + 1);
-        let text = &text[..2048];
-        let _ = secrets(text);
-        let runs = 20_000;
-        let start = std::time::Instant::now();
-        for _ in 0..runs {
-            std::hint::black_box(secrets(std::hint::black_box(text)));
-        }
-        println!("secrets() on 2 KiB prose: {:?}/call", start.elapsed() / runs);
-        let start = std::time::Instant::now();
-        for _ in 0..runs {
-            std::hint::black_box(system_prompt_echo(std::hint::black_box(text), std::hint::black_box(para)));
-        }
-        println!("system_prompt_echo() on 2 KiB: {:?}/call", start.elapsed() / runs);
-    }
 }
