@@ -1,8 +1,9 @@
 //! Pure computation for agentgov: no IO, no async. The built-in text embedder (`embed`), the
-//! agent-type classifier (`classify`) and the explainable risk model (`risk`); anomaly models
-//! and clustering follow.
+//! agent-type classifier (`classify`) and the explainable risk model (`risk`); the Prompt Guard's
+//! detector (`guard`) and shadow-agent clustering (`discovery`); anomaly models follow.
 
 pub mod classify;
+pub mod discovery;
 pub mod embed;
 pub mod guard;
 pub mod risk;
