@@ -12,12 +12,12 @@
 mod agents;
 mod audit;
 mod guard;
-mod http;
+pub(crate) mod http;
 mod mem;
 mod oha;
 mod policy;
 mod report;
-mod server;
+pub(crate) mod server;
 mod webhook;
 
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ const DEFAULT_AGENTS: u64 = 10_000;
 const DEFAULT_POLICY_CHECKS: u64 = 200_000;
 /// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
 /// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
-const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+pub(crate) const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
 
 #[derive(Debug, PartialEq, Eq)]
 struct Options {
@@ -381,7 +381,7 @@ fn postgres_description(url: &str) -> anyhow::Result<String> {
 }
 
 /// Builds the server in release mode and returns the path of the `agentgov` binary.
-fn build_release() -> anyhow::Result<PathBuf> {
+pub(crate) fn build_release() -> anyhow::Result<PathBuf> {
     let mut command = cargo();
     command
         .args(["build", "--release", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])

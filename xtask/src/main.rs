@@ -7,6 +7,7 @@
 mod bench;
 mod ci;
 mod cmd;
+mod discovery_eval;
 mod guard_eval;
 mod openapi;
 
@@ -35,6 +36,13 @@ commands:
                       corpus plus TRAIN; without --train the shipped default model),
                       screen EVAL (JSON lines `{text, label}`) and print per-class
                       precision, recall, F1, the benign false-positive rate and latency
+  discovery-eval [--events N] [--agents N] [--seed S] [--connections N]
+                 [--skip-http] [--skip-postgres]
+                      shadow-agent discovery on seeded synthetic events from hidden
+                      agents (default 1000000 events, 200 agents): the clusterer's
+                      adjusted Rand index, purity and time in process, then batch
+                      ingest throughput and clustering time through a release server
+                      (embedded and Postgres)
   help                print this message
 ";
 
@@ -56,6 +64,7 @@ fn run() -> anyhow::Result<()> {
         "openapi" => openapi::run(parse_flags(rest, &["--check"])?.contains(&"--check")),
         "bench" => bench::run(rest),
         "guard-eval" => guard_eval::run(rest),
+        "discovery-eval" => discovery_eval::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

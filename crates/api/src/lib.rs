@@ -43,7 +43,7 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{agents, api_keys, audit, auth, guard, health, policies, tenants, users, webhook};
+    use routes::{agents, api_keys, audit, auth, discovery, guard, health, policies, tenants, users, webhook};
     // One scope per resource: a request is matched against its resource's few routes, not
     // against every route's pattern in turn (the router, the request span and the metrics
     // each match it).
@@ -81,6 +81,17 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(guard::rollback)
                     .service(guard::cancel)
                     .service(guard::feedback),
+            )
+            .service(
+                utoipa_actix_web::scope("/discovery")
+                    .service(discovery::ingest)
+                    .service(discovery::ingest_batch)
+                    .service(discovery::cluster)
+                    .service(discovery::cluster_status)
+                    .service(discovery::candidates)
+                    .service(discovery::candidate)
+                    .service(discovery::confirm)
+                    .service(discovery::dismiss),
             )
             .service(
                 utoipa_actix_web::scope("/agents")

@@ -29,6 +29,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
         (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
         (name = "policies", description = "Rego policies, templates and the policy check"),
+        (name = "discovery", description = "Shadow-agent discovery: ingest observed activity, cluster it into candidates, confirm or dismiss them"),
         (name = "guard", description = "Prompt Guard: injection, jailbreak and leakage screening; the trainable detector"),
         (name = "webhook", description = "Signed inbound agent events (outside /api/v1)"),
     )

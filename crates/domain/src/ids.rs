@@ -77,3 +77,15 @@ id_type!(
     /// A labelled text given as feedback to a tenant's Prompt Guard.
     GuardFeedbackId
 );
+id_type!(
+    /// An ingested observation of possible shadow-agent activity.
+    DiscoveryEventId
+);
+id_type!(
+    /// A shadow-agent candidate found by clustering.
+    CandidateId
+);
+id_type!(
+    /// An asynchronous clustering run over a tenant's shadow events.
+    ClusterJobId
+);

@@ -7,10 +7,11 @@ use std::time::Duration;
 use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, UuidV7Gen};
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 use agentgov_domain::services::audit::AuditLogSettings;
+use agentgov_domain::services::discovery::ClusterRun;
 use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::{
-    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, GuardService, GuardSettings,
-    PolicySettings, Ports, Secrets, ServerInfo, Services, Settings,
+    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, DiscoveryService,
+    DiscoverySettings, GuardService, GuardSettings, PolicySettings, Ports, Secrets, ServerInfo, Services, Settings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -112,8 +113,12 @@ const TRAINING_REPORT: Duration = Duration::from_millis(500);
 /// How often the guard's screening counts are added to the store.
 const GUARD_STATS_FLUSH: Duration = Duration::from_secs(5);
 
+/// How often the clustering worker looks for jobs queued by other replicas.
+const CLUSTERING_POLL: Duration = Duration::from_secs(2);
+
 /// Starts the work that runs beside the handlers on the current runtime: the audit log's
-/// group-commit writer, the export worker, the guard's training worker and its statistics.
+/// group-commit writer, the export worker, the guard's training worker and its statistics,
+/// and the discovery clustering worker.
 fn spawn_background(services: &Services, background: Background, export_worker_on: bool) {
     tokio::spawn(background.audit_writer.run());
     tokio::task::spawn_blocking(agentgov_domain::services::guard::warm_up);
@@ -122,6 +127,52 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
     }
     tokio::spawn(training_worker(services.guard.clone(), background.training_wakeups));
     tokio::spawn(guard_stats_flusher(services.guard.clone()));
+    tokio::spawn(clustering_worker(services.discovery.clone(), background.clustering_wakeups));
+}
+
+/// Runs queued discovery clustering jobs (from any replica) one at a time.
+async fn clustering_worker(discovery: DiscoveryService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
+    loop {
+        match discovery.claim_clustering().await {
+            Ok(Some(run)) => {
+                run_clustering(&discovery, run).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(error = %e, "clustering worker could not claim a job"),
+        }
+        tokio::select! {
+            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(CLUSTERING_POLL).await },
+            () = tokio::time::sleep(CLUSTERING_POLL) => {}
+        }
+    }
+}
+
+/// Reads the tenant's shadow events page by page (each page aggregated on a blocking
+/// thread), clusters them on a blocking thread, and stores the candidates. A lost lease
+/// (another worker took the job over) stops it quietly.
+async fn run_clustering(discovery: &DiscoveryService, run: ClusterRun) {
+    let run = Arc::new(run);
+    let outcome: Result<(), String> = async {
+        loop {
+            let page = discovery.next_page(&run).await.map_err(|e| e.to_string())?;
+            if page.is_empty() {
+                break;
+            }
+            let r = run.clone();
+            tokio::task::spawn_blocking(move || r.absorb(&page)).await.map_err(|e| e.to_string())?;
+        }
+        let r = run.clone();
+        let clustering = tokio::task::spawn_blocking(move || r.cluster()).await.map_err(|e| e.to_string())?;
+        discovery.finish_clustering(&run, clustering).await.map_err(|e| e.to_string())
+    }
+    .await;
+    if let Err(error) = outcome {
+        tracing::warn!(job = %run.job.id, %error, "clustering failed");
+        if let Err(e) = discovery.fail_clustering(&run, "clustering stopped unexpectedly; start it again").await {
+            tracing::warn!(job = %run.job.id, error = %e, "could not record the clustering failure");
+        }
+    }
 }
 
 /// Runs queued guard trainings (from any replica) one at a time.
@@ -302,6 +353,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
         },
         guard: GuardSettings::default(),
+        discovery: DiscoverySettings::default(),
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),

@@ -2,14 +2,17 @@
 //! the conformance suite and by each adapter's own tests.
 #![allow(clippy::unwrap_used)]
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use agentgov_domain::ids::{
-    AgentId, ApiKeyId, AuditId, ExportJobId, GuardFeedbackId, GuardTaskId, PolicyId, SessionId, TenantId, UserId,
+    AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardFeedbackId, GuardTaskId,
+    PolicyId, SessionId, TenantId, UserId,
 };
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, ExportFormat,
-    ExportJob, GuardClassMetrics, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardMetrics,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, CandidateStatus,
+    ClusterJob, DiscoveryCandidate, DiscoveryEvent, EventDisposition, ExportFormat, ExportJob, Fingerprint,
+    FingerprintValue, GuardClassMetrics, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardMetrics,
     GuardModelInfo, GuardModelRecord, GuardScores, GuardTask, JobStatus, JsonObject, JsonText, Permission, Policy,
     RiskLevel, Role, Session, Tenant, TenantSettings, User, UserStatus,
 };
@@ -286,6 +289,98 @@ pub fn new_guard_model(tenant: TenantId, task: Option<GuardTaskId>, seed: u8) ->
             trained_at: precise(i64::from(seed), 123_457),
         },
         weights: [0xff, 0x00, 0xfe, seed].into_iter().cycle().take(4096 + usize::from(seed)).collect(),
+    }
+}
+
+/// An event of `tenant` seen by a gateway, with every field set but those its `disposition`
+/// leaves unset (`attributed_agent_id` unless `attributed`, `candidate_id` when `shadow`):
+/// microsecond timestamps, non-ASCII text and a nested `attributes` object. `seed` varies it.
+pub fn new_discovery_event(tenant: TenantId, disposition: EventDisposition, seed: u8) -> DiscoveryEvent {
+    let s = i64::from(seed);
+    DiscoveryEvent {
+        id: DiscoveryEventId(Uuid::now_v7()),
+        tenant_id: tenant,
+        source: format!("gateway-{seed}"),
+        observed_at: precise(100 + s, 123_456 + u32::from(seed)),
+        received_at: precise(101 + s, 654_321),
+        host: Some(format!("host-{seed}.corp.example")),
+        ip: Some(format!("10.0.{seed}.7")),
+        user_agent: Some("python-httpx/0.27 (agent «ü» \"quoted\")".to_owned()),
+        process: Some("python3 -m crew_ai --run\tnightly".to_owned()),
+        endpoint: Some("https://api.openai.com/v1/chat/completions".to_owned()),
+        model: Some(format!("gpt-4o-mini-{seed}")),
+        tool_calls: vec!["search_web".to_owned(), format!("send_email_{seed}"), "search_web".to_owned()],
+        api_key_fingerprint: Some(format!("sha256:{seed:02x}ab…")),
+        agent_id: Some(AgentId(Uuid::now_v7())),
+        attributes: json_object(serde_json::json!({
+            "region": "eu-west-1",
+            "bytes": 1536 + i64::from(seed),
+            "nested": {"ok": true, "list": [1.5, null, "é ✓"]},
+        })),
+        disposition,
+        attributed_agent_id: (disposition == EventDisposition::Attributed).then(|| AgentId(Uuid::now_v7())),
+        candidate_id: (disposition != EventDisposition::Shadow).then(|| CandidateId(Uuid::now_v7())),
+    }
+}
+
+/// A candidate of `tenant` with every field set but those its `status` leaves unset
+/// (`agent_id` unless `confirmed`, `reason` unless `dismissed`, the decision while `pending`):
+/// a fingerprint of several fields, two sample events of the tenant, microsecond timestamps.
+/// `seed` varies every field.
+pub fn new_candidate(tenant: TenantId, status: CandidateStatus, seed: u8) -> DiscoveryCandidate {
+    let s = i64::from(seed);
+    let decided = status != CandidateStatus::Pending;
+    let value = |value: String, share: f64| FingerprintValue { value, share };
+    let fingerprint = Fingerprint(BTreeMap::from([
+        (
+            "host".to_owned(),
+            vec![value(format!("host-{seed}.corp.example"), 0.75), value("host-0.corp.example".to_owned(), 0.25)],
+        ),
+        ("tool_calls".to_owned(), vec![value("search_web".to_owned(), 1.0)]),
+        ("user_agent".to_owned(), vec![value("python-httpx/0.27 (agent «ü»)".to_owned(), 0.5)]),
+    ]));
+    let mut bare_sample = new_discovery_event(tenant, EventDisposition::Shadow, seed.wrapping_add(1));
+    bare_sample.host = None;
+    bare_sample.tool_calls = Vec::new();
+    bare_sample.attributes = JsonObject::new();
+    DiscoveryCandidate {
+        id: CandidateId(Uuid::now_v7()),
+        tenant_id: tenant,
+        status,
+        suggested_name: format!("crew-bot-{seed} (résumé ✓)"),
+        suggested_type: format!("autonomous-{seed}"),
+        capabilities: vec![format!("web:search-{seed}"), "email:send".to_owned()],
+        confidence: 0.8125 - f64::from(seed) / 1024.0,
+        event_count: 40 + s,
+        first_seen: precise(200 + s, 1),
+        last_seen: precise(300 + s, 999_999),
+        fingerprint,
+        sample_events: vec![new_discovery_event(tenant, EventDisposition::Shadow, seed), bare_sample],
+        agent_id: (status == CandidateStatus::Confirmed).then(|| AgentId(Uuid::now_v7())),
+        reason: (status == CandidateStatus::Dismissed).then(|| format!("the \"nightly\" batch job #{seed}")),
+        decided_by: decided.then(|| Actor::new(ActorType::User, Uuid::now_v7())),
+        decided_at: decided.then(|| precise(400 + s, 424_242)),
+        job_id: Some(ClusterJobId(Uuid::now_v7())),
+        created_at: precise(500 + s, 7),
+        updated_at: precise(501 + s, 700_001),
+    }
+}
+
+/// A clustering job of `tenant`, queued now.
+pub fn new_cluster_job(tenant: TenantId) -> ClusterJob {
+    ClusterJob {
+        id: ClusterJobId(Uuid::now_v7()),
+        tenant_id: tenant,
+        requested_by: Actor::new(ActorType::ApiKey, Uuid::now_v7()),
+        status: JobStatus::Queued,
+        progress: 0.0,
+        error: None,
+        summary: None,
+        created_at: now(),
+        started_at: None,
+        finished_at: None,
+        attempts: 0,
+        lease: None,
     }
 }
 

@@ -17,6 +17,7 @@ use agentgov_domain::ports::Store;
 pub mod agents;
 pub mod audit;
 pub mod cache;
+pub mod discovery;
 pub mod fixtures;
 pub mod guard;
 pub mod policies;

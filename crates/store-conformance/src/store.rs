@@ -97,6 +97,20 @@ macro_rules! store_conformance_tests {
             guard_fail_marks_the_task_failed,
             guard_cancel_ends_the_tenants_pending_task,
             guard_stats_add_up_per_key_and_filter_by_hour,
+            discovery_events_round_trip_every_field,
+            discovery_shadow_scans_are_ascending_keyset_pages_of_one_tenant,
+            discovery_event_batches_are_all_or_nothing,
+            discovery_event_lookups_are_tenant_scoped,
+            discovery_candidates_round_trip_every_field,
+            discovery_candidate_lists_page_newest_first_and_filter_by_status,
+            discovery_candidate_update_applies_only_from_the_expected_status,
+            discovery_decided_candidates_are_the_tenants_confirmed_and_dismissed,
+            discovery_jobs_round_trip_and_are_one_active_per_tenant,
+            discovery_claims_take_the_oldest_job_and_reclaim_expired_leases,
+            discovery_progress_needs_the_lease,
+            discovery_complete_writes_the_candidates_and_completes_the_job,
+            discovery_complete_without_the_lease_writes_nothing,
+            discovery_jobs_leave_other_tenants_candidates_alone,
         );
     };
 }
@@ -126,6 +140,7 @@ use crate::fixtures::*;
 
 pub use crate::agents::*;
 pub use crate::audit::*;
+pub use crate::discovery::*;
 pub use crate::guard::*;
 pub use crate::policies::*;
 

@@ -89,6 +89,10 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("guard_feedback_pkey") => "guard feedback with this id exists",
         Some("guard_models_pkey") => "guard model version already exists",
         Some("guard_models_active_key") => "another guard model version is active",
+        Some("discovery_events_pkey") => "a discovery event with this id exists",
+        Some("discovery_candidates_pkey") => "a discovery candidate with this id exists",
+        Some("discovery_jobs_pkey") => "a clustering job with this id exists",
+        Some("discovery_jobs_active_key") => "the tenant already has a clustering job queued or running",
         _ => "record already exists",
     }
 }
@@ -126,6 +130,11 @@ mod tests {
             "the tenant already has a training task queued or running"
         );
         assert_eq!(missing_parent_message(Some("guard_stats_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(
+            conflict_message(Some("discovery_jobs_active_key")),
+            "the tenant already has a clustering job queued or running"
+        );
+        assert_eq!(missing_parent_message(Some("discovery_events_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(None), "a referenced record does not exist");
     }
 

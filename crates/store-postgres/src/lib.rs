@@ -7,8 +7,9 @@
 //! concurrent demotions are serialised. Audit appends lock each tenant's chain head row
 //! (`audit_heads`), so replicas sharing the database extend a chain one at a time; a
 //! trigger keeps `audit_records` append-only. Export workers claim jobs with
-//! `FOR UPDATE SKIP LOCKED`, and Prompt Guard workers claim training tasks the same way; a
-//! tenant's guard model versions are numbered and switched under a lock on its row.
+//! `FOR UPDATE SKIP LOCKED`, and Prompt Guard workers claim training tasks and discovery
+//! workers clustering jobs the same way; a tenant's guard model versions are numbered and
+//! switched under a lock on its row. Discovery events are ingested a batch per statement.
 
 mod error;
 mod migrate;

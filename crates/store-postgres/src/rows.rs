@@ -4,9 +4,9 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditHash, AuditRecord,
-    ChainHead, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo,
-    GuardModelRecord, GuardTask, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session,
-    Tenant, User, UserStatus,
+    ChainHead, ClusterJob, ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample,
+    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, JobStatus, JsonObject,
+    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -15,8 +15,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, guard_feedback, guard_models,
-    guard_tasks, policies, sessions, tenants, users,
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, discovery_candidates, discovery_events,
+    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, policies, sessions, tenants, users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -809,6 +809,147 @@ pub(crate) fn examples_text(examples: &[GuardExample]) -> Result<String> {
 /// Reads the examples stored with task `id`.
 pub(crate) fn examples_of(id: Uuid, text: &str) -> Result<Vec<GuardExample>> {
     serde_json::from_str(text).map_err(|e| corrupt("guard_tasks", id, format!("training_examples: {e}")))
+}
+
+/// A discovery event as read: its tenant and the JSON text of the record (which leaves
+/// the tenant out). Read only: events are inserted as arrays (see `repo/discovery.rs`).
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = discovery_events, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct DiscoveryEventRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub body: String,
+}
+
+impl TryFrom<DiscoveryEventRow> for DiscoveryEvent {
+    type Error = DomainError;
+
+    fn try_from(r: DiscoveryEventRow) -> Result<Self> {
+        let mut event: DiscoveryEvent =
+            serde_json::from_str(&r.body).map_err(|e| corrupt("discovery_events", r.id, format!("body: {e}")))?;
+        event.tenant_id = r.tenant_id.into();
+        Ok(event)
+    }
+}
+
+/// The stored text of an event: its `Serialize` form, without the tenant.
+pub(crate) fn event_body(event: &DiscoveryEvent) -> Result<String> {
+    serde_json::to_string(event)
+        .map_err(|e| DomainError::Internal(format!("encoding discovery event {}: {e}", event.id)))
+}
+
+/// A candidate as read, as [`DiscoveryEventRow`]. Written through arrays or by column.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = discovery_candidates, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct DiscoveryCandidateRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub body: String,
+}
+
+impl TryFrom<DiscoveryCandidateRow> for DiscoveryCandidate {
+    type Error = DomainError;
+
+    fn try_from(r: DiscoveryCandidateRow) -> Result<Self> {
+        let mut candidate: DiscoveryCandidate =
+            serde_json::from_str(&r.body).map_err(|e| corrupt("discovery_candidates", r.id, format!("body: {e}")))?;
+        candidate.tenant_id = r.tenant_id.into();
+        // Its sample events are the tenant's too, and their stored form leaves it out as well.
+        for event in &mut candidate.sample_events {
+            event.tenant_id = candidate.tenant_id;
+        }
+        Ok(candidate)
+    }
+}
+
+/// The stored text of a candidate: its `Serialize` form, without the tenant.
+pub(crate) fn candidate_body(candidate: &DiscoveryCandidate) -> Result<String> {
+    serde_json::to_string(candidate)
+        .map_err(|e| DomainError::Internal(format!("encoding discovery candidate {}: {e}", candidate.id)))
+}
+
+/// The stored text of a clustering job's summary.
+pub(crate) fn summary_text(summary: &ClusterSummary) -> Result<String> {
+    serde_json::to_string(summary).map_err(|e| DomainError::Internal(format!("encoding a cluster summary: {e}")))
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = discovery_jobs, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct DiscoveryJobRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub status: String,
+    pub progress: f64,
+    pub error: Option<String>,
+    /// The JSON text of the `ClusterSummary`, once completed.
+    pub summary: Option<String>,
+    pub created_at: OffsetDateTime,
+    pub started_at: Option<OffsetDateTime>,
+    pub finished_at: Option<OffsetDateTime>,
+    pub attempts: i32,
+    pub lease_token: Option<Uuid>,
+    pub lease_until: Option<OffsetDateTime>,
+}
+
+impl TryFrom<&ClusterJob> for DiscoveryJobRow {
+    type Error = DomainError;
+
+    fn try_from(j: &ClusterJob) -> Result<Self> {
+        Ok(Self {
+            id: j.id.as_uuid(),
+            tenant_id: j.tenant_id.as_uuid(),
+            requested_by_type: j.requested_by.kind.as_str().to_owned(),
+            requested_by_id: j.requested_by.id.clone(),
+            status: j.status.as_str().to_owned(),
+            progress: j.progress,
+            error: j.error.clone(),
+            summary: j.summary.as_ref().map(summary_text).transpose()?,
+            created_at: j.created_at,
+            started_at: j.started_at,
+            finished_at: j.finished_at,
+            attempts: j.attempts,
+            lease_token: j.lease.map(|l| l.token),
+            lease_until: j.lease.map(|l| l.until),
+        })
+    }
+}
+
+impl TryFrom<DiscoveryJobRow> for ClusterJob {
+    type Error = DomainError;
+
+    fn try_from(r: DiscoveryJobRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("discovery_jobs", r.id, problem);
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
+        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
+        let summary = r
+            .summary
+            .as_deref()
+            .map(serde_json::from_str::<ClusterSummary>)
+            .transpose()
+            .map_err(|e| bad(format!("summary: {e}")))?;
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease { token, until }),
+            _ => None,
+        };
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status,
+            progress: r.progress,
+            error: r.error,
+            summary,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            attempts: r.attempts,
+            lease,
+        })
+    }
 }
 
 fn corrupt(table: &str, id: Uuid, problem: impl std::fmt::Display) -> DomainError {

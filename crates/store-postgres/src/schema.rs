@@ -229,6 +229,43 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    discovery_events (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        disposition -> Text,
+        body -> Text,
+    }
+}
+
+diesel::table! {
+    discovery_candidates (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        status -> Text,
+        body -> Text,
+    }
+}
+
+diesel::table! {
+    discovery_jobs (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Float8,
+        error -> Nullable<Text>,
+        summary -> Nullable<Text>,
+        created_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        finished_at -> Nullable<Timestamptz>,
+        attempts -> Int4,
+        lease_token -> Nullable<Uuid>,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -252,6 +289,10 @@ diesel::joinable!(guard_feedback -> tenants (tenant_id));
 diesel::joinable!(guard_tasks -> tenants (tenant_id));
 diesel::joinable!(guard_stats -> tenants (tenant_id));
 
+diesel::joinable!(discovery_events -> tenants (tenant_id));
+diesel::joinable!(discovery_candidates -> tenants (tenant_id));
+diesel::joinable!(discovery_jobs -> tenants (tenant_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
@@ -269,4 +310,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     guard_feedback,
     guard_tasks,
     guard_stats,
+    discovery_events,
+    discovery_candidates,
+    discovery_jobs,
 );

@@ -11,13 +11,16 @@ use std::time::Duration;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::SessionId;
 use agentgov_domain::model::{
-    AgentFilter, ApiKey, ApiKeyKind, GuardLabel, GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
+    AgentFilter, ApiKey, ApiKeyKind, CandidateStatus, ClusterOutcome, DiscoveryCandidate, EventDisposition, GuardLabel,
+    GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
 };
 use agentgov_domain::page::PageRequest;
-use agentgov_domain::ports::{AgentRepo, ApiKeyRepo, AuditRepo, GuardRepo, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_domain::ports::{
+    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, SessionRepo, Store, TenantRepo, UserRepo,
+};
 use agentgov_store_conformance::fixtures::{
-    guard_examples, json_object, new_agent, new_embedding, new_guard_model, new_guard_task, new_key, new_tenant,
-    new_user, now, seed_pair,
+    guard_examples, json_object, new_agent, new_candidate, new_cluster_job, new_discovery_event, new_embedding,
+    new_guard_model, new_guard_task, new_key, new_tenant, new_user, now, seed_pair,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -92,6 +95,9 @@ async fn migrations_go_up_down_and_up_again() {
         "guard_feedback",
         "guard_tasks",
         "guard_stats",
+        "discovery_events",
+        "discovery_candidates",
+        "discovery_jobs",
     ] {
         assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
     }
@@ -111,6 +117,13 @@ async fn migrations_go_up_down_and_up_again() {
     let err = store.insert_guard_task(&new_guard_task(t.id, 0), &[]).await.unwrap_err();
     assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a training task")), "{err:?}");
     assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
+    // And the discovery tables, with theirs.
+    store.insert_cluster_job(&new_cluster_job(t.id)).await.unwrap();
+    let err = store.insert_cluster_job(&new_cluster_job(t.id)).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a clustering job")), "{err:?}");
+    let event = new_discovery_event(t.id, EventDisposition::Shadow, 1);
+    store.insert_discovery_events(std::slice::from_ref(&event)).await.unwrap();
+    assert_eq!(store.scan_shadow_events(t.id, None, 10).await.unwrap(), [event]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -448,6 +461,144 @@ async fn concurrent_guard_stats_adds_lose_nothing() {
     let stats = store.guard_stats(t.id, 0).await.unwrap();
     assert_eq!(stats.len(), 16);
     assert!(stats.iter().all(|(_, _, n)| *n == 16), "{stats:?}");
+}
+
+/// Two stores (as two replicas: separate pools) migrated on one fresh schema.
+async fn two_replicas() -> Option<(PgStore, PgStore, common::SchemaGuard)> {
+    let (url, guard) = common::fresh_schema().await?;
+    let a = PgStore::connect(&url, 2).await.unwrap();
+    a.run_migrations().await.unwrap();
+    let b = PgStore::connect(&url, 2).await.unwrap();
+    Some((a, b, guard))
+}
+
+/// Two replicas' workers claim the one queued clustering job at once: `SKIP LOCKED` and
+/// the claim's transaction give it to exactly one. Repeated to give a race a real chance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_cluster_claims_from_two_pools_give_the_job_to_one() {
+    let Some((a, b, _guard)) = two_replicas().await else { return };
+    let (t, _) = seed_pair(&a, "clusters").await;
+    let lease = Duration::from_secs(60);
+    for round in 0..20 {
+        let job = new_cluster_job(t.id);
+        a.insert_cluster_job(&job).await.unwrap();
+        let at = now();
+        let (ta, tb) = (Uuid::now_v7(), Uuid::now_v7());
+        let (ra, rb) = tokio::join!(
+            tokio::spawn({
+                let a = a.clone();
+                async move { a.claim_cluster_job(at, ta, at + lease).await }
+            }),
+            tokio::spawn({
+                let b = b.clone();
+                async move { b.claim_cluster_job(at, tb, at + lease).await }
+            }),
+        );
+        let (ra, rb) = (ra.unwrap().unwrap(), rb.unwrap().unwrap());
+        let claims: Vec<_> = [&ra, &rb].into_iter().flatten().collect();
+        assert_eq!(claims.len(), 1, "round {round}: {ra:?} {rb:?}");
+        let (claim, token) = if ra.is_some() { (claims[0], ta) } else { (claims[0], tb) };
+        assert_eq!((claim.id, claim.attempts), (job.id, 1), "round {round}");
+        let stored = b.get_cluster_job(t.id, job.id).await.unwrap().unwrap();
+        assert_eq!(stored.lease.map(|l| l.token), Some(token), "round {round}: the winner's lease is stored");
+        a.complete_cluster_job(job.id, token, at, &ClusterOutcome::default()).await.unwrap();
+    }
+}
+
+/// Two replicas decide one pending candidate at once, each expecting it pending: the
+/// conditional `UPDATE` lets exactly one through; the other finds it decided (`false`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_candidate_decisions_from_two_pools_let_one_through() {
+    let Some((a, b, _guard)) = two_replicas().await else { return };
+    let (t, _) = seed_pair(&a, "decisions").await;
+    let pending: Vec<DiscoveryCandidate> = (0..20).map(|i| new_candidate(t.id, CandidateStatus::Pending, i)).collect();
+    let job = new_cluster_job(t.id);
+    a.insert_cluster_job(&job).await.unwrap();
+    let (at, token) = (now(), Uuid::now_v7());
+    a.claim_cluster_job(at, token, at + Duration::from_secs(60)).await.unwrap().unwrap();
+    let outcome = ClusterOutcome { upserts: pending.clone(), ..ClusterOutcome::default() };
+    assert_eq!(a.complete_cluster_job(job.id, token, at, &outcome).await.unwrap().len(), pending.len());
+
+    for (round, candidate) in pending.iter().enumerate() {
+        let seed = u8::try_from(100 + round).unwrap();
+        let confirmed =
+            DiscoveryCandidate { id: candidate.id, ..new_candidate(t.id, CandidateStatus::Confirmed, seed) };
+        let dismissed =
+            DiscoveryCandidate { id: candidate.id, ..new_candidate(t.id, CandidateStatus::Dismissed, seed) };
+        let (ra, rb) = tokio::join!(
+            tokio::spawn({
+                let (a, c) = (a.clone(), confirmed.clone());
+                async move { a.update_candidate(&c, CandidateStatus::Pending).await }
+            }),
+            tokio::spawn({
+                let (b, d) = (b.clone(), dismissed.clone());
+                async move { b.update_candidate(&d, CandidateStatus::Pending).await }
+            }),
+        );
+        let (ra, rb) = (ra.unwrap().unwrap(), rb.unwrap().unwrap());
+        assert!(ra != rb, "round {round}: exactly one applies ({ra}, {rb})");
+        let winner = if ra { confirmed } else { dismissed };
+        assert_eq!(a.get_candidate(t.id, candidate.id).await.unwrap(), Some(winner), "round {round}");
+    }
+}
+
+/// A batch of 10,000 events, the service's largest, goes in with one call and comes back
+/// through keyset pages of 1,000, all of them, in id order. Prints the insert time.
+#[tokio::test]
+async fn ten_thousand_events_insert_at_once_and_scan_back_in_pages() {
+    let Some((store, _guard)) = common::migrated_store(2).await else { return };
+    let (t, _) = seed_pair(&store, "ingest").await;
+    let (other, _) = seed_pair(&store, "bystander").await;
+    let events: Vec<_> = (0..10_000u32)
+        .map(|i| {
+            let tenant = if i % 10 == 9 { other.id } else { t.id };
+            let disposition = if i % 7 == 3 { EventDisposition::Attributed } else { EventDisposition::Shadow };
+            new_discovery_event(tenant, disposition, (i % 251) as u8)
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    store.insert_discovery_events(&events).await.unwrap();
+    let took = started.elapsed();
+    eprintln!(
+        "inserted {} discovery events in {took:?} ({:.0} events/s)",
+        events.len(),
+        events.len() as f64 / took.as_secs_f64()
+    );
+
+    let mut expected: Vec<_> =
+        events.iter().filter(|e| e.tenant_id == t.id && e.disposition == EventDisposition::Shadow).cloned().collect();
+    expected.sort_by_key(|e| e.id);
+    let mut scanned = Vec::with_capacity(expected.len());
+    let mut after = None;
+    let started = std::time::Instant::now();
+    loop {
+        let page = store.scan_shadow_events(t.id, after, 1_000).await.unwrap();
+        assert!(page.len() <= 1_000);
+        let Some(last) = page.last() else { break };
+        after = Some(last.id);
+        scanned.extend(page);
+    }
+    eprintln!("scanned {} shadow events back in {:?}", scanned.len(), started.elapsed());
+    assert_eq!(scanned.len(), expected.len());
+    assert!(scanned.windows(2).all(|w| w[0].id < w[1].id), "ascending ids");
+    assert_eq!(scanned, expected);
+}
+
+/// A stored body that no longer reads as its record is an internal error, not a panic.
+#[tokio::test]
+async fn corrupt_discovery_rows_are_internal_errors() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, _) = seed_pair(&store, "alpha").await;
+    let event = new_discovery_event(t.id, EventDisposition::Shadow, 1);
+    store.insert_discovery_events(std::slice::from_ref(&event)).await.unwrap();
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("UPDATE discovery_events SET body = '{\"id\": 1}'").execute(&mut conn).await.unwrap();
+    let err = store.scan_shadow_events(t.id, None, 10).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+    let err = store.get_discovery_events(t.id, &[event.id]).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
 }
 
 /// A transaction whose future is dropped (the client went away) must not keep holding the

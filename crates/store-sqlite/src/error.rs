@@ -59,6 +59,9 @@ pub(crate) fn from_diesel(e: DieselError) -> DomainError {
 /// The unique index `guard_tasks_active_key` (one queued or running task per tenant).
 const GUARD_TASK_ACTIVE: &str = "the tenant already has a training task queued or running";
 
+/// The unique index `discovery_jobs_active_key` (one queued or running job per tenant).
+const CLUSTER_JOB_ACTIVE: &str = "the tenant already has a clustering job queued or running";
+
 /// SQLite reports `UNIQUE constraint failed: table.column` (`table.a, table.b` for a
 /// constraint on several columns).
 fn unique_violation_message(message: &str) -> &'static str {
@@ -82,6 +85,10 @@ fn unique_violation_message(message: &str) -> &'static str {
         "guard_feedback.id" => "guard feedback with this id exists",
         "guard_models.tenant_id, guard_models.version" => "guard model version already exists",
         "guard_models.tenant_id" => "another guard model version is active",
+        "discovery_events.id" => "a discovery event with this id exists",
+        "discovery_candidates.id" => "a discovery candidate with this id exists",
+        "discovery_jobs.tenant_id" => CLUSTER_JOB_ACTIVE,
+        "discovery_jobs.id" => "a clustering job with this id exists",
         _ => "record already exists",
     }
 }
@@ -121,6 +128,7 @@ mod tests {
             "policy name already taken"
         );
         assert_eq!(unique_violation_message("UNIQUE constraint failed: guard_tasks.tenant_id"), GUARD_TASK_ACTIVE);
+        assert_eq!(unique_violation_message("UNIQUE constraint failed: discovery_jobs.tenant_id"), CLUSTER_JOB_ACTIVE);
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }
 }

@@ -42,7 +42,7 @@ fn lease_lost(id: GuardTaskId) -> TxError {
 
 /// SQLite's foreign-key error does not say which key failed, so the tenant is checked first
 /// and its absence named; the writer's lock keeps it until the commit.
-fn check_tenant(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
+pub(crate) fn check_tenant(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
     let n: i64 = tenants::table.filter(tenants::id.eq(tenant)).count().get_result(c)?;
     if n == 0 { Err(TxError::Domain(DomainError::Conflict("tenant does not exist".into()))) } else { Ok(()) }
 }

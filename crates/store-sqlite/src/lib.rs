@@ -10,6 +10,7 @@ mod agents;
 mod audit;
 mod checkpoint;
 mod conn;
+mod discovery;
 mod error;
 mod guard;
 mod policies;

@@ -5,9 +5,9 @@ use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditFilter, AuditHash,
-    AuditRecord, ChainHead, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel,
-    GuardModelInfo, GuardModelRecord, GuardTask, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel,
-    Role, Session, Tenant, User, UserStatus,
+    AuditRecord, ChainHead, ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample,
+    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, JobStatus, JsonObject,
+    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -15,8 +15,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, export_jobs, guard_feedback, guard_models,
-    guard_tasks, policies, sessions, tenants, users,
+    agent_embeddings, agents, api_keys, audit_heads, audit_records, discovery_candidates, discovery_events,
+    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, policies, sessions, tenants, users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -850,6 +850,169 @@ pub(crate) fn examples_text(examples: &[GuardExample]) -> Result<String> {
 /// Reads a task's examples.
 pub(crate) fn examples_of(text: &str) -> Result<Vec<GuardExample>> {
     serde_json::from_str(text).map_err(|_| bad("guard_tasks.training_examples", text))
+}
+
+/// A discovery event: `body` is the JSON text of its `Serialize` form, which leaves out
+/// `tenant_id` (the column).
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = discovery_events, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct DiscoveryEventRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub disposition: String,
+    pub body: String,
+}
+
+impl TryFrom<&DiscoveryEvent> for DiscoveryEventRow {
+    type Error = DomainError;
+    fn try_from(e: &DiscoveryEvent) -> Result<Self> {
+        Ok(Self {
+            id: id_text(e.id.0),
+            tenant_id: id_text(e.tenant_id.0),
+            disposition: e.disposition.as_str().to_owned(),
+            body: serde_json::to_string(e).map_err(DomainError::internal)?,
+        })
+    }
+}
+
+/// What reading an event needs: its tenant and its body.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = discovery_events, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct DiscoveryEventBody {
+    pub tenant_id: String,
+    pub body: String,
+}
+
+impl TryFrom<DiscoveryEventBody> for DiscoveryEvent {
+    type Error = DomainError;
+    fn try_from(r: DiscoveryEventBody) -> Result<Self> {
+        let mut event: DiscoveryEvent =
+            serde_json::from_str(&r.body).map_err(|_| bad("discovery_events.body", &r.body))?;
+        event.tenant_id = parse_id("discovery_events.tenant_id", &r.tenant_id)?;
+        Ok(event)
+    }
+}
+
+/// A discovery candidate: `body` is the JSON text of its `Serialize` form (without
+/// `tenant_id`, its own or its sample events'), `status` a copy of its status that SQL
+/// filters on.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = discovery_candidates, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct CandidateRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub status: String,
+    pub body: String,
+}
+
+impl CandidateRow {
+    /// `candidate` as a row of `tenant` (whatever its own `tenant_id`).
+    pub(crate) fn new(tenant: TenantId, candidate: &DiscoveryCandidate) -> Result<Self> {
+        Ok(Self {
+            id: id_text(candidate.id.0),
+            tenant_id: id_text(tenant.0),
+            status: candidate.status.as_str().to_owned(),
+            body: serde_json::to_string(candidate).map_err(DomainError::internal)?,
+        })
+    }
+}
+
+/// What reading a candidate needs: its tenant and its body.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = discovery_candidates, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct CandidateBody {
+    pub tenant_id: String,
+    pub body: String,
+}
+
+impl TryFrom<CandidateBody> for DiscoveryCandidate {
+    type Error = DomainError;
+    fn try_from(r: CandidateBody) -> Result<Self> {
+        let mut candidate: DiscoveryCandidate =
+            serde_json::from_str(&r.body).map_err(|_| bad("discovery_candidates.body", &r.body))?;
+        candidate.tenant_id = parse_id("discovery_candidates.tenant_id", &r.tenant_id)?;
+        // Its sample events are the tenant's too (their JSON leaves the tenant out as well).
+        for event in &mut candidate.sample_events {
+            event.tenant_id = candidate.tenant_id;
+        }
+        Ok(candidate)
+    }
+}
+
+/// A clustering job; timestamps are unix microseconds and `summary` the JSON text of its
+/// `ClusterSummary` once it completed.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = discovery_jobs, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct ClusterJobRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub status: String,
+    pub progress: f64,
+    pub error: Option<String>,
+    pub summary: Option<String>,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub attempts: i32,
+    pub lease_token: Option<String>,
+    pub lease_until: Option<i64>,
+}
+
+impl TryFrom<&ClusterJob> for ClusterJobRow {
+    type Error = DomainError;
+    fn try_from(j: &ClusterJob) -> Result<Self> {
+        Ok(Self {
+            id: id_text(j.id.0),
+            tenant_id: id_text(j.tenant_id.0),
+            requested_by_type: j.requested_by.kind.as_str().to_owned(),
+            requested_by_id: j.requested_by.id.clone(),
+            status: j.status.as_str().to_owned(),
+            progress: j.progress,
+            error: j.error.clone(),
+            summary: j.summary.as_ref().map(serde_json::to_string).transpose().map_err(DomainError::internal)?,
+            created_at: unix_micros(j.created_at),
+            started_at: j.started_at.map(unix_micros),
+            finished_at: j.finished_at.map(unix_micros),
+            attempts: j.attempts,
+            lease_token: j.lease.map(|l| id_text(l.token)),
+            lease_until: j.lease.map(|l| unix_micros(l.until)),
+        })
+    }
+}
+
+impl TryFrom<ClusterJobRow> for ClusterJob {
+    type Error = DomainError;
+    fn try_from(r: ClusterJobRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad("discovery_jobs.requested_by_type", &r.requested_by_type))?;
+        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease {
+                token: parse_id("discovery_jobs.lease_token", &token)?,
+                until: instant("discovery_jobs.lease_until", until)?,
+            }),
+            _ => None,
+        };
+        let summary =
+            r.summary.map(|s| serde_json::from_str(&s).map_err(|_| bad("discovery_jobs.summary", &s))).transpose()?;
+        Ok(ClusterJob {
+            id: parse_id("discovery_jobs.id", &r.id)?,
+            tenant_id: parse_id("discovery_jobs.tenant_id", &r.tenant_id)?,
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status: JobStatus::parse(&r.status).ok_or_else(|| bad("discovery_jobs.status", &r.status))?,
+            progress: r.progress,
+            error: r.error,
+            summary,
+            created_at: instant("discovery_jobs.created_at", r.created_at)?,
+            started_at: optional("discovery_jobs.started_at", r.started_at)?,
+            finished_at: optional("discovery_jobs.finished_at", r.finished_at)?,
+            attempts: r.attempts,
+            lease,
+        })
+    }
 }
 
 /// Converts every row, failing on the first unreadable one.

@@ -3,7 +3,8 @@
 //! The audit and export tables keep timestamps as unix microseconds (`BigInt`), so SQL
 //! compares them exactly, and hashes as 32-byte blobs. So do the agent tables, whose JSON
 //! columns are text and whose vectors are little-endian `f32` blobs, the policies table and
-//! the Prompt Guard's tables (models, feedback, tasks, stats).
+//! the Prompt Guard's tables (models, feedback, tasks, stats) and the discovery tables
+//! (events, candidates, jobs), whose records are JSON text beside the columns queried.
 
 diesel::table! {
     tenants (id) {
@@ -234,6 +235,43 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    discovery_events (id) {
+        id -> Text,
+        tenant_id -> Text,
+        disposition -> Text,
+        body -> Text,
+    }
+}
+
+diesel::table! {
+    discovery_candidates (id) {
+        id -> Text,
+        tenant_id -> Text,
+        status -> Text,
+        body -> Text,
+    }
+}
+
+diesel::table! {
+    discovery_jobs (id) {
+        id -> Text,
+        tenant_id -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Double,
+        error -> Nullable<Text>,
+        summary -> Nullable<Text>,
+        created_at -> BigInt,
+        started_at -> Nullable<BigInt>,
+        finished_at -> Nullable<BigInt>,
+        attempts -> Integer,
+        lease_token -> Nullable<Text>,
+        lease_until -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
@@ -258,5 +296,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     guard_models,
     guard_feedback,
     guard_tasks,
-    guard_stats
+    guard_stats,
+    discovery_events,
+    discovery_candidates,
+    discovery_jobs
 );

@@ -6,15 +6,17 @@ use std::sync::Arc;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::{AgentFilter, ExportFormat, Heartbeat, Role, Tenant, User};
+use agentgov_domain::model::{
+    AgentFilter, DiscoveryEvent, EventDisposition, ExportFormat, Heartbeat, Role, Tenant, User,
+};
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
-    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, ExportRepo as _, GuardRepo as _, PolicyRepo as _, Store,
-    TenantRepo as _, UserRepo as _,
+    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, DiscoveryRepo as _, ExportRepo as _, GuardRepo as _,
+    PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
-    guard_examples, new_agent, new_embedding, new_entry, new_export_job, new_guard_task, new_key, new_policy, new_user,
-    now, precise, seed_pair,
+    guard_examples, new_agent, new_discovery_event, new_embedding, new_entry, new_export_job, new_guard_task, new_key,
+    new_policy, new_user, now, precise, seed_pair,
 };
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
@@ -285,4 +287,39 @@ async fn conflicts_name_what_is_taken() {
     store.insert_agent(&new_agent(tenant.id, "bot"), &new_embedding("bot")).await.unwrap();
     let err = store.insert_agent(&new_agent(tenant.id, "bot"), &new_embedding("bot")).await.unwrap_err();
     assert!(matches!(&err, DomainError::Conflict(m) if m == "agent name already taken"), "{err:?}");
+}
+
+#[tokio::test]
+async fn a_batch_of_ten_thousand_events_goes_in_at_once_and_scans_back_in_pages() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let store = SqliteStore::open(&dir.path().join("agentgov.db")).unwrap();
+    let (tenant, _) = seed_pair(&store, "bulk").await;
+    let events: Vec<DiscoveryEvent> = (0..10_000u32)
+        .map(|i| new_discovery_event(tenant.id, EventDisposition::Shadow, u8::try_from(i % 256).unwrap()))
+        .collect();
+
+    let started = std::time::Instant::now();
+    store.insert_discovery_events(&events).await.unwrap();
+    let took = started.elapsed();
+    eprintln!(
+        "inserted {} discovery events in one call in {took:?} ({:.0} events/s)",
+        events.len(),
+        events.len() as f64 / took.as_secs_f64()
+    );
+
+    let mut expected = events;
+    expected.sort_by_key(|e| e.id);
+    let (mut scanned, mut after, mut pages) = (Vec::new(), None, 0);
+    loop {
+        let page = store.scan_shadow_events(tenant.id, after, 1_000).await.unwrap();
+        assert!(page.len() <= 1_000);
+        let Some(last) = page.last() else { break };
+        after = Some(last.id);
+        pages += 1;
+        scanned.extend(page);
+    }
+    assert_eq!(pages, 10);
+    assert_eq!(scanned.len(), 10_000);
+    assert!(scanned.windows(2).all(|w| w[0].id < w[1].id), "ascending ids");
+    assert_eq!(scanned, expected, "every event, by id");
 }

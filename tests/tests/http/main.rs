@@ -5,6 +5,7 @@ mod agents;
 mod api_keys;
 mod audit;
 mod auth;
+mod discovery;
 mod distributed;
 mod docs;
 mod errors;

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
+pub mod discovery;
 pub mod guard;
 pub mod health;
 pub mod policies;

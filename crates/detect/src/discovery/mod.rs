@@ -105,16 +105,9 @@ impl Field {
 
     /// Whether its values are looked up to find neighbours.
     fn finds_neighbours(self) -> bool {
-        matches!(
-            self,
-            Field::AgentId
-                | Field::ApiKey
-                | Field::Host
-                | Field::Process
-                | Field::UserAgent
-                | Field::IpPrefix
-                | Field::Tools
-        )
+        // Neighbours share an identifying value (agreement on bags alone never reaches the
+        // threshold), so only those are looked up.
+        self.index() < KEYS
     }
 
     fn normalize(self, raw: &str) -> Option<String> {
@@ -278,9 +271,12 @@ fn similarity<V: PartialEq>(
     if carried < MIN_EVIDENCE || identity < MIN_SHARED_IDENTITY { 0.0 } else { agreed / carried }
 }
 
-/// The weight of the identifying fields it carries.
-fn identity<V>(fields: &[Vec<(V, f64)>; FIELDS]) -> f64 {
-    Field::ALL[..KEYS].iter().filter(|f| !fields[f.index()].is_empty()).map(|f| f.weight()).sum()
+/// The weight of the identifying fields it carries, each by the specificity of its value.
+fn identity<V>(fields: &[Vec<(V, f64)>; FIELDS], specificity: &dyn Fn(Field, &V) -> f64) -> f64 {
+    Field::ALL[..KEYS]
+        .iter()
+        .filter_map(|f| fields[f.index()].first().map(|(v, _)| f.weight() * specificity(*f, v)))
+        .sum()
 }
 
 /// Whether it carries a field that names one program: an agent id, an API key or a process.
@@ -474,26 +470,31 @@ impl Aggregator {
             .collect()
     }
 
-    /// For each identifying value, how many distinct values of its partner field (hosts for
-    /// a process, user agent, key or agent id; processes for a host or network) it was seen
-    /// with: a value seen across many deployments identifies none of them.
+    /// For each identifying value, how many deployments it was seen in: the most distinct
+    /// values of another of host, process and network it came with. A value seen across
+    /// many deployments (a shared machine, a common client) identifies none of them.
     fn spread(&self) -> Vec<Vec<u32>> {
-        let partner = |f: Field| if matches!(f, Field::Host | Field::IpPrefix) { Field::Process } else { Field::Host };
-        let mut pairs: std::collections::HashSet<(usize, u32, u32)> = std::collections::HashSet::new();
+        const PARTNERS: [Field; 3] = [Field::Host, Field::Process, Field::IpPrefix];
+        let mut pairs: std::collections::HashSet<(usize, usize, u32, u32)> = std::collections::HashSet::new();
         for s in &self.signatures {
             for f in &Field::ALL[..KEYS] {
-                if let (Some((v, _)), Some((p, _))) =
-                    (s.fields[f.index()].first(), s.fields[partner(*f).index()].first())
-                {
-                    pairs.insert((f.index(), *v, *p));
+                let Some((v, _)) = s.fields[f.index()].first() else { continue };
+                for p in PARTNERS.iter().filter(|p| *p != f) {
+                    if let Some((partner, _)) = s.fields[p.index()].first() {
+                        pairs.insert((f.index(), p.index(), *v, *partner));
+                    }
                 }
             }
         }
+        let mut counts: HashMap<(usize, usize, u32), u32> = HashMap::new();
+        for (f, p, v, _) in pairs {
+            *counts.entry((f, p, v)).or_insert(0) += 1;
+        }
         let mut out: Vec<Vec<u32>> =
             Field::ALL.iter().map(|f| vec![0; self.interners[f.index()].names.len()]).collect();
-        for (f, v, _) in pairs {
+        for ((f, _, v), n) in counts {
             if let Some(c) = out[f].get_mut(v as usize) {
-                *c += 1;
+                *c = (*c).max(n);
             }
         }
         out
@@ -511,8 +512,9 @@ pub struct Params {
     pub min_similarity: f64,
     /// Events a core's neighbourhood (itself included) must hold.
     pub min_events: u64,
-    /// Weight of the identifying fields a signature must carry to be a core (it must also
-    /// carry one that names a program: agent id, API key or process).
+    /// Weight of the identifying fields a signature must carry to be a core, each counted by
+    /// how specific its value is (it must also carry one that names a program: agent id,
+    /// API key or process).
     pub min_core_identity: f64,
     /// A value held by more signatures than this is not used to find neighbours.
     pub max_posting: usize,
@@ -520,7 +522,7 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Self { min_similarity: 0.6, min_events: 5, min_core_identity: 6.0, max_posting: 4096 }
+        Self { min_similarity: 0.6, min_events: 5, min_core_identity: 5.0, max_posting: 2048 }
     }
 }
 
@@ -585,8 +587,9 @@ pub fn cluster(agg: &Aggregator, params: &Params, exclude: &[Profile]) -> Cluste
 
     let spread = agg.spread();
     let specific = |field: Field, id: &u32| -> f64 {
-        let partners = spread[field.index()].get(*id as usize).copied().unwrap_or(1).max(1);
-        1.0 / (1.0 + f64::from(partners).ln())
+        // Two deployments (a second network, a moved host) still identify.
+        let partners = spread[field.index()].get(*id as usize).copied().unwrap_or(1);
+        1.0 / (1.0 + (f64::from(partners) / 2.0).max(1.0).ln())
     };
     let mut mark = vec![u32::MAX; n];
     let neighbours = |i: usize, mark: &mut Vec<u32>| -> Vec<(u32, f32)> {
@@ -619,7 +622,7 @@ pub fn cluster(agg: &Aggregator, params: &Params, exclude: &[Profile]) -> Cluste
     let core: Vec<bool> = (0..n)
         .map(|i| {
             !excluded[i]
-                && identity(&sigs[i].fields) >= params.min_core_identity
+                && identity(&sigs[i].fields, &specific) >= params.min_core_identity
                 && names_a_program(&sigs[i].fields)
                 && sigs[i].events + adjacency[i].iter().map(|(j, _)| sigs[*j as usize].events).sum::<u64>()
                     >= params.min_events

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod api_key;
 pub mod audit;
+pub mod discovery;
 pub mod export;
 pub mod guard;
 pub mod policy;
@@ -18,6 +19,10 @@ pub use api_key::{ApiKey, ApiKeyKind};
 pub use audit::{
     Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,
     ChainVerification, ChainVerifier, JsonText, SeqOrder,
+};
+pub use discovery::{
+    CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,
+    EventDisposition, Fingerprint, FingerprintValue,
 };
 pub use export::{ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Lease};
 pub use guard::{

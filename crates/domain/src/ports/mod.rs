@@ -13,6 +13,6 @@ pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};
 pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, PolicyOutcome, RegoDiagnostic};
 pub use store::{
-    AgentRepo, ApiKeyRepo, AuditRepo, ExportRepo, GuardRepo, PolicyRepo, ResourceCounts, SessionRepo, Store,
-    TenantRepo, UserRepo,
+    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, PolicyRepo, ResourceCounts, SessionRepo,
+    Store, TenantRepo, UserRepo,
 };

@@ -8,10 +8,14 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::error::Result;
-use crate::ids::{AgentId, ApiKeyId, AuditId, ExportJobId, GuardTaskId, PolicyId, SessionId, TenantId, UserId};
+use crate::ids::{
+    AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardTaskId, PolicyId,
+    SessionId, TenantId, UserId,
+};
 use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
-    ChainHead, ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo,
+    CandidateFilter, CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent,
+    ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo,
     GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
@@ -276,10 +280,100 @@ pub trait GuardRepo: Send + Sync {
     async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardLabel, i16, i64)>>;
 }
 
+/// Shadow-agent discovery: ingested events, candidates and clustering jobs.
+///
+/// A tenant has at most one clustering job that is `queued` or `running`.
+#[async_trait]
+pub trait DiscoveryRepo: Send + Sync {
+    /// Stores the events (of any tenants) in one transaction, all or nothing. `Conflict`
+    /// when an id is taken or a tenant does not exist.
+    async fn insert_discovery_events(&self, events: &[DiscoveryEvent]) -> Result<()>;
+    /// Up to `limit` of the tenant's `shadow` events with an id greater than `after`, by id
+    /// ascending.
+    async fn scan_shadow_events(
+        &self,
+        tenant: TenantId,
+        after: Option<DiscoveryEventId>,
+        limit: i64,
+    ) -> Result<Vec<DiscoveryEvent>>;
+    /// The tenant's events among `ids`, in no particular order; unknown ids are skipped.
+    async fn get_discovery_events(&self, tenant: TenantId, ids: &[DiscoveryEventId]) -> Result<Vec<DiscoveryEvent>>;
+
+    async fn get_candidate(&self, tenant: TenantId, id: CandidateId) -> Result<Option<DiscoveryCandidate>>;
+    /// Newest first (by id), passing `filter`.
+    async fn list_candidates(
+        &self,
+        tenant: TenantId,
+        filter: &CandidateFilter,
+        page: &PageRequest,
+    ) -> Result<Page<DiscoveryCandidate>>;
+    /// Every candidate of the tenant that is `confirmed` or `dismissed`, in no particular
+    /// order.
+    async fn decided_candidates(&self, tenant: TenantId) -> Result<Vec<DiscoveryCandidate>>;
+    /// Replaces the stored candidate (every field but id and tenant) with `candidate` if its
+    /// stored status is `expected`; answers whether it did. `NotFound` when absent.
+    async fn update_candidate(&self, candidate: &DiscoveryCandidate, expected: CandidateStatus) -> Result<bool>;
+
+    /// Stores a queued job. `Conflict` when the tenant already has one `queued` or
+    /// `running`.
+    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<()>;
+    /// The tenant's job that is `queued` or `running`, if any.
+    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>>;
+    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>>;
+    /// Claims the oldest job (by id) that is `queued`, or `running` with a lease that ended
+    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
+    /// to `now` if unset, adds one to `attempts` and resets `progress`. Atomic.
+    async fn claim_cluster_job(
+        &self,
+        now: OffsetDateTime,
+        token: uuid::Uuid,
+        lease_until: OffsetDateTime,
+    ) -> Result<Option<ClusterJob>>;
+    /// Records `progress` and extends the lease if the job is still `running` under
+    /// `token`; `Conflict` otherwise.
+    async fn progress_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: uuid::Uuid,
+        progress: f64,
+        lease_until: OffsetDateTime,
+    ) -> Result<()>;
+    /// In one transaction, if the job is `running` under `token`: inserts each upsert that
+    /// does not exist, replaces each that exists and is still `pending` (skipping decided
+    /// ones), deletes each removed candidate that is still `pending`, and marks the job
+    /// `completed` at `now` with progress 1, `outcome.summary` and no lease. Answers the ids
+    /// of the candidates it inserted. `Conflict`, writing nothing, otherwise.
+    async fn complete_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: uuid::Uuid,
+        now: OffsetDateTime,
+        outcome: &ClusterOutcome,
+    ) -> Result<Vec<CandidateId>>;
+    /// Marks the job `failed` with `error` at `now` (clearing its lease) if it is `running`
+    /// under `token`; `Conflict` otherwise.
+    async fn fail_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: uuid::Uuid,
+        now: OffsetDateTime,
+        error: &str,
+    ) -> Result<()>;
+}
+
 /// Everything a store adapter provides.
 #[async_trait]
 pub trait Store:
-    TenantRepo + UserRepo + ApiKeyRepo + SessionRepo + AuditRepo + ExportRepo + AgentRepo + PolicyRepo + GuardRepo
+    TenantRepo
+    + UserRepo
+    + ApiKeyRepo
+    + SessionRepo
+    + AuditRepo
+    + ExportRepo
+    + AgentRepo
+    + PolicyRepo
+    + GuardRepo
+    + DiscoveryRepo
 {
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;

@@ -7,6 +7,7 @@ pub mod audit;
 mod auth;
 mod auth_cache;
 mod caller;
+pub mod discovery;
 pub mod guard;
 pub mod policies;
 mod snapshots;
@@ -24,6 +25,7 @@ pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
 pub use auth::{AuthService, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
+pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use policies::{PolicyService, PolicySettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
@@ -119,6 +121,7 @@ pub struct Settings {
     pub agents: AgentSettings,
     pub policies: PolicySettings,
     pub guard: guard::GuardSettings,
+    pub discovery: discovery::DiscoverySettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -134,6 +137,7 @@ pub struct Services {
     pub webhook: WebhookService,
     pub policies: PolicyService,
     pub guard: GuardService,
+    pub discovery: DiscoveryService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -144,6 +148,8 @@ pub struct Background {
     pub export_wakeups: futures::channel::mpsc::Receiver<()>,
     /// Signals that a guard training task was queued by this process.
     pub training_wakeups: futures::channel::mpsc::Receiver<()>,
+    /// Signals that a discovery clustering job was queued by this process.
+    pub clustering_wakeups: futures::channel::mpsc::Receiver<()>,
 }
 
 impl Services {
@@ -153,6 +159,7 @@ impl Services {
         self.policies.on_event(event);
         self.agents.on_event(event);
         self.guard.on_event(event);
+        self.discovery.on_event(event);
     }
 
     /// After a (re)subscription to the bus: announcements made in the meantime may have
@@ -161,6 +168,7 @@ impl Services {
         self.policies.forget_compiled();
         self.agents.forget_snapshots();
         self.guard.forget_detectors();
+        self.discovery.forget_decided();
     }
 
     pub fn new(ports: Ports, secrets: Secrets, settings: Settings, info: ServerInfo) -> (Self, Background) {
@@ -175,6 +183,9 @@ impl Services {
         let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), settings.policies);
         let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
         let guard = GuardService::new(ports.clone(), log.clone(), agents.clone(), settings.guard, wake_training);
+        let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
+        let discovery =
+            DiscoveryService::new(ports.clone(), log.clone(), agents.clone(), settings.discovery, wake_clustering);
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -194,9 +205,10 @@ impl Services {
             webhook,
             policies,
             guard,
+            discovery,
             auth,
         };
-        (services, Background { audit_writer, export_wakeups, training_wakeups })
+        (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups })
     }
 }
 

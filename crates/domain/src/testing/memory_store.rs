@@ -38,6 +38,8 @@ pub struct MemoryStore {
     pub(super) policies: Mutex<super::memory_policies::PolicyTables>,
     /// The Prompt Guard's models, feedback, tasks and statistics.
     pub(super) guard: Mutex<super::memory_guard::GuardTables>,
+    /// Shadow-agent discovery: events, candidates and clustering jobs.
+    pub(super) discovery: Mutex<super::memory_discovery::DiscoveryTables>,
 }
 
 impl MemoryStore {

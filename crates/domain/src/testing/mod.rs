@@ -3,6 +3,7 @@
 mod fakes;
 mod memory_agents;
 mod memory_audit;
+mod memory_discovery;
 mod memory_guard;
 mod memory_policies;
 mod memory_store;

@@ -3,6 +3,7 @@
 mod agents;
 mod api_keys;
 pub(crate) mod audit;
+mod discovery;
 mod exports;
 mod guard;
 mod policies;

@@ -340,11 +340,17 @@ impl AgentService {
 
     /// `POST /agents/register`.
     pub async fn register(&self, caller: &Caller, req: AgentRequest) -> Result<Agent> {
+        self.register_as(caller, AgentId(self.ports.ids.new_id()), req).await
+    }
+
+    /// Registers an agent under an id chosen beforehand (a confirmed discovery candidate
+    /// names its agent before registering it).
+    pub(crate) async fn register_as(&self, caller: &Caller, id: AgentId, req: AgentRequest) -> Result<Agent> {
         caller.require_permission(Permission::AgentsWrite)?;
         validate(&req)?;
         let now = self.ports.clock.now();
         let mut agent = Agent {
-            id: AgentId(self.ports.ids.new_id()),
+            id,
             tenant_id: caller.tenant_id(),
             name: req.name.trim().to_owned(),
             agent_type: req.agent_type.trim().to_owned(),
