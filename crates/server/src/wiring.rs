@@ -18,6 +18,7 @@ use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt;
+use futures::channel::mpsc::Receiver;
 use ring::rand::{SecureRandom, SystemRandom};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -125,27 +126,35 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
     if export_worker_on {
         tokio::spawn(export_worker(services.audit.clone(), background.export_wakeups));
     }
-    tokio::spawn(training_worker(services.guard.clone(), background.training_wakeups));
+    let (guard, guard_) = (services.guard.clone(), services.guard.clone());
+    tokio::spawn(job_worker(
+        "guard training",
+        background.training_wakeups,
+        TRAINING_POLL,
+        move || {
+            let guard = guard.clone();
+            async move { guard.claim_training().await }
+        },
+        move |run| {
+            let guard = guard_.clone();
+            async move { run_training(&guard, run).await }
+        },
+    ));
     tokio::spawn(guard_stats_flusher(services.guard.clone()));
-    tokio::spawn(clustering_worker(services.discovery.clone(), background.clustering_wakeups));
-}
-
-/// Runs queued discovery clustering jobs (from any replica) one at a time.
-async fn clustering_worker(discovery: DiscoveryService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
-    loop {
-        match discovery.claim_clustering().await {
-            Ok(Some(run)) => {
-                run_clustering(&discovery, run).await;
-                continue;
-            }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "clustering worker could not claim a job"),
-        }
-        tokio::select! {
-            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(CLUSTERING_POLL).await },
-            () = tokio::time::sleep(CLUSTERING_POLL) => {}
-        }
-    }
+    let (discovery, discovery_) = (services.discovery.clone(), services.discovery.clone());
+    tokio::spawn(job_worker(
+        "discovery clustering",
+        background.clustering_wakeups,
+        CLUSTERING_POLL,
+        move || {
+            let discovery = discovery.clone();
+            async move { discovery.claim_clustering().await }
+        },
+        move |run| {
+            let discovery = discovery_.clone();
+            async move { run_clustering(&discovery, run).await }
+        },
+    ));
 }
 
 /// Reads the tenant's shadow events page by page (each page aggregated on a blocking
@@ -175,21 +184,34 @@ async fn run_clustering(discovery: &DiscoveryService, run: ClusterRun) {
     }
 }
 
-/// Runs queued guard trainings (from any replica) one at a time.
-async fn training_worker(guard: GuardService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
+/// Runs the jobs `claim` finds (queued on any replica), one at a time, with `run`; when
+/// there is none, waits for a wake-up (a job queued by this process) or `poll`.
+async fn job_worker<J, C, CF, R, RF>(what: &'static str, mut wakeups: Receiver<()>, poll: Duration, claim: C, run: R)
+where
+    C: Fn() -> CF,
+    CF: Future<Output = agentgov_domain::Result<Option<J>>>,
+    R: Fn(J) -> RF,
+    RF: Future<Output = ()>,
+{
     loop {
-        match guard.claim_training().await {
-            Ok(Some(run)) => {
-                run_training(&guard, run).await;
+        match claim().await {
+            Ok(Some(job)) => {
+                run(job).await;
                 continue;
             }
             Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "guard training worker could not claim a task"),
+            Err(e) => tracing::warn!(error = %e, "{what} worker could not claim a job"),
         }
-        tokio::select! {
-            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(TRAINING_POLL).await },
-            () = tokio::time::sleep(TRAINING_POLL) => {}
-        }
+        wait_for_work(&mut wakeups, poll).await;
+    }
+}
+
+/// Waits for a wake-up or `poll`, whichever comes first (only `poll` once the senders are
+/// gone).
+async fn wait_for_work(wakeups: &mut Receiver<()>, poll: Duration) {
+    tokio::select! {
+        woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(poll).await },
+        () = tokio::time::sleep(poll) => {}
     }
 }
 
@@ -254,7 +276,7 @@ async fn follow_bus(bus: Arc<dyn EventBus>, services: Services) {
 const BUS_RETRY: Duration = Duration::from_secs(1);
 
 /// Runs queued exports (from any replica) one at a time, and deletes expired files.
-async fn export_worker(audit: AuditService, mut wakeups: futures::channel::mpsc::Receiver<()>) {
+async fn export_worker(audit: AuditService, mut wakeups: Receiver<()>) {
     let mut next_purge = tokio::time::Instant::now();
     loop {
         match audit.run_next_export().await {
@@ -270,10 +292,7 @@ async fn export_worker(audit: AuditService, mut wakeups: futures::channel::mpsc:
             }
             next_purge = tokio::time::Instant::now() + EXPORT_PURGE_EVERY;
         }
-        tokio::select! {
-            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(EXPORT_POLL).await },
-            () = tokio::time::sleep(EXPORT_POLL) => {}
-        }
+        wait_for_work(&mut wakeups, EXPORT_POLL).await;
     }
 }
 
