@@ -8,6 +8,8 @@ use agentgov_server::Config;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 
+pub mod oidc;
+
 pub const ADMIN_KEY: &str = "test-operator-admin-key";
 pub const PASSWORD: &str = "correct horse battery staple";
 /// The `WEBHOOK_SECRET` of every test server.

@@ -56,6 +56,9 @@ fn register(cfg: &mut ServiceConfig) {
             .service(auth::login)
             .service(auth::logout)
             .service(auth::me)
+            .service(auth::sso_providers)
+            .service(auth::sso_login)
+            .service(auth::sso_exchange)
             .service(
                 utoipa_actix_web::scope("/policies")
                     // Fixed paths before `/policies/{id}`.

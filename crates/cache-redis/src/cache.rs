@@ -79,6 +79,11 @@ impl Cache for RedisCache {
         self.query(redis::cmd("DEL").arg(self.key(key))).await
     }
 
+    async fn take(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        // GETDEL (Redis 6.2+) is atomic: one of concurrent takers gets the value.
+        self.query(redis::cmd("GETDEL").arg(self.key(key))).await
+    }
+
     async fn incr(&self, key: &str, window: Duration) -> Result<Counter> {
         let cmd = redis::cmd("EVAL").arg(INCR_SCRIPT).arg(1).arg(self.key(key)).arg(millis(window)).clone();
         let (count, ttl): (u64, i64) = self.query(&cmd).await?;

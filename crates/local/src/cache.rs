@@ -131,6 +131,11 @@ impl Cache for MemoryCache {
         Ok(())
     }
 
+    async fn take(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        // `remove` hands the entry to exactly one caller.
+        Ok(self.entries.remove(key).await.filter(|e| e.is_live(Instant::now())).map(|e| e.value.to_vec()))
+    }
+
     async fn incr(&self, key: &str, window: Duration) -> Result<Counter> {
         // The compute closure runs under moka's per-key lock: increments never race.
         let result = self

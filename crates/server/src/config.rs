@@ -99,6 +99,95 @@ pub struct Config {
     #[serde(serialize_with = "ser_secret_opt")]
     pub embedding_api_key: Option<SecretString>,
     pub embedding_timeout_secs: u64,
+    /// OpenID Connect providers for single sign-on (`[[sso_providers]]` in the file, or
+    /// `AGENTGOV_SSO_PROVIDERS='[{id="okta", …}]'`). See the README.
+    pub sso_providers: Vec<SsoProviderConfig>,
+    /// How long a started SSO sign-in may take to come back, in seconds (1 to 3600).
+    pub sso_state_ttl_secs: u64,
+}
+
+/// One OpenID Connect provider.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SsoProviderConfig {
+    /// `a-z`, `0-9`, `-`, `_`; 1 to 64 characters.
+    pub id: String,
+    /// Shown to users; default: the id.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The issuer URL (discovery at `{issuer}/.well-known/openid-configuration`).
+    pub issuer: String,
+    pub client_id: String,
+    #[serde(serialize_with = "ser_secret")]
+    pub client_secret: SecretString,
+    /// Where users may be sent back (exact URLs); at least one.
+    pub redirect_uris: Vec<String>,
+    /// Scopes besides `openid`; default `email profile`.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The tenant whose users sign in with it (a UUID).
+    pub tenant_id: String,
+    /// Role of users created at first sign-in; default `viewer`.
+    #[serde(default = "default_sso_role")]
+    pub default_role: String,
+    /// E-mail domains that may sign in; empty: any.
+    #[serde(default)]
+    pub allowed_domains: Vec<String>,
+    /// Create a user at the first sign-in of a verified e-mail; default false.
+    #[serde(default)]
+    pub create_users: bool,
+}
+
+fn default_sso_role() -> String {
+    "viewer".into()
+}
+
+impl SsoProviderConfig {
+    /// The provider as the domain uses it; every field checked.
+    pub fn to_provider(&self) -> anyhow::Result<agentgov_domain::model::SsoProvider> {
+        let id = &self.id;
+        if id.is_empty()
+            || id.len() > 64
+            || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        {
+            bail!("sso_providers: id `{id}` must be 1 to 64 of a-z, 0-9, - and _");
+        }
+        let absolute = |what: &str, raw: &str| -> anyhow::Result<()> {
+            match url::Url::parse(raw) {
+                Ok(u) if matches!(u.scheme(), "https" | "http") && u.host().is_some() => Ok(()),
+                _ => bail!("sso_providers[{id}]: {what} `{raw}` must be an absolute http(s) URL"),
+            }
+        };
+        absolute("issuer", &self.issuer)?;
+        if self.redirect_uris.is_empty() {
+            bail!("sso_providers[{id}]: redirect_uris needs at least one URL");
+        }
+        for r in &self.redirect_uris {
+            absolute("redirect URI", r)?;
+        }
+        if self.client_id.is_empty() || self.client_secret.expose_secret().is_empty() {
+            bail!("sso_providers[{id}]: client_id and client_secret are required");
+        }
+        let tenant_id = self
+            .tenant_id
+            .parse::<agentgov_domain::ids::TenantId>()
+            .map_err(|_| anyhow::anyhow!("sso_providers[{id}]: tenant_id must be a tenant's UUID"))?;
+        let default_role =
+            self.default_role.parse().map_err(|e: String| anyhow::anyhow!("sso_providers[{id}]: {e}"))?;
+        Ok(agentgov_domain::model::SsoProvider {
+            id: id.clone(),
+            name: self.name.clone().unwrap_or_else(|| id.clone()),
+            issuer: self.issuer.trim_end_matches('/').to_owned(),
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.expose_secret().to_owned(),
+            redirect_uris: self.redirect_uris.clone(),
+            scopes: self.scopes.clone(),
+            tenant_id,
+            default_role,
+            allowed_domains: self.allowed_domains.iter().map(|d| d.trim().to_ascii_lowercase()).collect(),
+            create_users: self.create_users,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,8 +236,14 @@ impl Default for Config {
             embedding_send_dimensions: false,
             embedding_api_key: None,
             embedding_timeout_secs: 10,
+            sso_providers: Vec::new(),
+            sso_state_ttl_secs: 600,
         }
     }
+}
+
+fn ser_secret<S: serde::Serializer>(v: &SecretString, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(v.expose_secret())
 }
 
 fn ser_secret_opt<S: serde::Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S::Error> {
@@ -250,6 +345,16 @@ impl Config {
         {
             bail!("WEBHOOK_SECRET must be at least {} bytes", agentgov_domain::secrets::MIN_WEBHOOK_SECRET_LEN);
         }
+        if !(1..=3600).contains(&self.sso_state_ttl_secs) {
+            bail!("sso_state_ttl_secs must be between 1 and 3600");
+        }
+        let mut ids = std::collections::HashSet::new();
+        for p in &self.sso_providers {
+            p.to_provider()?;
+            if !ids.insert(p.id.as_str()) {
+                bail!("sso_providers: the id `{}` is used twice", p.id);
+            }
+        }
         if matches!(self.database()?, Database::Postgres(_)) && self.webhook_secret.is_none() {
             bail!("WEBHOOK_SECRET is required with a Postgres DATABASE_URL: senders and every replica must share it");
         }
@@ -335,6 +440,8 @@ impl fmt::Debug for Config {
             embedding_send_dimensions,
             embedding_api_key,
             embedding_timeout_secs,
+            sso_providers,
+            sso_state_ttl_secs,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -374,6 +481,11 @@ impl fmt::Debug for Config {
             .field("embedding_send_dimensions", embedding_send_dimensions)
             .field("embedding_api_key", &mask(embedding_api_key))
             .field("embedding_timeout_secs", embedding_timeout_secs)
+            .field("sso_state_ttl_secs", sso_state_ttl_secs)
+            .field(
+                "sso_providers",
+                &sso_providers.iter().map(|p| format!("{} ({})", p.id, p.issuer)).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }

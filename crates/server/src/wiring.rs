@@ -12,6 +12,7 @@ use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::{
     AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, DiscoveryService,
     DiscoverySettings, GuardService, GuardSettings, PolicySettings, Ports, Secrets, ServerInfo, Services, Settings,
+    SsoSettings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -113,6 +114,9 @@ const TRAINING_POLL: Duration = Duration::from_secs(2);
 const TRAINING_REPORT: Duration = Duration::from_millis(500);
 /// How often the guard's screening counts are added to the store.
 const GUARD_STATS_FLUSH: Duration = Duration::from_secs(5);
+
+/// How long a request to an SSO provider (discovery, keys, token) may take.
+const SSO_HTTP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How often the clustering worker looks for jobs queued by other replicas.
 const CLUSTERING_POLL: Duration = Duration::from_secs(2);
@@ -332,6 +336,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         clock: clock.clone(),
         ids: Arc::new(UuidV7Gen),
         embedder: embedder(config)?,
+        oidc: Arc::new(agentgov_sso_oidc::OidcAdapter::new(SSO_HTTP_TIMEOUT).context("the OpenID Connect client")?),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
@@ -373,6 +378,10 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         },
         guard: GuardSettings::default(),
         discovery: DiscoverySettings::default(),
+        sso: SsoSettings {
+            providers: config.sso_providers.iter().map(|p| p.to_provider()).collect::<anyhow::Result<_>>()?,
+            state_ttl: Duration::from_secs(config.sso_state_ttl_secs),
+        },
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),

@@ -44,6 +44,8 @@ macro_rules! cache_conformance_tests {
             token_revocation_expires,
             ping_answers,
             concurrent_incr_counts_exactly,
+            take_reads_once,
+            concurrent_takes_hand_the_value_to_one,
         );
 
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -118,6 +120,35 @@ pub async fn set_get_delete(cache: Arc<dyn Cache>) {
     assert_eq!(cache.get("bin").await.unwrap().as_deref(), Some(&binary[..]), "delete touches one key");
     cache.delete("k").await.unwrap();
     cache.delete("never-set").await.unwrap();
+}
+
+pub async fn take_reads_once(cache: Arc<dyn Cache>) {
+    assert_eq!(cache.take("t").await.unwrap(), None, "a missing key takes as None");
+    cache.set("t", b"state", LONG).await.unwrap();
+    assert_eq!(cache.take("t").await.unwrap().as_deref(), Some(&b"state"[..]));
+    assert_eq!(cache.take("t").await.unwrap(), None, "taken once");
+    assert_eq!(cache.get("t").await.unwrap(), None, "and gone");
+    cache.set("short", b"x", Duration::from_millis(50)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(cache.take("short").await.unwrap(), None, "an expired key takes as None");
+}
+
+pub async fn concurrent_takes_hand_the_value_to_one(cache: Arc<dyn Cache>) {
+    for round in 0..20 {
+        let key = format!("race-{round}");
+        cache.set(&key, b"v", LONG).await.unwrap();
+        let takers: Vec<_> = (0..8)
+            .map(|_| {
+                let (cache, key) = (cache.clone(), key.clone());
+                tokio::spawn(async move { cache.take(&key).await.unwrap() })
+            })
+            .collect();
+        let mut got = 0;
+        for t in takers {
+            got += usize::from(t.await.unwrap().is_some());
+        }
+        assert_eq!(got, 1, "round {round}: exactly one taker gets the value");
+    }
 }
 
 pub async fn value_expires_after_ttl(cache: Arc<dyn Cache>) {

@@ -1,8 +1,9 @@
-//! Spec 4.3: login, logout, current user.
+//! Spec 4.3: login, logout, current user, and single sign-on with OpenID Connect.
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use agentgov_domain::model::User;
 use agentgov_domain::services::LoginResult;
+use agentgov_domain::services::sso::{ExchangeRequest, ProviderView};
 
 use crate::AppState;
 use crate::extract::{Json, Jwt, client_ip};
@@ -61,4 +62,74 @@ pub async fn logout(state: web::Data<AppState>, auth: Jwt) -> ApiResult<HttpResp
 #[get("/auth/me")]
 pub async fn me(auth: Jwt) -> web::Json<User> {
     web::Json(auth.0.user)
+}
+
+/// The configured single sign-on providers (no credentials; no secrets).
+#[utoipa::path(
+    operation_id = "sso_providers",
+    tag = "auth",
+    responses((status = 200, description = "The providers", body = Vec<ProviderView>))
+)]
+#[get("/auth/sso/providers")]
+pub async fn sso_providers(state: web::Data<AppState>) -> web::Json<Vec<ProviderView>> {
+    web::Json(state.services.sso.providers())
+}
+
+/// `GET /auth/sso/login`.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct SsoLoginQuery {
+    /// The provider's `id`.
+    pub provider: String,
+    /// Where the provider sends the user back: one of the provider's configured redirect
+    /// URIs (default: its first).
+    pub redirect_uri: Option<String>,
+}
+
+/// Start an OpenID Connect sign-in: 302 to the provider's authorization endpoint, with
+/// `state`, `nonce` and PKCE (S256). The provider sends the user back to `redirect_uri`
+/// with `code` and `state`, which `POST /auth/sso/exchange` takes within 10 minutes.
+#[utoipa::path(
+    operation_id = "sso_login",
+    tag = "auth",
+    params(SsoLoginQuery),
+    responses(
+        (status = 302, description = "To the provider", headers(("Location" = String, description = "The authorization URL"))),
+        (status = 400, description = "`redirect_uri` is not one of the provider's", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such provider", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The provider cannot be reached", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/auth/sso/login")]
+pub async fn sso_login(state: web::Data<AppState>, q: web::Query<SsoLoginQuery>) -> ApiResult<HttpResponse> {
+    let url = state.services.sso.login(&q.provider, q.redirect_uri.as_deref()).await?;
+    Ok(HttpResponse::Found()
+        .insert_header((actix_web::http::header::LOCATION, url))
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .finish())
+}
+
+/// Finish an OpenID Connect sign-in: the code is exchanged and the ID token verified
+/// (signature, issuer, audience, expiry, nonce); the verified e-mail signs in a user of the
+/// provider's tenant. Answers exactly as `/auth/login`. A state works once.
+#[utoipa::path(
+    operation_id = "sso_exchange",
+    tag = "auth",
+    request_body = ExchangeRequest,
+    responses(
+        (status = 200, description = "Signed in", body = LoginResult),
+        (status = 401, description = "Unknown, expired or used state; a refused code or token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "E-mail domain not allowed, no account, another tenant's account, or a blocked user", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The provider cannot be reached", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/auth/sso/exchange")]
+pub async fn sso_exchange(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Json<ExchangeRequest>,
+) -> ApiResult<web::Json<LoginResult>> {
+    let ip = client_ip(&req);
+    Ok(web::Json(state.services.sso.exchange(body.0, ip.as_deref()).await?))
 }

@@ -9,6 +9,7 @@ pub mod guard;
 pub mod policy;
 pub mod role;
 pub mod session;
+pub mod sso;
 pub mod tenant;
 pub mod user;
 
@@ -33,5 +34,6 @@ pub use guard::{
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;
+pub use sso::SsoProvider;
 pub use tenant::{EffectiveSettings, Tenant, TenantSettings};
 pub use user::{User, UserStatus};

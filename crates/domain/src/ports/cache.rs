@@ -20,6 +20,9 @@ pub trait Cache: Send + Sync {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>>;
     async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<()>;
     async fn delete(&self, key: &str) -> Result<()>;
+    /// Reads and deletes a key at once: of concurrent takes, at most one gets the value
+    /// (single-use tokens). `None` when absent or expired.
+    async fn take(&self, key: &str) -> Result<Option<Vec<u8>>>;
     /// Adds one to a counter. The window starts at the first increment and lasts `window`;
     /// later increments do not extend it.
     async fn incr(&self, key: &str, window: Duration) -> Result<Counter>;

@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod guard;
 pub mod policies;
 mod snapshots;
+pub mod sso;
 mod status;
 mod tenants;
 mod users;
@@ -28,13 +29,14 @@ pub use caller::{Caller, Credential};
 pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use policies::{PolicyService, PolicySettings};
+pub use sso::{SsoService, SsoSettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
 pub use tenants::{CreatedTenant, NewTenant, SettingsChange, TENANT_UPDATED, TenantService, TenantView, UpdateTenant};
 pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
 
-use crate::ports::{Cache, Clock, Embedder, EventBus, IdGen, PolicyEngine, Store};
+use crate::ports::{Cache, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine, Store};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 
 /// Every port the services use, built once by the server.
@@ -48,6 +50,8 @@ pub struct Ports {
     pub ids: Arc<dyn IdGen>,
     /// Embeds agents and search queries.
     pub embedder: Arc<dyn Embedder>,
+    /// Speaks OpenID Connect to the configured SSO providers.
+    pub oidc: Arc<dyn OidcClient>,
 }
 
 impl Ports {
@@ -122,6 +126,7 @@ pub struct Settings {
     pub policies: PolicySettings,
     pub guard: guard::GuardSettings,
     pub discovery: discovery::DiscoverySettings,
+    pub sso: sso::SsoSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -138,6 +143,7 @@ pub struct Services {
     pub policies: PolicyService,
     pub guard: GuardService,
     pub discovery: DiscoveryService,
+    pub sso: SsoService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -186,6 +192,7 @@ impl Services {
         let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
         let discovery =
             DiscoveryService::new(ports.clone(), log.clone(), agents.clone(), settings.discovery, wake_clustering);
+        let sso = SsoService::new(ports.clone(), auth.clone(), log.clone(), settings.sso);
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -206,6 +213,7 @@ impl Services {
             policies,
             guard,
             discovery,
+            sso,
             auth,
         };
         (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups })

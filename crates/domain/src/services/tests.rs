@@ -10,7 +10,7 @@ use crate::model::{EffectiveSettings, Permission, RiskLevels, Role, TenantSettin
 use crate::page::PageRequest;
 use crate::ports::{AuditRepo, UserRepo};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
-use crate::testing::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
+use crate::testing::{FakeBus, FakeCache, FakeOidc, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
 
 pub(crate) struct Harness {
     pub(crate) svc: Services,
@@ -19,6 +19,8 @@ pub(crate) struct Harness {
     pub(crate) store: Arc<MemoryStore>,
     /// What this process published.
     pub(crate) bus: Arc<FakeBus>,
+    pub(crate) oidc: Arc<FakeOidc>,
+    ids: Arc<SeqIds>,
 }
 
 pub(crate) const PASSWORD: &str = "correct horse battery staple";
@@ -28,27 +30,45 @@ pub(crate) fn harness() -> Harness {
 }
 
 pub(crate) fn harness_with(audit: AuditSettings) -> Harness {
+    harness_with_settings(Settings { audit, ..Settings::default() })
+}
+
+pub(crate) fn harness_with_settings(settings: Settings) -> Harness {
     let clock = Arc::new(FixedClock::default());
     let cache = Arc::new(FakeCache::default());
     let store = Arc::new(MemoryStore::new());
-    build(audit, clock, cache, store)
+    build(settings, clock, cache, store, Arc::new(SeqIds::default()))
 }
 
 /// A second server process over the same store, cache and clock (another replica).
 pub(crate) fn replica(h: &Harness) -> Harness {
-    build(AuditSettings::default(), h.clock.clone(), h.cache.clone(), h.store.clone())
+    rebuild(h, Settings::default())
 }
 
-fn build(audit: AuditSettings, clock: Arc<FixedClock>, cache: Arc<FakeCache>, store: Arc<MemoryStore>) -> Harness {
+/// Services with `settings` over the same store, cache and clock (a restart with another
+/// configuration, or another replica).
+pub(crate) fn rebuild(h: &Harness, settings: Settings) -> Harness {
+    build(settings, h.clock.clone(), h.cache.clone(), h.store.clone(), h.ids.clone())
+}
+
+fn build(
+    settings: Settings,
+    clock: Arc<FixedClock>,
+    cache: Arc<FakeCache>,
+    store: Arc<MemoryStore>,
+    ids: Arc<SeqIds>,
+) -> Harness {
     let bus = Arc::new(FakeBus::default());
+    let oidc = Arc::new(FakeOidc::default());
     let ports = Ports {
         store: store.clone(),
         cache: cache.clone(),
         bus: bus.clone(),
         policy: Arc::new(FakePolicyEngine),
         clock: clock.clone(),
-        ids: Arc::new(SeqIds::default()),
+        ids: ids.clone(),
         embedder: Arc::new(crate::services::BuiltinEmbedder::new()),
+        oidc: oidc.clone(),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),
@@ -57,9 +77,9 @@ fn build(audit: AuditSettings, clock: Arc<FixedClock>, cache: Arc<FakeCache>, st
         webhook: crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789"),
     };
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
-    let (svc, background) = Services::new(ports, secrets, Settings { audit, ..Settings::default() }, info);
+    let (svc, background) = Services::new(ports, secrets, settings, info);
     tokio::spawn(background.audit_writer.run());
-    Harness { svc, clock, cache, store, bus }
+    Harness { svc, clock, cache, store, bus, oidc, ids }
 }
 
 impl Harness {

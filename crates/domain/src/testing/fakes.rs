@@ -89,6 +89,10 @@ impl Cache for FakeCache {
         self.counters.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
         Ok(())
     }
+    async fn take(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        self.up()?;
+        Ok(self.values.lock().unwrap_or_else(|e| e.into_inner()).remove(key))
+    }
     async fn incr(&self, key: &str, window: Duration) -> Result<Counter> {
         self.up()?;
         let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
@@ -188,5 +192,65 @@ impl CompiledPolicies for FakeCompiled {
                 out
             })
             .collect())
+    }
+}
+
+/// An OpenID provider that signs in whoever a test says: `start` hands out numbered states,
+/// nonces and verifiers; `finish` answers the identity registered for the code with
+/// [`FakeOidc::issue`] (once), checking it gets back the nonce and verifier of a start.
+#[derive(Debug, Default)]
+pub struct FakeOidc {
+    started: AtomicU64,
+    codes: Mutex<HashMap<String, crate::ports::VerifiedIdentity>>,
+    /// (nonce, verifier) of every start.
+    issued: Mutex<Vec<(String, String)>>,
+}
+
+impl FakeOidc {
+    /// The next `finish` with `code` signs in `identity`.
+    pub fn issue(&self, code: &str, identity: crate::ports::VerifiedIdentity) {
+        self.codes.lock().unwrap_or_else(|e| e.into_inner()).insert(code.to_owned(), identity);
+    }
+}
+
+#[async_trait]
+impl crate::ports::OidcClient for FakeOidc {
+    async fn start(
+        &self,
+        provider: &crate::model::SsoProvider,
+        redirect_uri: &str,
+    ) -> Result<crate::ports::AuthorizationStart> {
+        let n = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+        let (state, nonce, verifier) = (format!("state-{n}"), format!("nonce-{n}"), format!("verifier-{n}"));
+        self.issued.lock().unwrap_or_else(|e| e.into_inner()).push((nonce.clone(), verifier.clone()));
+        Ok(crate::ports::AuthorizationStart {
+            url: format!(
+                "{}/authorize?client_id={}&redirect_uri={redirect_uri}&state={state}",
+                provider.issuer, provider.client_id
+            ),
+            state,
+            nonce,
+            pkce_verifier: verifier,
+        })
+    }
+
+    async fn finish(
+        &self,
+        _provider: &crate::model::SsoProvider,
+        _redirect_uri: &str,
+        code: &str,
+        pkce_verifier: &str,
+        nonce: &str,
+    ) -> Result<crate::ports::VerifiedIdentity> {
+        let known =
+            self.issued.lock().unwrap_or_else(|e| e.into_inner()).iter().any(|(n, v)| n == nonce && v == pkce_verifier);
+        if !known {
+            return Err(crate::error::DomainError::Unauthorized("nonce or PKCE verifier mismatch".into()));
+        }
+        self.codes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(code)
+            .ok_or_else(|| crate::error::DomainError::Unauthorized("the identity provider refused the code".into()))
     }
 }

@@ -8,5 +8,5 @@ mod memory_guard;
 mod memory_policies;
 mod memory_store;
 
-pub use fakes::{FakeBus, FakeCache, FakePolicyEngine, FixedClock, SeqIds};
+pub use fakes::{FakeBus, FakeCache, FakeOidc, FakePolicyEngine, FixedClock, SeqIds};
 pub use memory_store::MemoryStore;
