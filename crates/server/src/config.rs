@@ -115,7 +115,8 @@ pub struct SsoProviderConfig {
     /// Shown to users; default: the id.
     #[serde(default)]
     pub name: Option<String>,
-    /// The issuer URL (discovery at `{issuer}/.well-known/openid-configuration`).
+    /// The issuer URL exactly as the provider spells it (its discovery document's `issuer`,
+    /// trailing slash included); discovery at `{issuer}/.well-known/openid-configuration`.
     pub issuer: String,
     pub client_id: String,
     #[serde(serialize_with = "ser_secret")]
@@ -177,7 +178,7 @@ impl SsoProviderConfig {
         Ok(agentgov_domain::model::SsoProvider {
             id: id.clone(),
             name: self.name.clone().unwrap_or_else(|| id.clone()),
-            issuer: self.issuer.trim_end_matches('/').to_owned(),
+            issuer: self.issuer.clone(),
             client_id: self.client_id.clone(),
             client_secret: self.client_secret.expose_secret().to_owned(),
             redirect_uris: self.redirect_uris.clone(),
@@ -587,5 +588,49 @@ mod tests {
             assert!(Config::load(None).is_err());
             Ok(())
         });
+    }
+
+    fn provider() -> SsoProviderConfig {
+        SsoProviderConfig {
+            id: "okta".into(),
+            name: None,
+            issuer: "https://acme.okta.com/oauth2/default/".into(),
+            client_id: "client".into(),
+            client_secret: "sso-client-secret-value".into(),
+            redirect_uris: vec!["https://app.acme.com/sso/callback".into()],
+            scopes: vec![],
+            tenant_id: "0193a4c2-0000-7000-8000-000000000001".into(),
+            default_role: "viewer".into(),
+            allowed_domains: vec![" Acme.COM ".into()],
+            create_users: false,
+        }
+    }
+
+    #[test]
+    fn sso_providers_are_checked_at_start_up_and_their_secrets_masked() {
+        let ok = with(|c| c.sso_providers = vec![provider()]);
+        ok.validate().unwrap();
+        let p = ok.sso_providers[0].to_provider().unwrap();
+        assert_eq!(p.name, "okta");
+        assert_eq!(p.issuer, "https://acme.okta.com/oauth2/default/", "kept exactly as the provider spells it");
+        assert_eq!(p.allowed_domains, ["acme.com"]);
+        assert!(!format!("{ok:?}").contains("sso-client-secret-value"));
+        let bad: [(&str, fn(&mut SsoProviderConfig)); 6] = [
+            ("id", |p| p.id = "Okta!".into()),
+            ("issuer", |p| p.issuer = "not a url".into()),
+            ("redirect_uris", |p| p.redirect_uris = vec![]),
+            ("client_secret", |p| p.client_secret = "".into()),
+            ("tenant_id", |p| p.tenant_id = "acme".into()),
+            ("unknown role", |p| p.default_role = "root".into()),
+        ];
+        for (what, spoil) in bad {
+            let mut p = provider();
+            spoil(&mut p);
+            let err = with(|c| c.sso_providers = vec![p]).validate().unwrap_err().to_string();
+            assert!(err.contains(what), "{what}: {err}");
+        }
+        let twice = with(|c| c.sso_providers = vec![provider(), provider()]);
+        assert!(twice.validate().unwrap_err().to_string().contains("twice"));
+        assert!(with(|c| c.sso_state_ttl_secs = 0).validate().is_err());
     }
 }

@@ -57,14 +57,14 @@ use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use openidconnect::core::{
     CoreAuthenticationFlow, CoreClient, CoreClientAuthMethod, CoreErrorResponseType, CoreIdToken, CoreIdTokenClaims,
-    CoreIdTokenVerifier, CoreJsonWebKey, CoreProviderMetadata,
+    CoreIdTokenVerifier, CoreJsonWebKey, CoreProviderMetadata, CoreTokenResponse,
 };
 use openidconnect::http::StatusCode;
 use openidconnect::{
     AccessTokenHash, AsyncHttpClient, AuthType, AuthorizationCode, ClaimsVerificationError, ClientId, ClientSecret,
     CsrfToken, DiscoveryError, EndpointMaybeSet, EndpointNotSet, EndpointSet, HttpRequest, HttpResponse, IssuerUrl,
     JsonWebKey, JwsSigningAlgorithm, Nonce, OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl,
-    RequestTokenError, Scope, SignatureVerificationError, TokenResponse, reqwest,
+    RequestTokenError, Scope, SignatureVerificationError, StandardErrorResponse, TokenResponse, reqwest,
 };
 
 /// How long a provider's discovery document and JWKS are used before being read again.
@@ -158,7 +158,7 @@ impl OidcAdapter {
     ) -> std::result::Result<Arc<CoreProviderMetadata>, ()> {
         match CoreProviderMetadata::discover_async(issuer, &self.http).await {
             Ok(metadata) => {
-                tracing::debug!(provider = %provider.id, issuer = %provider.issuer, "read the identity provider's discovery document");
+                tracing::debug!(provider = %provider.id, issuer = %provider.issuer, "read the provider's discovery");
                 Ok(Arc::new(metadata))
             }
             Err(e) => {
@@ -180,49 +180,60 @@ impl OidcAdapter {
         client: &Client,
         code: &str,
         pkce_verifier: &str,
-    ) -> Result<openidconnect::core::CoreTokenResponse> {
+    ) -> Result<CoreTokenResponse> {
         let request = client.exchange_code(AuthorizationCode::new(code.to_owned())).map_err(|e| {
-            tracing::warn!(provider = %provider.id, error = %e, "the identity provider's discovery names no token endpoint");
+            tracing::warn!(provider = %provider.id, error = %e, "the provider's discovery names no token endpoint");
             unavailable()
         })?;
-        let secrets = Secrets { provider, code, pkce_verifier };
-        request.set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned())).request_async(&self.http).await.map_err(
-            |e| match e {
-                RequestTokenError::ServerResponse(response) => {
-                    let kind = response.error();
-                    if matches!(kind, CoreErrorResponseType::Extension(k) if k == "server_error" || k == "temporarily_unavailable")
-                    {
-                        tracing::warn!(provider = %provider.id, error = %kind, "the identity provider's token endpoint failed");
-                        return unavailable();
-                    }
-                    let mut reason = kind.to_string();
-                    if let Some(description) = response.error_description() {
-                        reason.push_str(": ");
-                        reason.push_str(&secrets.scrub(description));
-                    }
-                    tracing::info!(provider = %provider.id, %reason, "the identity provider refused an authorization code");
-                    DomainError::Unauthorized(format!("the identity provider refused the code: {reason}"))
-                }
-                RequestTokenError::Parse(e, _body) => {
-                    // The body holds tokens and serde's message may quote it: only the path.
-                    let path = e.path().to_string();
-                    if path.starts_with("id_token") {
-                        tracing::warn!(provider = %provider.id, "the identity provider sent a malformed ID token");
-                        return DomainError::Unauthorized("the identity provider sent a malformed ID token".into());
-                    }
-                    tracing::warn!(provider = %provider.id, at = %path, "cannot read the identity provider's token response");
-                    unavailable()
-                }
-                RequestTokenError::Request(e) => {
-                    tracing::warn!(provider = %provider.id, error = %e, "the identity provider's token endpoint cannot be reached");
-                    unavailable()
-                }
-                RequestTokenError::Other(message) => {
-                    tracing::warn!(provider = %provider.id, error = %secrets.scrub(&message), "unexpected token response from the identity provider");
-                    unavailable()
-                }
-            },
-        )
+        request
+            .set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned()))
+            .request_async(&self.http)
+            .await
+            .map_err(|e| token_error(&Secrets { provider, code, pkce_verifier }, e))
+    }
+}
+
+type TokenError = RequestTokenError<HttpError, StandardErrorResponse<CoreErrorResponseType>>;
+
+/// A failed token request as a [`DomainError`], logged.
+fn token_error(secrets: &Secrets<'_>, e: TokenError) -> DomainError {
+    let provider = &secrets.provider.id;
+    match e {
+        RequestTokenError::ServerResponse(response) => {
+            let kind = response.error();
+            // Errors of the authorization endpoint that some providers answer the token request with.
+            let transient = ["server_error", "temporarily_unavailable"];
+            if matches!(kind, CoreErrorResponseType::Extension(k) if transient.contains(&k.as_str())) {
+                tracing::warn!(%provider, error = %kind, "the identity provider's token endpoint failed");
+                return unavailable();
+            }
+            let mut reason = kind.to_string();
+            if let Some(description) = response.error_description() {
+                reason.push_str(": ");
+                reason.push_str(&secrets.scrub(description));
+            }
+            tracing::info!(%provider, %reason, "the identity provider refused an authorization code");
+            DomainError::Unauthorized(format!("the identity provider refused the code: {reason}"))
+        }
+        RequestTokenError::Parse(e, _body) => {
+            // The body holds tokens and serde's message may quote it: only the path.
+            let path = e.path().to_string();
+            if path.starts_with("id_token") {
+                tracing::warn!(%provider, "the identity provider sent a malformed ID token");
+                return DomainError::Unauthorized("the identity provider sent a malformed ID token".into());
+            }
+            tracing::warn!(%provider, at = %path, "cannot read the identity provider's token response");
+            unavailable()
+        }
+        RequestTokenError::Request(e) => {
+            tracing::warn!(%provider, error = %e, "the identity provider's token request failed");
+            unavailable()
+        }
+        RequestTokenError::Other(message) => {
+            let message = secrets.scrub(&message);
+            tracing::warn!(%provider, error = %message, "unexpected token response from the identity provider");
+            unavailable()
+        }
     }
 }
 
@@ -236,13 +247,14 @@ struct Secrets<'a> {
 
 impl Secrets<'_> {
     fn scrub(&self, text: &str) -> String {
-        let mut text: String = text.chars().take(EXCERPT_CHARS).collect();
+        // Scrubbed before cutting, so that no part of a secret is left at the cut.
+        let mut text = text.to_owned();
         for secret in [self.provider.client_secret.as_str(), self.code, self.pkce_verifier] {
             if !secret.is_empty() {
                 text = text.replace(secret, "****");
             }
         }
-        text
+        text.chars().take(EXCERPT_CHARS).collect()
     }
 }
 
@@ -376,13 +388,25 @@ fn describe_claims_error(e: &ClaimsVerificationError) -> String {
     }
 }
 
+/// A discovery failure for the logs: its causes too (its own message is often only "Request
+/// failed"), never the response body. Discovery documents and key sets hold no secrets.
 fn describe_discovery_error<E: std::error::Error>(e: &DiscoveryError<E>) -> String {
     match e {
-        // Its Display is only "Request failed": say what failed.
-        DiscoveryError::Request(inner) => format!("request failed: {inner}"),
         DiscoveryError::Response(status, _, message) => format!("HTTP {status}: {message}"),
-        other => other.to_string(),
+        other => with_causes(other),
     }
+}
+
+/// `e`'s message followed by those of its sources.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn identity(claims: &CoreIdTokenClaims) -> VerifiedIdentity {
@@ -442,7 +466,11 @@ impl OidcClient for OidcAdapter {
         let claims = match verify(&oidc, provider, id_token, response.access_token(), &nonce) {
             Ok(claims) => claims,
             Err(Refusal::Keys(first)) if !fresh => {
-                tracing::info!(provider = %provider.id, reason = %first, "ID token not verified with the cached keys; reading the provider's keys again");
+                tracing::info!(
+                    provider = %provider.id,
+                    reason = %first,
+                    "ID token not verified with the cached keys; reading the provider's keys again"
+                );
                 let metadata = self.rediscover(provider).await?;
                 let oidc = client(provider, &metadata, redirect);
                 verify(&oidc, provider, id_token, response.access_token(), &nonce).map_err(|r| refused(provider, &r))?
@@ -478,16 +506,8 @@ enum HttpError {
 impl fmt::Display for HttpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            HttpError::Transport(e) => {
-                // reqwest's own message hides the cause ("connection refused", "timed out").
-                write!(f, "{e}")?;
-                let mut source = std::error::Error::source(e);
-                while let Some(cause) = source {
-                    write!(f, ": {cause}")?;
-                    source = cause.source();
-                }
-                Ok(())
-            }
+            // reqwest's own message hides the cause ("connection refused", "timed out").
+            HttpError::Transport(e) => write!(f, "{}", with_causes(e)),
             HttpError::Response(e) => write!(f, "{e}"),
             HttpError::Status(s) => write!(f, "HTTP {s}"),
             HttpError::TooLarge => write!(f, "response larger than {MAX_RESPONSE_BYTES} bytes"),

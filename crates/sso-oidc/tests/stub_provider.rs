@@ -425,10 +425,8 @@ async fn a_refused_code_is_unauthorized_and_a_failing_provider_unavailable() {
     let adapter = adapter();
     // A provider that echoes what it was sent in its description: scrubbed.
     stub.set(|s| {
-        s.token = Answer::Error(
-            400,
-            json!({"error": "invalid_grant", "error_description": format!("code {CODE} with {VERIFIER} by {SECRET} is invalid")}),
-        );
+        let description = format!("code {CODE} with {VERIFIER} by {SECRET} is invalid");
+        s.token = Answer::Error(400, json!({"error": "invalid_grant", "error_description": description}));
     });
     let m = unauthorized(finish(&adapter, &stub.provider()).await);
     assert!(m.starts_with("the identity provider refused the code: invalid_grant"), "{m}");
@@ -542,7 +540,6 @@ async fn logs_name_the_cause_but_never_a_secret() {
     assert!(text.contains("refused an authorization code"), "{text}");
     assert!(text.contains("refused an ID token"), "{text}");
     assert!(text.contains("nonce"), "{text}");
-    eprintln!("{text}");
     for secret in [SECRET, CODE, VERIFIER, ACCESS_TOKEN, "SUPERSECRET"] {
         assert!(!text.contains(secret), "the logs name {secret}:\n{text}");
     }
