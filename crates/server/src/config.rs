@@ -615,7 +615,8 @@ mod tests {
         assert_eq!(p.issuer, "https://acme.okta.com/oauth2/default/", "kept exactly as the provider spells it");
         assert_eq!(p.allowed_domains, ["acme.com"]);
         assert!(!format!("{ok:?}").contains("sso-client-secret-value"));
-        let bad: [(&str, fn(&mut SsoProviderConfig)); 6] = [
+        type Spoil = fn(&mut SsoProviderConfig);
+        let bad: [(&str, Spoil); 6] = [
             ("id", |p| p.id = "Okta!".into()),
             ("issuer", |p| p.issuer = "not a url".into()),
             ("redirect_uris", |p| p.redirect_uris = vec![]),
