@@ -104,6 +104,9 @@ pub struct Config {
     pub sso_providers: Vec<SsoProviderConfig>,
     /// How long a started SSO sign-in may take to come back, in seconds (1 to 3600).
     pub sso_state_ttl_secs: u64,
+    /// Discovery clustering groups the shadow events received in the last this many days
+    /// (1 to 3650).
+    pub discovery_window_days: u64,
 }
 
 /// One OpenID Connect provider.
@@ -239,6 +242,7 @@ impl Default for Config {
             embedding_timeout_secs: 10,
             sso_providers: Vec::new(),
             sso_state_ttl_secs: 600,
+            discovery_window_days: 30,
         }
     }
 }
@@ -346,6 +350,9 @@ impl Config {
         {
             bail!("WEBHOOK_SECRET must be at least {} bytes", agentgov_domain::secrets::MIN_WEBHOOK_SECRET_LEN);
         }
+        if !(1..=3650).contains(&self.discovery_window_days) {
+            bail!("discovery_window_days must be between 1 and 3650");
+        }
         if !(1..=3600).contains(&self.sso_state_ttl_secs) {
             bail!("sso_state_ttl_secs must be between 1 and 3600");
         }
@@ -443,6 +450,7 @@ impl fmt::Debug for Config {
             embedding_timeout_secs,
             sso_providers,
             sso_state_ttl_secs,
+            discovery_window_days,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -483,6 +491,7 @@ impl fmt::Debug for Config {
             .field("embedding_api_key", &mask(embedding_api_key))
             .field("embedding_timeout_secs", embedding_timeout_secs)
             .field("sso_state_ttl_secs", sso_state_ttl_secs)
+            .field("discovery_window_days", discovery_window_days)
             .field(
                 "sso_providers",
                 &sso_providers.iter().map(|p| format!("{} ({})", p.id, p.issuer)).collect::<Vec<_>>(),

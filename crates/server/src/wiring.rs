@@ -377,7 +377,10 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
         },
         guard: GuardSettings::default(),
-        discovery: DiscoverySettings::default(),
+        discovery: DiscoverySettings {
+            window: Duration::from_secs(config.discovery_window_days * 86_400),
+            ..DiscoverySettings::default()
+        },
         sso: SsoSettings {
             providers: config.sso_providers.iter().map(|p| p.to_provider()).collect::<anyhow::Result<_>>()?,
             state_ttl: Duration::from_secs(config.sso_state_ttl_secs),

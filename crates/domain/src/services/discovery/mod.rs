@@ -100,6 +100,9 @@ pub struct DiscoverySettings {
     /// A job gives up after this many attempts (a worker that died each time).
     pub job_max_attempts: i32,
     pub params: Params,
+    /// Clustering reads the events received within this window (older ones are kept but no
+    /// longer grouped), so its cost stays bounded as events accumulate.
+    pub window: Duration,
 }
 
 impl Default for DiscoverySettings {
@@ -109,6 +112,7 @@ impl Default for DiscoverySettings {
             job_lease: Duration::from_secs(60),
             job_max_attempts: 3,
             params: Params::default(),
+            window: Duration::from_secs(30 * 86_400),
         }
     }
 }
@@ -846,12 +850,20 @@ impl DiscoveryService {
                 job,
                 token,
                 aggregator: Mutex::new(Aggregator::new()),
-                after: Mutex::new(None),
+                after: Mutex::new(Some(self.window_start(now))),
                 exclude,
                 params: self.inner.settings.params,
                 started: Instant::now(),
             }));
         }
+    }
+
+    /// The smallest event id of the window ending at `now`: ids are UUID v7, ordered by the
+    /// time they were received.
+    fn window_start(&self, now: OffsetDateTime) -> DiscoveryEventId {
+        let start = now - self.inner.settings.window;
+        let millis = u64::try_from(start.unix_timestamp_nanos() / 1_000_000).unwrap_or(0);
+        DiscoveryEventId(uuid::Builder::from_unix_timestamp_millis(millis, &[0; 10]).into_uuid())
     }
 
     /// The next page of the job's shadow events (empty at the end); renews the lease.

@@ -342,3 +342,17 @@ async fn reading_keys_cannot_ingest_cluster_or_decide() {
     assert!(forbidden(h.svc.discovery.dismiss(&reader, id, DismissRequest::default()).await.unwrap_err()));
     assert!(h.svc.discovery.list(&reader, &CandidateListParams::default(), None, None).await.is_ok());
 }
+
+#[tokio::test]
+async fn clustering_starts_reading_at_the_window() {
+    let h = harness();
+    let now = h.clock.now();
+    let at = |days_ago: i64| {
+        let millis = ((now - time::Duration::days(days_ago)).unix_timestamp_nanos() / 1_000_000) as u64;
+        DiscoveryEventId(uuid::Builder::from_unix_timestamp_millis(millis, &[0xff; 10]).into_uuid())
+    };
+    let start = h.svc.discovery.window_start(now);
+    assert!(start > at(31) && start < at(29), "the default window is 30 days");
+    // A page after `start` holds what was received within the window (ids are UUID v7).
+    assert!(at(0) > start);
+}
