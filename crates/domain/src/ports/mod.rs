@@ -5,6 +5,7 @@ pub mod clock;
 pub mod embed;
 pub mod events;
 pub mod policy;
+pub mod siem;
 pub mod sso;
 pub mod store;
 
@@ -13,6 +14,7 @@ pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};
 pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, PolicyOutcome, RegoDiagnostic};
+pub use siem::SiemSink;
 pub use sso::{AuthorizationStart, OidcClient, VerifiedIdentity};
 pub use store::{
     AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, PolicyRepo, ResourceCounts, SessionRepo,
