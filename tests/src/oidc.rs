@@ -255,6 +255,8 @@ pub async fn walk(client: &reqwest::Client, jar: &mut CookieJar, url: &str, unti
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use sha2::{Digest, Sha256};
 
     use super::*;
@@ -263,32 +265,12 @@ mod tests {
     const CLIENT_ID: &str = "agentgov-test";
     const CLIENT_SECRET: &str = "agentgov-test-secret";
 
-    const B64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
     fn b64url_encode(bytes: &[u8]) -> String {
-        let mut out = String::new();
-        for chunk in bytes.chunks(3) {
-            let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-            for i in 0..=chunk.len() {
-                out.push(B64URL[(n >> (18 - 6 * i) & 63) as usize] as char);
-            }
-        }
-        out
+        URL_SAFE_NO_PAD.encode(bytes)
     }
 
     fn b64url_decode(text: &str) -> Vec<u8> {
-        let mut out = Vec::new();
-        let (mut acc, mut bits) = (0u32, 0);
-        for c in text.bytes() {
-            let v = B64URL.iter().position(|&b| b == c).unwrap_or_else(|| panic!("not base64url: {text}"));
-            acc = acc << 6 | v as u32;
-            bits += 6;
-            if bits >= 8 {
-                bits -= 8;
-                out.push((acc >> bits & 0xff) as u8);
-            }
-        }
-        out
+        URL_SAFE_NO_PAD.decode(text).unwrap_or_else(|e| panic!("not base64url: {text}: {e}"))
     }
 
     fn jwt_payload(jwt: &str) -> Value {

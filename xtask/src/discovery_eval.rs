@@ -159,20 +159,12 @@ fn batches(events: &[SynthEvent]) -> Vec<String> {
         .collect()
 }
 
-/// Unix seconds as RFC 3339 UTC (civil-from-days, Howard Hinnant's algorithm).
+/// Unix seconds as RFC 3339 UTC.
 fn rfc3339(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    time::OffsetDateTime::from_unix_timestamp(secs)
+        .ok()
+        .and_then(|at| at.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
 }
 
 fn through_server(

@@ -47,18 +47,8 @@ fn events_of(agents: std::ops::Range<usize>, per: usize) -> Vec<Value> {
 
 /// `secs` since the epoch as an RFC 3339 UTC date-time.
 fn rfc3339(secs: i64) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days to a civil date (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+    let at = time::OffsetDateTime::from_unix_timestamp(secs).unwrap();
+    at.format(&time::format_description::well_known::Rfc3339).unwrap()
 }
 
 fn now_secs() -> i64 {
