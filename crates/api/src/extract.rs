@@ -23,8 +23,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let mime = media_type(req);
-        let content_type_ok = mime == "application/json" || mime.ends_with("+json");
+        let content_type = require_json(req);
         let bytes = web::Bytes::from_request(req, payload);
         Box::pin(async move {
             let bytes = bytes.await.map_err(|e| {
@@ -35,14 +34,22 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                     ApiError::new(status, "could not read the request body")
                 }
             })?;
-            if !content_type_ok {
-                return Err(ApiError::new(
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "send the body as JSON with Content-Type: application/json",
-                ));
-            }
+            content_type?;
             parse_json(&bytes).map(Json)
         })
+    }
+}
+
+/// 415 unless the request says its body is JSON (`application/json` or `…+json`).
+pub fn require_json(req: &HttpRequest) -> Result<(), ApiError> {
+    let mime = media_type(req);
+    if mime == "application/json" || mime.ends_with("+json") {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the body as JSON with Content-Type: application/json",
+        ))
     }
 }
 

@@ -11,7 +11,7 @@ use agentgov_domain::services::discovery::{
 };
 use futures::StreamExt;
 
-use crate::extract::{ApiKeyOrJwt, Json, media_type, parse_json};
+use crate::extract::{ApiKeyOrJwt, Json, parse_json, require_json};
 use crate::problem::{ApiError, ApiResult};
 use crate::{AppState, HttpSettings};
 
@@ -61,13 +61,7 @@ pub async fn ingest_batch(
     mut payload: web::Payload,
 ) -> ApiResult<HttpResponse> {
     let limit = req.app_data::<HttpSettings>().map_or(BATCH_BODY_LIMIT, |h| h.body_limit.max(BATCH_BODY_LIMIT));
-    let mime = media_type(&req);
-    if mime != "application/json" && !mime.ends_with("+json") {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "send the body as JSON with Content-Type: application/json",
-        ));
-    }
+    require_json(&req)?;
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "could not read the request body"))?;
@@ -178,13 +172,7 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(req: &HttpRequest, bo
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    let mime = media_type(req);
-    if mime != "application/json" && !mime.ends_with("+json") {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "send the body as JSON with Content-Type: application/json",
-        ));
-    }
+    require_json(req)?;
     parse_json(body)
 }
 
