@@ -97,13 +97,7 @@ impl AuthService {
             return Err(DomainError::Forbidden("this user is blocked".into()));
         }
         self.ports.cache.delete(&email_key).await?;
-        let (result, session) = self.start_session(&user).await?;
-        let event = AuditEvent::new(user.tenant_id, Actor::new(ActorType::User, user.id), "auth.login")
-            .action("login")
-            .resource(format!("users/{}", user.id))
-            .details(json!({"method": "password", "session_id": session, "client_ip": client_ip}));
-        self.audit.record_after(event).await;
-        Ok(result)
+        self.open_session(&user, json!({"method": "password", "client_ip": client_ip})).await
     }
 
     /// A failed login of an existing user. The actor is unknown (someone with the email).
@@ -125,9 +119,19 @@ impl AuthService {
     }
 
     /// Creates a session with its JWT and session-bound API key for an authenticated user
-    /// (password login here; SSO later).
-    pub async fn open_session(&self, user: &User) -> Result<LoginResult> {
-        self.start_session(user).await.map(|(result, _)| result)
+    /// (by password, or through SSO) and audits the login: `details` say how (`method`,
+    /// `client_ip`, …); the session's id is added to them.
+    pub async fn open_session(&self, user: &User, mut details: serde_json::Value) -> Result<LoginResult> {
+        let (result, session) = self.start_session(user).await?;
+        if let Some(d) = details.as_object_mut() {
+            d.insert("session_id".into(), json!(session));
+        }
+        let event = AuditEvent::new(user.tenant_id, Actor::new(ActorType::User, user.id), "auth.login")
+            .action("login")
+            .resource(format!("users/{}", user.id))
+            .details(details);
+        self.audit.record_after(event).await;
+        Ok(result)
     }
 
     async fn start_session(&self, user: &User) -> Result<(LoginResult, SessionId)> {

@@ -18,7 +18,7 @@ use super::validate::normalize_email;
 use super::{AuthService, LoginResult, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::UserId;
-use crate::model::{Actor, ActorType, SsoProvider, User, UserStatus};
+use crate::model::{Actor, SsoProvider, User, UserStatus};
 
 /// Tunables of single sign-on.
 #[derive(Debug, Clone)]
@@ -182,15 +182,9 @@ impl SsoService {
             self.refused(provider, &email, "blocked").await;
             return Err(DomainError::Forbidden("this user is blocked".into()));
         }
-        let result = self.inner.auth.open_session(&user).await?;
-        let event = AuditEvent::new(user.tenant_id, Actor::new(ActorType::User, user.id), "auth.login")
-            .action("login")
-            .resource(format!("users/{}", user.id))
-            .details(
-                json!({"method": "sso", "provider": provider.id, "subject": identity.subject, "client_ip": client_ip}),
-            );
-        self.inner.log.record_after(event).await;
-        Ok(result)
+        let how =
+            json!({"method": "sso", "provider": provider.id, "subject": identity.subject, "client_ip": client_ip});
+        self.inner.auth.open_session(&user, how).await
     }
 
     async fn create_user(&self, provider: &SsoProvider, email: &str, name: Option<&str>) -> Result<User> {
