@@ -629,9 +629,18 @@ pub fn cluster(agg: &Aggregator, params: &Params, exclude: &[Profile]) -> Cluste
         })
         .collect();
 
-    // Heaviest signatures seed clusters first, so the outcome does not depend on arrival.
+    // Heaviest signatures seed clusters first, ties in the order of their identifying values,
+    // so the outcome does not depend on arrival. `order` is that order; `rank` each
+    // signature's place in it, the tie-break everywhere below.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|a, b| sigs[*b].events.cmp(&sigs[*a].events).then_with(|| agg.canon(*a).cmp(&agg.canon(*b))));
+    {
+        let canon: Vec<Vec<&str>> = (0..n).map(|i| agg.canon(i)).collect();
+        order.sort_by(|a, b| sigs[*b].events.cmp(&sigs[*a].events).then_with(|| canon[*a].cmp(&canon[*b])));
+    }
+    let mut rank = vec![0usize; n];
+    for (place, &i) in order.iter().enumerate() {
+        rank[i] = place;
+    }
     let mut label: Vec<Option<usize>> = vec![None; n];
     let mut clusters = 0usize;
     for &seed in &order {
@@ -660,7 +669,7 @@ pub fn cluster(agg: &Aggregator, params: &Params, exclude: &[Profile]) -> Cluste
         label[i] = adjacency[i]
             .iter()
             .filter(|(j, _)| core[*j as usize])
-            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| agg.canon(b.0 as usize).cmp(&agg.canon(a.0 as usize))))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| rank[b.0 as usize].cmp(&rank[a.0 as usize])))
             .and_then(|(j, _)| label[*j as usize]);
     }
 
@@ -670,11 +679,12 @@ pub fn cluster(agg: &Aggregator, params: &Params, exclude: &[Profile]) -> Cluste
             members[*c].push(i);
         }
     }
+    // Heaviest first (`rank` order), as `summarize` expects.
     for m in members.iter_mut() {
-        m.sort_by(|a, b| sigs[*b].events.cmp(&sigs[*a].events).then_with(|| agg.canon(*a).cmp(&agg.canon(*b))));
+        m.sort_by_key(|i| rank[*i]);
     }
     let mut built: Vec<(usize, Cluster)> = members.iter().enumerate().map(|(c, m)| (c, summarize(agg, m))).collect();
-    let lead = |c: usize| members[c].first().map(|i| agg.canon(*i)).unwrap_or_default();
+    let lead = |c: usize| members[c].first().map_or(usize::MAX, |i| rank[*i]);
     built.sort_by(|a, b| b.1.events.cmp(&a.1.events).then_with(|| lead(a.0).cmp(&lead(b.0))));
     let mut renumber = vec![0usize; clusters];
     for (new, (old, _)) in built.iter().enumerate() {
@@ -690,7 +700,8 @@ pub fn cluster(agg: &Aggregator, params: &Params, exclude: &[Profile]) -> Cluste
     }
 }
 
-/// A cluster's fingerprint, counts, samples and cohesion from its signatures.
+/// A cluster's fingerprint, counts, samples and cohesion from its signatures (heaviest
+/// first: samples come from the heaviest).
 fn summarize(agg: &Aggregator, members: &[usize]) -> Cluster {
     let sigs = &agg.signatures;
     let mut totals: [HashMap<u32, f64>; FIELDS] = Default::default();
@@ -739,10 +750,8 @@ fn summarize(agg: &Aggregator, members: &[usize]) -> Cluster {
             .sum::<f64>()
             / events as f64
     };
-    let mut by_weight: Vec<usize> = members.to_vec();
-    by_weight.sort_by(|a, b| sigs[*b].events.cmp(&sigs[*a].events).then_with(|| agg.canon(*a).cmp(&agg.canon(*b))));
     let mut samples: Vec<u128> = Vec::with_capacity(SAMPLES);
-    for &i in &by_weight {
+    for &i in members {
         let mut own = sigs[i].samples.clone();
         own.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, r) in own {
