@@ -219,6 +219,17 @@ impl TryFrom<ApiKeyRow> for ApiKey {
     }
 }
 
+/// A job's lease from its `lease_token` and `lease_until` columns (none unless both are set).
+fn lease(table: &str, token: Option<String>, until: Option<i64>) -> Result<Option<Lease>> {
+    match (token, until) {
+        (Some(token), Some(until)) => Ok(Some(Lease {
+            token: parse_id(&format!("{table}.lease_token"), &token)?,
+            until: instant(&format!("{table}.lease_until"), until)?,
+        })),
+        _ => Ok(None),
+    }
+}
+
 fn instant(column: &str, micros: i64) -> Result<OffsetDateTime> {
     from_unix_micros(micros).ok_or_else(|| bad(column, &micros.to_string()))
 }
@@ -388,13 +399,7 @@ impl TryFrom<ExportJobRow> for ExportJob {
         let filters: AuditFilter =
             serde_json::from_str(&r.filters).map_err(|_| bad("export_jobs.filters", &r.filters))?;
         let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = match (r.lease_token, r.lease_until) {
-            (Some(token), Some(until)) => Some(Lease {
-                token: parse_id("export_jobs.lease_token", &token)?,
-                until: instant("export_jobs.lease_until", until)?,
-            }),
-            _ => None,
-        };
+        let lease = lease("export_jobs", r.lease_token, r.lease_until)?;
         Ok(ExportJob {
             id: parse_id("export_jobs.id", &r.id)?,
             tenant_id: parse_id("export_jobs.tenant_id", &r.tenant_id)?,
@@ -817,13 +822,7 @@ impl TryFrom<GuardTaskRow> for GuardTask {
         let kind = ActorType::parse(&r.requested_by_type)
             .ok_or_else(|| bad("guard_tasks.requested_by_type", &r.requested_by_type))?;
         let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = match (r.lease_token, r.lease_until) {
-            (Some(token), Some(until)) => Some(Lease {
-                token: parse_id("guard_tasks.lease_token", &token)?,
-                until: instant("guard_tasks.lease_until", until)?,
-            }),
-            _ => None,
-        };
+        let lease = lease("guard_tasks", r.lease_token, r.lease_until)?;
         Ok(GuardTask {
             id: parse_id("guard_tasks.id", &r.id)?,
             tenant_id: parse_id("guard_tasks.tenant_id", &r.tenant_id)?,
@@ -989,13 +988,7 @@ impl TryFrom<ClusterJobRow> for ClusterJob {
         let kind = ActorType::parse(&r.requested_by_type)
             .ok_or_else(|| bad("discovery_jobs.requested_by_type", &r.requested_by_type))?;
         let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = match (r.lease_token, r.lease_until) {
-            (Some(token), Some(until)) => Some(Lease {
-                token: parse_id("discovery_jobs.lease_token", &token)?,
-                until: instant("discovery_jobs.lease_until", until)?,
-            }),
-            _ => None,
-        };
+        let lease = lease("discovery_jobs", r.lease_token, r.lease_until)?;
         let summary =
             r.summary.map(|s| serde_json::from_str(&s).map_err(|_| bad("discovery_jobs.summary", &s))).transpose()?;
         Ok(ClusterJob {
