@@ -221,6 +221,32 @@ impl FromRequest for AdminKey {
     }
 }
 
+/// Who may use the SIEM endpoints: the platform operator by `X-Admin-Key` (checked first,
+/// when the header is sent) or a user by a session JWT; the domain requires a Super Admin.
+pub struct SiemOperator(pub agentgov_domain::services::siem::Operator);
+
+impl FromRequest for SiemOperator {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        use agentgov_domain::services::siem::Operator;
+        if req.headers().contains_key("x-admin-key") {
+            let admin = AdminKey::from_request(req, payload).into_inner();
+            return Box::pin(async move { admin.map(|AdminKey| SiemOperator(Operator::AdminKey)) });
+        }
+        if bearer(req).is_none() && !req.headers().contains_key("x-api-key") {
+            let e = ApiError::unauthorized(
+                "missing credentials: send X-Admin-Key, or Authorization: Bearer <access_token> of a Super Admin",
+                BEARER_CHALLENGE,
+            );
+            return Box::pin(async move { Err(e) });
+        }
+        let fut = authenticate(req, Accept::Jwt);
+        Box::pin(async move { fut.await.map(|caller| SiemOperator(Operator::User(caller))) })
+    }
+}
+
 /// The client's IP address (keys the login rate limit): the socket's peer, or behind
 /// `trusted_proxy_hops` proxies the address the outermost trusted proxy saw. Entries left of
 /// that in `X-Forwarded-For` are the client's own say and are never trusted.

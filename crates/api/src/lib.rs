@@ -43,7 +43,7 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{agents, api_keys, audit, auth, discovery, guard, health, policies, tenants, users, webhook};
+    use routes::{agents, api_keys, audit, auth, discovery, guard, health, policies, siem, tenants, users, webhook};
     // One scope per resource: a request is matched against its resource's few routes, not
     // against every route's pattern in turn (the router, the request span and the metrics
     // each match it).
@@ -142,6 +142,8 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(api_keys::list)
                     .service(api_keys::revoke),
             )
+            .service(siem::status)
+            .service(siem::test)
             .service(tenants::create)
             .service(tenants::list)
             .service(tenants::get)

@@ -31,6 +31,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "policies", description = "Rego policies, templates and the policy check"),
         (name = "discovery", description = "Shadow-agent discovery: ingest observed activity, cluster it into candidates, confirm or dismiss them"),
         (name = "guard", description = "Prompt Guard: injection, jailbreak and leakage screening; the trainable detector"),
+        (name = "siem", description = "SIEM forwarding of the audit log (platform operator or Super Admin)"),
         (name = "webhook", description = "Signed inbound agent events (outside /api/v1)"),
     )
 )]

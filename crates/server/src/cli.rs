@@ -1,4 +1,4 @@
-//! Command line: `serve`, `migrate`, `tenant create`, `openapi`.
+//! Command line: `serve`, `migrate`, `tenant create`, `user set-role`, `openapi`.
 
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
@@ -29,6 +29,9 @@ pub enum Command {
     /// Manage tenants.
     #[command(subcommand)]
     Tenant(TenantCommand),
+    /// Manage users as the platform operator.
+    #[command(subcommand)]
+    User(UserCommand),
     /// Print the OpenAPI document (JSON) and exit.
     Openapi,
 }
@@ -42,6 +45,19 @@ pub enum TenantCommand {
         name: String,
         #[arg(long)]
         admin_email: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Set a user's role, `super_admin` included (nobody may grant a role above their own,
+    /// so this is how the first Super Admin is made). Audited in the user's tenant.
+    SetRole {
+        #[arg(long)]
+        email: String,
+        /// viewer, analyst, admin or super_admin.
+        #[arg(long)]
+        role: agentgov_domain::model::Role,
     },
 }
 
@@ -96,6 +112,21 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string_pretty(&created)?);
             Ok(())
         }
+        Command::User(UserCommand::SetRole { email, role }) => {
+            let user = set_role(&config, &email, role).await?;
+            println!("{}", serde_json::to_string_pretty(&user)?);
+            Ok(())
+        }
         Command::Openapi => Ok(()),
     }
+}
+
+/// `agentgov user set-role`: sets the role of the user with `email` (and has it audited).
+pub async fn set_role(
+    config: &Config,
+    email: &str,
+    role: agentgov_domain::model::Role,
+) -> anyhow::Result<agentgov_domain::model::User> {
+    let (services, _) = crate::wiring::build_services(config).await?;
+    Ok(services.users.set_role_as_operator(email, role, "cli").await?)
 }

@@ -107,6 +107,16 @@ pub struct Config {
     /// Discovery clustering groups the shadow events received in the last this many days
     /// (1 to 3650).
     pub discovery_window_days: u64,
+    /// Where the audit log is forwarded (`[[siem_sinks]]` in the file, or
+    /// `AGENTGOV_SIEM_SINKS='[{name="soc", kind="syslog-tcp", address="siem:6514"}]'`).
+    /// See docs/siem.md.
+    pub siem_sinks: Vec<crate::siem_config::SiemSinkConfig>,
+    /// Most audit records a SIEM sink is sent per tenant in one batch (1 to 10000).
+    pub siem_batch_size: u32,
+    /// How often an idle SIEM forwarder looks for new records, in milliseconds (10 to 60000).
+    pub siem_poll_ms: u64,
+    /// The longest wait between retries to a SIEM that is down, in seconds (1 to 3600).
+    pub siem_max_backoff_secs: u64,
 }
 
 /// One OpenID Connect provider.
@@ -243,6 +253,10 @@ impl Default for Config {
             sso_providers: Vec::new(),
             sso_state_ttl_secs: 600,
             discovery_window_days: 30,
+            siem_sinks: Vec::new(),
+            siem_batch_size: 500,
+            siem_poll_ms: 500,
+            siem_max_backoff_secs: 60,
         }
     }
 }
@@ -363,6 +377,22 @@ impl Config {
                 bail!("sso_providers: the id `{}` is used twice", p.id);
             }
         }
+        if !(1..=10_000).contains(&self.siem_batch_size) {
+            bail!("siem_batch_size must be between 1 and 10000");
+        }
+        if !(10..=60_000).contains(&self.siem_poll_ms) {
+            bail!("siem_poll_ms must be between 10 and 60000");
+        }
+        if !(1..=3600).contains(&self.siem_max_backoff_secs) {
+            bail!("siem_max_backoff_secs must be between 1 and 3600");
+        }
+        let mut names = std::collections::HashSet::new();
+        for sink in &self.siem_sinks {
+            sink.to_route()?;
+            if !names.insert(sink.name.as_str()) {
+                bail!("siem_sinks: the name `{}` is used twice", sink.name);
+            }
+        }
         if matches!(self.database()?, Database::Postgres(_)) && self.webhook_secret.is_none() {
             bail!("WEBHOOK_SECRET is required with a Postgres DATABASE_URL: senders and every replica must share it");
         }
@@ -451,6 +481,10 @@ impl fmt::Debug for Config {
             sso_providers,
             sso_state_ttl_secs,
             discovery_window_days,
+            siem_sinks,
+            siem_batch_size,
+            siem_poll_ms,
+            siem_max_backoff_secs,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -496,6 +530,10 @@ impl fmt::Debug for Config {
                 "sso_providers",
                 &sso_providers.iter().map(|p| format!("{} ({})", p.id, p.issuer)).collect::<Vec<_>>(),
             )
+            .field("siem_sinks", &siem_sinks.iter().map(|s| s.describe()).collect::<Vec<_>>())
+            .field("siem_batch_size", siem_batch_size)
+            .field("siem_poll_ms", siem_poll_ms)
+            .field("siem_max_backoff_secs", siem_max_backoff_secs)
             .finish()
     }
 }

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod serve;
+pub mod siem_config;
 pub mod wiring;
 
 pub use config::Config;

@@ -20,6 +20,7 @@ pub struct Running {
 /// when awaited (or spawned) and stops gracefully on SIGTERM/SIGINT or its handle's `stop`.
 pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Result<Running> {
     let (services, info) = build_services(config).await?;
+    crate::wiring::spawn_siem_forwarders(&services.siem);
     let state = web::Data::new(AppState { services, info });
     let doc = agentgov_api::openapi();
     let http = HttpSettings { body_limit: config.body_limit_bytes, trusted_proxy_hops: config.trusted_proxy_hops };

@@ -9,10 +9,11 @@ use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVeri
 use agentgov_domain::services::audit::AuditLogSettings;
 use agentgov_domain::services::discovery::ClusterRun;
 use agentgov_domain::services::guard::{TrainError, TrainingRun};
+use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
     AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, DiscoveryService,
     DiscoverySettings, GuardService, GuardSettings, PolicySettings, Ports, Secrets, ServerInfo, Services, Settings,
-    SsoSettings,
+    SiemRoute, SiemService, SiemSettings, SsoSettings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -159,6 +160,46 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
             async move { run_clustering(&discovery, run).await }
         },
     ));
+}
+
+/// Starts one forwarding loop per configured SIEM sink (by `agentgov serve` only: a
+/// command-line command must not take a sink's lease and leave).
+pub fn spawn_siem_forwarders(siem: &SiemService) {
+    for route in siem.routes() {
+        tokio::spawn(siem_forwarder(siem.clone(), route.clone()));
+    }
+}
+
+/// Forwards one sink for as long as the process lives: steps while there is work, polls
+/// when idle, backs off while the sink fails (renewing its lease meanwhile, so the sink
+/// does not hop between replicas), and looks again now and then when another replica holds
+/// the lease.
+async fn siem_forwarder(siem: SiemService, route: SiemRoute) {
+    let settings = siem.settings().clone();
+    let mut state = Forwarder::default();
+    loop {
+        let (wait, keep_lease) = match siem.step(&route, &mut state).await {
+            Ok(Step::Progressed) => continue,
+            Ok(Step::Idle) => (settings.poll, false),
+            Ok(Step::NotLeader) => (settings.lease_ttl / 3, false),
+            Ok(Step::Failed) => (state.backoff(&settings), true),
+            Err(e) => {
+                tracing::warn!(sink = %route.name, error = %e, "SIEM forwarding could not read its progress");
+                (settings.backoff_min, false)
+            }
+        };
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            tokio::time::sleep(left.min(settings.lease_ttl / 3)).await;
+            if keep_lease && let Err(e) = siem.keep_lease(&route, &mut state).await {
+                tracing::warn!(sink = %route.name, error = %e, "could not renew the SIEM lease");
+            }
+        }
+    }
 }
 
 /// Reads the tenant's shadow events page by page (each page aggregated on a blocking
@@ -337,6 +378,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         ids: Arc::new(UuidV7Gen),
         embedder: embedder(config)?,
         oidc: Arc::new(agentgov_sso_oidc::OidcAdapter::new(SSO_HTTP_TIMEOUT).context("the OpenID Connect client")?),
+        siem_sinks: config.siem_sinks.iter().map(|s| s.to_route()).collect::<anyhow::Result<Vec<_>>>()?.into(),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
@@ -384,6 +426,12 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         sso: SsoSettings {
             providers: config.sso_providers.iter().map(|p| p.to_provider()).collect::<anyhow::Result<_>>()?,
             state_ttl: Duration::from_secs(config.sso_state_ttl_secs),
+        },
+        siem: SiemSettings {
+            batch: config.siem_batch_size,
+            poll: Duration::from_millis(config.siem_poll_ms),
+            backoff_max: Duration::from_secs(config.siem_max_backoff_secs),
+            ..SiemSettings::default()
         },
     };
     let info = ServerInfo {

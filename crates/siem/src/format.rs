@@ -11,26 +11,10 @@ pub const PRODUCT: &str = "agentgov";
 /// boundary and end with `…`.
 pub const MAX_MSG: usize = 1023;
 
-/// The record's severity on CEF's scale (0 lowest, 10 highest): the event's kind sets a
-/// floor, a denial or block raises it to 7, and the risk score (0..1, times 10) raises it
-/// further.
+/// The record's severity on CEF's scale (0 lowest, 10 highest): see
+/// [`AuditRecord::severity`].
 pub fn severity(r: &AuditRecord) -> u8 {
-    let kind = r.event_type.as_str();
-    let base: u8 = match kind {
-        "guard.blocked" | "anomaly.detected" => 8,
-        "auth.login_failed" | "hitl.rejected" | "hitl.expired" => 5,
-        k if k.starts_with("tenant.") || k.starts_with("user.") || k.starts_with("api_key.") => 4,
-        k if k.starts_with("policy.") && k != "policy.decision" => 4,
-        k if k.starts_with("discovery.candidate") => 4,
-        _ => 2,
-    };
-    let decided = match r.decision.as_deref() {
-        Some("deny" | "denied" | "blocked") => 7,
-        Some("require_approval" | "approval_required") => 5,
-        _ => 0,
-    };
-    let risk = r.risk_score.map_or(0, |s| (s.clamp(0.0, 1.0) * 10.0).round() as u8);
-    base.max(decided).max(risk).min(10)
+    r.severity()
 }
 
 /// A CEF header field: `\` and `|` escaped.
@@ -173,17 +157,21 @@ pub fn json(r: &AuditRecord) -> Value {
 }
 
 /// Records as a Splunk HTTP Event Collector body: one JSON event object per record, one
-/// after another (HEC's batch form), with `time` in seconds.
-pub fn hec(records: &[AuditRecord], host: &str, source: &str, sourcetype: &str) -> String {
+/// after another (HEC's batch form), with `time` in seconds, and `index` when given (else
+/// the token's default index).
+pub fn hec(records: &[AuditRecord], host: &str, source: &str, sourcetype: &str, index: Option<&str>) -> String {
     let mut body = String::new();
     for r in records {
-        let event = json!({
+        let mut event = json!({
             "time": r.timestamp.unix_timestamp_nanos() as f64 / 1e9,
             "host": host,
             "source": source,
             "sourcetype": sourcetype,
             "event": json(r),
         });
+        if let (Some(index), Some(fields)) = (index, event.as_object_mut()) {
+            fields.insert("index".into(), Value::from(index));
+        }
         body.push_str(&event.to_string());
         body.push('\n');
     }
@@ -268,11 +256,16 @@ mod tests {
         assert_eq!(v["details"]["note"], "hi");
         assert_eq!(v["actor"]["type"], "api_key");
         assert_eq!(v["severity"], 4);
-        let body = hec(&[r.clone(), r], "gov-1", "agentgov", "agentgov:audit");
+        let body = hec(&[r.clone(), r.clone()], "gov-1", "agentgov", "agentgov:audit", None);
         let lines: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0]["time"], 1_790_000_000.0);
         assert_eq!(lines[0]["sourcetype"], "agentgov:audit");
         assert_eq!(lines[1]["event"]["event_type"], "agent.action");
+        assert!(lines[0].get("index").is_none(), "no index: the token's default");
+        let body = hec(&[r], "gov-1", "agentgov", "agentgov:audit", Some("security"));
+        let event: Value = serde_json::from_str(body.trim_end()).unwrap();
+        assert_eq!(event["index"], "security");
+        assert_eq!(event["host"], "gov-1");
     }
 }

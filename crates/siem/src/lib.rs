@@ -1,10 +1,21 @@
-//! SIEM forwarding (spec 4.13). This first part holds the formats every sink shares:
-//! [`format::severity`] (our events on CEF's 0–10 scale), [`format::cef`] (ArcSight Common
-//! Event Format), [`format::syslog`] (RFC 5424 with RFC 6587 octet counting), [`format::json`]
-//! (one flat JSON object per audit record) and [`format::hec`] (Splunk HTTP Event Collector
-//! batches), and the syslog sinks ([`syslog::SyslogSink`]: TCP with octet counting, UDP),
-//! behind the domain's `SiemSink` port. The mapping is documented in docs/siem.md. The
-//! outbox, the HEC sink and `/siem/status|test` follow.
+//! SIEM forwarding (spec 4.13): the formats every sink shares and the sinks, behind the
+//! domain's `SiemSink` port.
+//!
+//! Formats: [`format::severity`] (our events on CEF's 0–10 scale), [`format::cef`]
+//! (ArcSight Common Event Format), [`format::syslog`] (RFC 5424 with RFC 6587 octet
+//! counting), [`format::json`] (one flat JSON object per audit record) and [`format::hec`]
+//! (Splunk HTTP Event Collector batches). The mapping is documented in docs/siem.md.
+//!
+//! Sinks: [`syslog::SyslogSink`] (UDP, TCP with octet counting, and TLS per RFC 5425, one
+//! connection kept and checked before each write) and [`hec::HecSink`] (Splunk HEC over
+//! HTTP(S), batches split at [`hec::MAX_BODY`]). Both answer `Unavailable` whenever the
+//! destination has not taken the records, so the caller keeps and retries them. TLS is
+//! rustls with the `ring` provider, trusting the webpki roots or a given PEM CA file.
 
 pub mod format;
+pub mod hec;
 pub mod syslog;
+mod tls;
+
+#[cfg(test)]
+mod testing;

@@ -21,6 +21,7 @@ pub mod discovery;
 pub mod fixtures;
 pub mod guard;
 pub mod policies;
+pub mod siem;
 pub mod store;
 
 /// How long one conformance behaviour may run before it fails as stuck (each takes well

@@ -111,6 +111,16 @@ macro_rules! store_conformance_tests {
             discovery_complete_writes_the_candidates_and_completes_the_job,
             discovery_complete_without_the_lease_writes_nothing,
             discovery_jobs_leave_other_tenants_candidates_alone,
+            lease_is_taken_when_free_renewed_by_its_holder_and_taken_over_when_expired,
+            lease_release_frees_it_only_for_its_holder,
+            lease_racers_for_a_free_or_expired_lease_let_one_win,
+            siem_register_is_once_per_sink,
+            siem_from_the_beginning_forwards_every_tenants_whole_log,
+            siem_from_latest_starts_at_the_heads,
+            siem_cursors_only_move_forward_and_totals_add_up,
+            siem_failures_add_up_and_keep_the_last_error,
+            siem_state_of_an_unknown_sink_is_zeroes_and_the_whole_log,
+            siem_sinks_are_independent,
         );
     };
 }
@@ -143,6 +153,7 @@ pub use crate::audit::*;
 pub use crate::discovery::*;
 pub use crate::guard::*;
 pub use crate::policies::*;
+pub use crate::siem::*;
 
 async fn add_user(store: &Arc<dyn Store>, tenant: TenantId, email: &str, role: Role) -> User {
     let user = new_user(tenant, email, role);

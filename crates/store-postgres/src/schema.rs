@@ -266,6 +266,34 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    leases (name) {
+        name -> Text,
+        holder -> Uuid,
+        lease_until -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    siem_sinks (name) {
+        name -> Text,
+        created_at -> Timestamptz,
+        forwarded -> BigInt,
+        failed -> BigInt,
+        last_success_at -> Nullable<Timestamptz>,
+        last_error -> Nullable<Text>,
+        last_error_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    siem_cursors (sink, tenant_id) {
+        sink -> Text,
+        tenant_id -> Uuid,
+        last_seq -> BigInt,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -293,6 +321,8 @@ diesel::joinable!(discovery_events -> tenants (tenant_id));
 diesel::joinable!(discovery_candidates -> tenants (tenant_id));
 diesel::joinable!(discovery_jobs -> tenants (tenant_id));
 
+diesel::joinable!(siem_cursors -> tenants (tenant_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
@@ -313,4 +343,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_events,
     discovery_candidates,
     discovery_jobs,
+    leases,
+    siem_sinks,
+    siem_cursors,
 );

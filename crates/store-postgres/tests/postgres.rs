@@ -98,6 +98,9 @@ async fn migrations_go_up_down_and_up_again() {
         "discovery_events",
         "discovery_candidates",
         "discovery_jobs",
+        "leases",
+        "siem_sinks",
+        "siem_cursors",
     ] {
         assert!(!table_exists(&url, table).await, "{table} dropped by down.sql");
     }

@@ -17,6 +17,7 @@ mod policies;
 mod repo;
 mod rows;
 mod schema;
+mod siem;
 
 use std::path::Path;
 

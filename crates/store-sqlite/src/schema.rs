@@ -3,8 +3,9 @@
 //! The audit and export tables keep timestamps as unix microseconds (`BigInt`), so SQL
 //! compares them exactly, and hashes as 32-byte blobs. So do the agent tables, whose JSON
 //! columns are text and whose vectors are little-endian `f32` blobs, the policies table and
-//! the Prompt Guard's tables (models, feedback, tasks, stats) and the discovery tables
-//! (events, candidates, jobs), whose records are JSON text beside the columns queried.
+//! the Prompt Guard's tables (models, feedback, tasks, stats), the discovery tables
+//! (events, candidates, jobs), whose records are JSON text beside the columns queried, and
+//! the lease and SIEM tables.
 
 diesel::table! {
     tenants (id) {
@@ -272,6 +273,34 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    leases (name) {
+        name -> Text,
+        holder -> Text,
+        lease_until -> BigInt,
+    }
+}
+
+diesel::table! {
+    siem_sinks (name) {
+        name -> Text,
+        created_at -> BigInt,
+        forwarded -> BigInt,
+        failed -> BigInt,
+        last_success_at -> Nullable<BigInt>,
+        last_error -> Nullable<Text>,
+        last_error_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    siem_cursors (sink, tenant_id) {
+        sink -> Text,
+        tenant_id -> Text,
+        last_seq -> BigInt,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
@@ -299,5 +328,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     guard_stats,
     discovery_events,
     discovery_candidates,
-    discovery_jobs
+    discovery_jobs,
+    leases,
+    siem_sinks,
+    siem_cursors
 );

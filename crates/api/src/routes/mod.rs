@@ -9,6 +9,7 @@ pub mod discovery;
 pub mod guard;
 pub mod health;
 pub mod policies;
+pub mod siem;
 pub mod tenants;
 pub mod users;
 pub mod webhook;

@@ -241,6 +241,28 @@ pub struct AuditRecord {
 }
 
 impl AuditRecord {
+    /// How much a security analyst should care, on CEF's 0 (lowest) to 10 scale: the event's
+    /// kind sets a floor, a denial or block raises it to 7 (a required approval to 5), and
+    /// the risk score (0..1, times 10) raises it further. SIEM sinks send it and filter on
+    /// it; the mapping is in docs/siem.md.
+    pub fn severity(&self) -> u8 {
+        let base: u8 = match self.event_type.as_str() {
+            "guard.blocked" | "anomaly.detected" => 8,
+            "auth.login_failed" | "hitl.rejected" | "hitl.expired" => 5,
+            k if k.starts_with("tenant.") || k.starts_with("user.") || k.starts_with("api_key.") => 4,
+            k if k.starts_with("policy.") && k != "policy.decision" => 4,
+            k if k.starts_with("discovery.candidate") => 4,
+            _ => 2,
+        };
+        let decided = match self.decision.as_deref() {
+            Some("deny" | "denied" | "blocked") => 7,
+            Some("require_approval" | "approval_required") => 5,
+            _ => 0,
+        };
+        let risk = self.risk_score.map_or(0, |s| (s.clamp(0.0, 1.0) * 10.0).round() as u8);
+        base.max(decided).max(risk).min(10)
+    }
+
     /// The hash this record should carry, recomputed from its fields.
     pub fn computed_hash(&self) -> AuditHash {
         link(&self.prev_hash, &canonical_bytes(self.tenant_id, self.seq, &self.entry_view()))

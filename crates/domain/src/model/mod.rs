@@ -9,6 +9,7 @@ pub mod guard;
 pub mod policy;
 pub mod role;
 pub mod session;
+pub mod siem;
 pub mod sso;
 pub mod tenant;
 pub mod user;
@@ -34,6 +35,7 @@ pub use guard::{
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;
+pub use siem::{SiemBacklog, SiemSinkState};
 pub use sso::SsoProvider;
 pub use tenant::{EffectiveSettings, Tenant, TenantSettings};
 pub use user::{User, UserStatus};

@@ -17,6 +17,6 @@ pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, Poli
 pub use siem::SiemSink;
 pub use sso::{AuthorizationStart, OidcClient, VerifiedIdentity};
 pub use store::{
-    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, PolicyRepo, ResourceCounts, SessionRepo,
-    Store, TenantRepo, UserRepo,
+    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, LeaseRepo, PolicyRepo, ResourceCounts,
+    SessionRepo, SiemRepo, Store, TenantRepo, UserRepo,
 };

@@ -15,6 +15,6 @@ pub trait SiemSink: Send + Sync {
     fn format(&self) -> &'static str;
     /// Sends the records, in order. `Ok` once the destination has taken all of them (as far
     /// as its transport tells); `Unavailable` when it cannot be reached, so the caller keeps
-    /// them and retries.
+    /// them and retries. Gives up within its own timeout (seconds, not minutes).
     async fn send(&self, records: &[AuditRecord]) -> Result<()>;
 }

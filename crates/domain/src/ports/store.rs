@@ -16,7 +16,8 @@ use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
     CandidateFilter, CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent,
     ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo,
-    GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, Tenant, User,
+    GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, SiemBacklog,
+    SiemSinkState, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -361,6 +362,54 @@ pub trait DiscoveryRepo: Send + Sync {
     ) -> Result<()>;
 }
 
+/// Named leases for the background work that must run on exactly one replica at a time
+/// (SIEM forwarding, HITL expiry). A holder renews its lease before it runs out; a replica
+/// that dies leaves it to expire, and another takes it over.
+#[async_trait]
+pub trait LeaseRepo: Send + Sync {
+    /// Takes the lease `name` for `holder` until `until` when it is free, expired
+    /// (`lease_until <= now`) or already `holder`'s (a renewal). True when `holder` holds it
+    /// afterwards. Atomic across processes: of holders racing for a free lease, one wins.
+    async fn try_lease(
+        &self,
+        name: &str,
+        holder: uuid::Uuid,
+        now: OffsetDateTime,
+        until: OffsetDateTime,
+    ) -> Result<bool>;
+    /// Gives the lease up if `holder` holds it (a no-op otherwise).
+    async fn release_lease(&self, name: &str, holder: uuid::Uuid) -> Result<()>;
+}
+
+/// How far each SIEM sink (by its configured name) has forwarded each tenant's audit log,
+/// and its delivery totals. The audit log itself is the outbox: a sink's cursor is the last
+/// `seq` it delivered (or passed over by its filter) per tenant.
+#[async_trait]
+pub trait SiemRepo: Send + Sync {
+    /// Registers `sink` if it is new and answers whether it was. A new sink starts every
+    /// existing tenant at `0` (the whole history is forwarded), or with `from_latest` at the
+    /// tenant's current head. A registered sink is left as it is.
+    async fn register_siem_sink(&self, sink: &str, from_latest: bool, now: OffsetDateTime) -> Result<bool>;
+    /// Every tenant whose chain head is past the sink's cursor (0 where it has none), in
+    /// tenant id order.
+    async fn siem_backlog(&self, sink: &str) -> Result<Vec<SiemBacklog>>;
+    /// Moves the sink's cursor for `tenant` to `seq` (never backwards: a smaller `seq` leaves
+    /// it), adds `forwarded` to its total and, when `forwarded > 0`, stamps the last success.
+    async fn advance_siem_cursor(
+        &self,
+        sink: &str,
+        tenant: TenantId,
+        seq: i64,
+        forwarded: u64,
+        at: OffsetDateTime,
+    ) -> Result<()>;
+    /// Adds `failed` to the sink's failed total and records the error and its time.
+    async fn record_siem_failure(&self, sink: &str, failed: u64, error: &str, at: OffsetDateTime) -> Result<()>;
+    /// The sink's totals and queue depth; zeroes (and the whole log as its queue) for a sink
+    /// never registered.
+    async fn siem_sink_state(&self, sink: &str) -> Result<SiemSinkState>;
+}
+
 /// Everything a store adapter provides.
 #[async_trait]
 pub trait Store:
@@ -374,6 +423,8 @@ pub trait Store:
     + PolicyRepo
     + GuardRepo
     + DiscoveryRepo
+    + LeaseRepo
+    + SiemRepo
 {
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;

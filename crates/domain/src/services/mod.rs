@@ -10,6 +10,7 @@ mod caller;
 pub mod discovery;
 pub mod guard;
 pub mod policies;
+pub mod siem;
 mod snapshots;
 pub mod sso;
 mod status;
@@ -29,6 +30,7 @@ pub use caller::{Caller, Credential};
 pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use policies::{PolicyService, PolicySettings};
+pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
 pub use tenants::{CreatedTenant, NewTenant, SettingsChange, TENANT_UPDATED, TenantService, TenantView, UpdateTenant};
@@ -52,6 +54,8 @@ pub struct Ports {
     pub embedder: Arc<dyn Embedder>,
     /// Speaks OpenID Connect to the configured SSO providers.
     pub oidc: Arc<dyn OidcClient>,
+    /// The configured SIEM sinks, each with its name and filter (empty: no forwarding).
+    pub siem_sinks: Arc<[SiemRoute]>,
 }
 
 impl Ports {
@@ -127,6 +131,7 @@ pub struct Settings {
     pub guard: guard::GuardSettings,
     pub discovery: discovery::DiscoverySettings,
     pub sso: sso::SsoSettings,
+    pub siem: siem::SiemSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -144,6 +149,7 @@ pub struct Services {
     pub guard: GuardService,
     pub discovery: DiscoveryService,
     pub sso: SsoService,
+    pub siem: SiemService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -193,6 +199,7 @@ impl Services {
         let discovery =
             DiscoveryService::new(ports.clone(), log.clone(), agents.clone(), settings.discovery, wake_clustering);
         let sso = SsoService::new(ports.clone(), auth.clone(), log.clone(), settings.sso);
+        let siem = SiemService::new(ports.clone(), ports.siem_sinks.to_vec(), settings.siem);
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -214,6 +221,7 @@ impl Services {
             guard,
             discovery,
             sso,
+            siem,
             auth,
         };
         (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups })

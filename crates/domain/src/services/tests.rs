@@ -20,6 +20,8 @@ pub(crate) struct Harness {
     /// What this process published.
     pub(crate) bus: Arc<FakeBus>,
     pub(crate) oidc: Arc<FakeOidc>,
+    /// The ports the services were built on, to build another service over them.
+    pub(crate) ports: Ports,
     ids: Arc<SeqIds>,
 }
 
@@ -69,6 +71,7 @@ fn build(
         ids: ids.clone(),
         embedder: Arc::new(crate::services::BuiltinEmbedder::new()),
         oidc: oidc.clone(),
+        siem_sinks: Arc::from(Vec::new()),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),
@@ -77,9 +80,9 @@ fn build(
         webhook: crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789"),
     };
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
-    let (svc, background) = Services::new(ports, secrets, settings, info);
+    let (svc, background) = Services::new(ports.clone(), secrets, settings, info);
     tokio::spawn(background.audit_writer.run());
-    Harness { svc, clock, cache, store, bus, oidc, ids }
+    Harness { svc, clock, cache, store, bus, oidc, ports, ids }
 }
 
 impl Harness {
@@ -215,6 +218,27 @@ async fn roles_above_the_callers_cannot_be_granted_or_managed() {
     let analyst = h.user(&admin, "ana@acme.test", Role::Analyst).await;
     let req = NewUser { email: "x@acme.test".into(), password: PASSWORD.into(), role: None, name: None };
     assert!(matches!(h.svc.users.create(&analyst, req).await, Err(DomainError::Forbidden(_))));
+}
+
+#[tokio::test]
+async fn the_operator_sets_any_role_audited_but_keeps_the_last_admin() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let user = h.svc.users.set_role_as_operator("ADMIN@acme.test", Role::SuperAdmin, "cli").await.unwrap();
+    assert_eq!(user.role, Role::SuperAdmin);
+    let scan = crate::model::AuditScan { order: crate::model::SeqOrder::Desc, after_seq: None, limit: 1 };
+    let last = h.store.scan_audit(t.tenant.tenant.id, &Default::default(), scan).await.unwrap().remove(0);
+    assert_eq!((last.event_type.as_str(), last.actor.id.as_str()), ("user.role_changed", "cli"));
+    let (_, root) = h.login("admin@acme.test").await;
+    assert_eq!(root.role(), Role::SuperAdmin);
+    assert!(matches!(
+        h.svc.users.set_role_as_operator("admin@acme.test", Role::Viewer, "cli").await,
+        Err(DomainError::Conflict(_))
+    ));
+    assert!(matches!(
+        h.svc.users.set_role_as_operator("nobody@acme.test", Role::Admin, "cli").await,
+        Err(DomainError::NotFound { .. })
+    ));
 }
 
 #[tokio::test]

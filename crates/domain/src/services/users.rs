@@ -7,7 +7,7 @@ use super::validate::{check_email, check_name, check_password, normalize_email};
 use super::{AuditEvent, AuditLog, AuthService, Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::UserId;
-use crate::model::{Role, User, UserStatus};
+use crate::model::{Actor, Role, User, UserStatus};
 use crate::page::{Page, PageRequest};
 use crate::secrets::PasswordHasher;
 
@@ -133,6 +133,27 @@ impl UserService {
         user.role = role;
         let user = self.save(user).await?;
         self.audited(caller, "user.role_changed", &user, json!({"previous_role": previous, "role": role})).await;
+        Ok(user)
+    }
+
+    /// The platform operator (the command line, `by`) sets any user's role, `super_admin`
+    /// included: the only way to make the first Super Admin, since nobody may grant a role
+    /// above their own. A demotion keeps the tenant's last active admin, as `set_role` does.
+    pub async fn set_role_as_operator(&self, email: &str, role: Role, by: &str) -> Result<User> {
+        let email = normalize_email(email);
+        let mut user =
+            self.ports.store.find_user_by_email(&email).await?.ok_or_else(|| DomainError::not_found("user", &email))?;
+        let previous = user.role;
+        if previous == role {
+            return Ok(user);
+        }
+        user.role = role;
+        let user = self.save(user).await?;
+        let event = AuditEvent::new(user.tenant_id, Actor::system(by), "user.role_changed")
+            .action("role_changed")
+            .resource(format!("users/{}", user.id))
+            .details(json!({"previous_role": previous, "role": role}));
+        self.audit.record_after(event).await;
         Ok(user)
     }
 

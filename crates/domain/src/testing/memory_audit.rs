@@ -29,6 +29,11 @@ impl MemoryStore {
     fn audit_tables(&self) -> MutexGuard<'_, AuditTables> {
         self.audit.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Every tenant's chain head `seq`, in tenant id order.
+    pub(super) fn audit_heads(&self) -> Vec<(TenantId, i64)> {
+        self.audit_tables().heads.iter().map(|(t, h)| (*t, h.seq)).collect()
+    }
 }
 
 fn lease_lost(id: ExportJobId) -> DomainError {

@@ -40,6 +40,8 @@ pub struct MemoryStore {
     pub(super) guard: Mutex<super::memory_guard::GuardTables>,
     /// Shadow-agent discovery: events, candidates and clustering jobs.
     pub(super) discovery: Mutex<super::memory_discovery::DiscoveryTables>,
+    /// Leases and SIEM forwarding state.
+    pub(super) siem: Mutex<super::memory_siem::SiemTables>,
 }
 
 impl MemoryStore {

@@ -6,6 +6,7 @@ mod memory_audit;
 mod memory_discovery;
 mod memory_guard;
 mod memory_policies;
+mod memory_siem;
 mod memory_store;
 
 pub use fakes::{FakeBus, FakeCache, FakeOidc, FakePolicyEngine, FixedClock, SeqIds};

@@ -8,6 +8,7 @@ mod exports;
 mod guard;
 mod policies;
 mod sessions;
+mod siem;
 mod tenants;
 mod users;
 

@@ -1,0 +1,381 @@
+//! SIEM forwarding (spec 4.13): every audit record, at least once, in order per tenant, to
+//! each configured sink.
+//!
+//! The audit log is the outbox. Each sink keeps, per tenant, a cursor in the store: the last
+//! `seq` it delivered (or passed over because its filter does not want it). The forwarder of
+//! a sink reads the records after the cursor in batches, sends the ones its filter keeps,
+//! and only then moves the cursor, so a crash between the two sends a batch again rather
+//! than losing it. Requests never wait on a SIEM: they append to the audit log as always,
+//! and a sink that is down only lets its queue (head minus cursor) grow.
+//!
+//! Each sink is forwarded by exactly one replica at a time, the holder of the lease
+//! `siem:<sink name>`; the server runs one loop per sink around [`SiemService::step`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{Caller, Ports};
+use crate::error::{DomainError, Result};
+use crate::ids::{AuditId, TenantId};
+use crate::model::{Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, JsonText, Role, SeqOrder};
+use crate::ports::SiemSink;
+
+/// Which audit records a sink wants.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiemFilter {
+    /// Event types to send; a pattern ending in `*` matches by prefix (`policy.*`). Empty:
+    /// every type.
+    pub event_types: Vec<String>,
+    /// Lowest [`AuditRecord::severity`] to send (0 sends everything).
+    pub min_severity: u8,
+}
+
+impl SiemFilter {
+    pub fn matches(&self, record: &AuditRecord) -> bool {
+        let typed = self.event_types.is_empty()
+            || self.event_types.iter().any(|p| match p.strip_suffix('*') {
+                Some(prefix) => record.event_type.starts_with(prefix),
+                None => record.event_type == *p,
+            });
+        typed && record.severity() >= self.min_severity
+    }
+}
+
+/// One configured sink.
+#[derive(Clone)]
+pub struct SiemRoute {
+    /// The sink's configured name; its cursors and totals are stored under it, so renaming
+    /// a sink starts it afresh.
+    pub name: String,
+    pub sink: Arc<dyn SiemSink>,
+    pub filter: SiemFilter,
+    /// A sink new to the store starts at each tenant's current head instead of forwarding
+    /// the history.
+    pub from_latest: bool,
+}
+
+/// Tunables of forwarding.
+#[derive(Debug, Clone)]
+pub struct SiemSettings {
+    /// Most records read (and sent) per tenant in one step.
+    pub batch: u32,
+    /// How long a forwarder's lease lasts; it is renewed after a third of it.
+    pub lease_ttl: Duration,
+    /// How long a forwarder with nothing to send waits before it looks again.
+    pub poll: Duration,
+    /// The first wait after a failed delivery; it doubles on each further failure…
+    pub backoff_min: Duration,
+    /// …up to this.
+    pub backoff_max: Duration,
+}
+
+impl Default for SiemSettings {
+    fn default() -> Self {
+        Self {
+            batch: 500,
+            lease_ttl: Duration::from_secs(30),
+            poll: Duration::from_millis(500),
+            backoff_min: Duration::from_secs(1),
+            backoff_max: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Who may see and test the forwarding: the platform operator (`X-Admin-Key`) or a Super
+/// Admin signed in with a session JWT.
+pub enum Operator {
+    AdminKey,
+    User(Caller),
+}
+
+impl Operator {
+    fn authorize(&self) -> Result<()> {
+        match self {
+            Operator::AdminKey => Ok(()),
+            Operator::User(caller) if caller.session_id().is_some() => caller.require_role(Role::SuperAdmin),
+            Operator::User(_) => Err(DomainError::Forbidden("requires a Super Admin session or the admin key".into())),
+        }
+    }
+}
+
+/// A sink as `GET /siem/status` shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SinkStatus {
+    /// The configured name.
+    pub name: String,
+    /// `syslog-tcp`, `syslog-udp`, `syslog-tls` or `splunk-hec`.
+    pub kind: &'static str,
+    /// Where it sends, credentials masked.
+    pub destination: String,
+    /// `cef`, `json` or `hec`.
+    pub format: &'static str,
+    /// Event types sent (empty: all).
+    pub event_types: Vec<String>,
+    pub min_severity: u8,
+    /// Audit records not yet examined, over every tenant.
+    pub queue_depth: u64,
+    /// Records delivered since the sink was first configured.
+    pub forwarded_total: u64,
+    /// Records in delivery attempts that failed (each retry counts again).
+    pub failed_total: u64,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_success_at: Option<OffsetDateTime>,
+    pub last_error: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub last_error_at: Option<OffsetDateTime>,
+}
+
+/// `GET /siem/status`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SiemStatus {
+    /// Whether any sink is configured.
+    pub enabled: bool,
+    pub sinks: Vec<SinkStatus>,
+}
+
+/// One sink's answer to the test event.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SinkTestResult {
+    pub name: String,
+    pub kind: &'static str,
+    pub destination: String,
+    /// Whether the sink took the event.
+    pub ok: bool,
+    /// How long the send took, in milliseconds.
+    pub latency_ms: f64,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// `POST /siem/test`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SiemTestReport {
+    /// The id of the test event (`siem.test`), to find it in the SIEM. It is not part of
+    /// any tenant's audit log.
+    pub event_id: Uuid,
+    pub results: Vec<SinkTestResult>,
+}
+
+/// What one forwarding step did, which tells the loop how long to wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Another replica holds the sink's lease.
+    NotLeader,
+    /// Nothing to forward.
+    Idle,
+    /// Records were forwarded or passed over; there may be more.
+    Progressed,
+    /// The sink refused or could not be reached; wait before trying again.
+    Failed,
+}
+
+/// A forwarder loop's own state: its lease and whether its sink is registered.
+#[derive(Debug, Default)]
+pub struct Forwarder {
+    /// When the lease we hold runs out; `None` when we do not hold it.
+    held_until: Option<OffsetDateTime>,
+    registered: bool,
+    /// Consecutive failures, for the backoff.
+    failures: u32,
+}
+
+impl Forwarder {
+    /// How long to wait after `step` answered `Step::Failed`: `backoff_min` doubled for each
+    /// failure in a row, at most `backoff_max`.
+    pub fn backoff(&self, settings: &SiemSettings) -> Duration {
+        let doublings = self.failures.saturating_sub(1).min(20);
+        settings.backoff_min.saturating_mul(1 << doublings).min(settings.backoff_max)
+    }
+}
+
+#[derive(Clone)]
+pub struct SiemService {
+    ports: Ports,
+    routes: Arc<[SiemRoute]>,
+    settings: SiemSettings,
+    /// This process's identity as a lease holder.
+    holder: Uuid,
+}
+
+impl SiemService {
+    pub fn new(ports: Ports, routes: Vec<SiemRoute>, settings: SiemSettings) -> Self {
+        let holder = ports.ids.new_id();
+        Self { ports, routes: routes.into(), settings, holder }
+    }
+
+    pub fn routes(&self) -> &[SiemRoute] {
+        &self.routes
+    }
+
+    pub fn settings(&self) -> &SiemSettings {
+        &self.settings
+    }
+
+    fn lease_name(route: &SiemRoute) -> String {
+        format!("siem:{}", route.name)
+    }
+
+    /// `GET /siem/status`: every sink with its totals, read from the store (so any replica
+    /// answers the same).
+    pub async fn status(&self, who: &Operator) -> Result<SiemStatus> {
+        who.authorize()?;
+        let mut sinks = Vec::with_capacity(self.routes.len());
+        for route in self.routes.iter() {
+            let state = self.ports.store.siem_sink_state(&route.name).await?;
+            sinks.push(SinkStatus {
+                name: route.name.clone(),
+                kind: route.sink.kind(),
+                destination: route.sink.destination(),
+                format: route.sink.format(),
+                event_types: route.filter.event_types.clone(),
+                min_severity: route.filter.min_severity,
+                queue_depth: state.queue_depth,
+                forwarded_total: state.forwarded,
+                failed_total: state.failed,
+                last_success_at: state.last_success_at,
+                last_error: state.last_error,
+                last_error_at: state.last_error_at,
+            });
+        }
+        Ok(SiemStatus { enabled: !self.routes.is_empty(), sinks })
+    }
+
+    /// `POST /siem/test`: one `siem.test` event through every sink at once (each gives up
+    /// after its own timeout). Filters do not apply. 409 when no sink is configured.
+    pub async fn test(&self, who: &Operator) -> Result<SiemTestReport> {
+        who.authorize()?;
+        if self.routes.is_empty() {
+            return Err(DomainError::Conflict(
+                "no SIEM sink is configured: add one to `siem_sinks` (see docs/siem.md)".into(),
+            ));
+        }
+        let record = self.test_record(who);
+        let sends = self.routes.iter().map(|route| {
+            let record = std::slice::from_ref(&record);
+            async move {
+                let started = Instant::now();
+                let error = route.sink.send(record).await.err().map(|e| e.to_string());
+                SinkTestResult {
+                    name: route.name.clone(),
+                    kind: route.sink.kind(),
+                    destination: route.sink.destination(),
+                    ok: error.is_none(),
+                    latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+                    error,
+                }
+            }
+        });
+        let results = futures::future::join_all(sends).await;
+        tracing::info!(
+            event_id = %record.id.0,
+            ok = results.iter().filter(|r| r.ok).count(),
+            failed = results.iter().filter(|r| !r.ok).count(),
+            "SIEM test event sent"
+        );
+        Ok(SiemTestReport { event_id: record.id.0, results })
+    }
+
+    /// The test event: a record of its own, outside every chain (`seq` 0, zero hashes).
+    fn test_record(&self, who: &Operator) -> AuditRecord {
+        let (tenant, actor) = match who {
+            Operator::AdminKey => (TenantId(Uuid::nil()), Actor::system("admin_key")),
+            Operator::User(caller) => (caller.tenant_id(), Actor::new(ActorType::User, caller.user.id)),
+        };
+        AuditRecord {
+            id: AuditId(self.ports.ids.new_id()),
+            tenant_id: tenant,
+            seq: 0,
+            timestamp: self.ports.clock.now(),
+            actor,
+            event_type: "siem.test".into(),
+            agent_id: None,
+            action: Some("test".into()),
+            resource: Some("siem".into()),
+            decision: None,
+            risk_score: None,
+            details: JsonText::from_value(&serde_json::json!({
+                "message": "agentgov SIEM test event: delivery works",
+            })),
+            prev_hash: AuditHash([0; 32]),
+            hash: AuditHash([0; 32]),
+        }
+    }
+
+    /// Takes or renews the sink's lease when it is not held or a third of it has passed.
+    /// False when another replica holds it.
+    pub async fn keep_lease(&self, route: &SiemRoute, state: &mut Forwarder) -> Result<bool> {
+        let now = self.ports.clock.now();
+        let ttl = self.settings.lease_ttl;
+        let renew_at = state.held_until.map(|until| until - ttl * 2 / 3);
+        if renew_at.is_some_and(|at| now < at) {
+            return Ok(true);
+        }
+        let until = now + ttl;
+        let held = self.ports.store.try_lease(&Self::lease_name(route), self.holder, now, until).await?;
+        if held && state.held_until.is_none() {
+            tracing::info!(sink = %route.name, "this replica forwards the SIEM sink");
+        }
+        state.held_until = held.then_some(until);
+        Ok(held)
+    }
+
+    /// Lets another replica take the sink over at once (on shutdown).
+    pub async fn release(&self, route: &SiemRoute, state: &mut Forwarder) {
+        if state.held_until.take().is_some()
+            && let Err(e) = self.ports.store.release_lease(&Self::lease_name(route), self.holder).await
+        {
+            tracing::warn!(sink = %route.name, error = %e, "could not release the SIEM lease");
+        }
+    }
+
+    /// One round of forwarding for `route`: under its lease, one batch for each tenant with
+    /// records past the sink's cursor, sent in `seq` order; the cursor moves only after the
+    /// sink took the batch. Stops at the first failure, which is recorded.
+    pub async fn step(&self, route: &SiemRoute, state: &mut Forwarder) -> Result<Step> {
+        if !self.keep_lease(route, state).await? {
+            return Ok(Step::NotLeader);
+        }
+        if !state.registered {
+            if self.ports.store.register_siem_sink(&route.name, route.from_latest, self.ports.clock.now()).await? {
+                tracing::info!(sink = %route.name, from_latest = route.from_latest, "new SIEM sink registered");
+            }
+            state.registered = true;
+        }
+        let backlog = self.ports.store.siem_backlog(&route.name).await?;
+        let mut progressed = false;
+        for tenant in backlog {
+            if !self.keep_lease(route, state).await? {
+                return Ok(Step::NotLeader);
+            }
+            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(tenant.cursor), limit: self.settings.batch };
+            let records = self.ports.store.scan_audit(tenant.tenant_id, &AuditFilter::default(), scan).await?;
+            let Some(last) = records.last().map(|r| r.seq) else { continue };
+            let wanted: Vec<AuditRecord> = records.into_iter().filter(|r| route.filter.matches(r)).collect();
+            if !wanted.is_empty()
+                && let Err(e) = route.sink.send(&wanted).await
+            {
+                state.failures = state.failures.saturating_add(1);
+                let error = e.to_string();
+                tracing::warn!(sink = %route.name, tenant = %tenant.tenant_id, %error, records = wanted.len(),
+                    "SIEM delivery failed; it will be retried");
+                let count = wanted.len() as u64;
+                self.ports.store.record_siem_failure(&route.name, count, &error, self.ports.clock.now()).await?;
+                return Ok(Step::Failed);
+            }
+            state.failures = 0;
+            let now = self.ports.clock.now();
+            self.ports.store.advance_siem_cursor(&route.name, tenant.tenant_id, last, wanted.len() as u64, now).await?;
+            progressed = true;
+        }
+        Ok(if progressed { Step::Progressed } else { Step::Idle })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,322 @@
+//! SIEM sinks in the configuration (`[[siem_sinks]]`, or `AGENTGOV_SIEM_SINKS` as a TOML
+//! array of inline tables), checked at start-up and built into the domain's routes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agentgov_domain::services::{SiemFilter, SiemRoute};
+use agentgov_siem::format::SyslogOrigin;
+use agentgov_siem::hec::{HecOptions, HecSink};
+use agentgov_siem::syslog::{Payload, SyslogSink, Transport};
+use anyhow::{Context, bail};
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+
+/// How a sink sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SinkKind {
+    /// RFC 5424 over TCP, octet-counted (RFC 6587).
+    SyslogTcp,
+    /// RFC 5424 over UDP, one datagram per record (RFC 5426).
+    SyslogUdp,
+    /// RFC 5424 over TLS, octet-counted (RFC 5425).
+    SyslogTls,
+    /// Splunk's HTTP Event Collector (or anything that speaks it).
+    SplunkHec,
+}
+
+/// Where forwarding starts for a sink the store has not seen before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SinkStart {
+    /// The whole audit history is forwarded.
+    #[default]
+    Beginning,
+    /// Only records written from now on.
+    Latest,
+}
+
+/// One SIEM sink.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiemSinkConfig {
+    /// `a-z`, `0-9`, `-`, `_`; 1 to 64 characters. Its progress is stored under this name:
+    /// renaming a sink starts it afresh.
+    pub name: String,
+    pub kind: SinkKind,
+    /// Syslog: the receiver's `host:port`.
+    #[serde(default)]
+    pub address: Option<String>,
+    /// Syslog: `cef` (default) or `json` as the message.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Syslog facility, 0 to 23; default 13 (log audit).
+    #[serde(default = "default_facility")]
+    pub facility: u8,
+    /// Syslog HOSTNAME and HEC `host`; default this machine's host name.
+    #[serde(default)]
+    pub hostname: Option<String>,
+    /// Syslog APP-NAME; default `agentgov`.
+    #[serde(default)]
+    pub app_name: Option<String>,
+    /// TLS (syslog-tls, https HEC): a PEM file of the CA certificates to trust instead of
+    /// the public roots.
+    #[serde(default)]
+    pub tls_ca_file: Option<PathBuf>,
+    /// syslog-tls: the name the receiver's certificate must carry; default the address's
+    /// host.
+    #[serde(default)]
+    pub tls_server_name: Option<String>,
+    /// HEC: the collector's URL (`https://splunk:8088`; `/services/collector/event` is
+    /// added unless the path already names the endpoint).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// HEC: the token, sent as `Authorization: Splunk <token>`.
+    #[serde(default, serialize_with = "ser_secret_opt")]
+    pub token: Option<SecretString>,
+    /// HEC: the events' `source`; default `agentgov`.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// HEC: the events' `sourcetype`; default `agentgov:audit`.
+    #[serde(default)]
+    pub sourcetype: Option<String>,
+    /// HEC: the index; default the token's.
+    #[serde(default)]
+    pub index: Option<String>,
+    /// HEC: `X-Splunk-Request-Channel` (needed with indexer acknowledgement).
+    #[serde(default)]
+    pub channel: Option<String>,
+    /// HEC over https: accept any certificate. For tests only.
+    #[serde(default)]
+    pub tls_insecure_skip_verify: bool,
+    /// Event types to send; `policy.*` matches by prefix. Empty: all.
+    #[serde(default)]
+    pub event_types: Vec<String>,
+    /// Lowest severity (0 to 10, docs/siem.md) to send; default 0.
+    #[serde(default)]
+    pub min_severity: u8,
+    /// `beginning` (default: the history too) or `latest`, for a sink new to the store.
+    #[serde(default)]
+    pub start: SinkStart,
+}
+
+fn default_facility() -> u8 {
+    13
+}
+
+fn ser_secret_opt<S: serde::Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(secret) => s.serialize_some(secret.expose_secret()),
+        None => s.serialize_none(),
+    }
+}
+
+/// This machine's host name, for syslog headers; `agentgov` when it cannot be read.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "agentgov".into())
+}
+
+impl SiemSinkConfig {
+    /// The sink as the forwarder uses it; every field checked, the CA file read.
+    pub fn to_route(&self) -> anyhow::Result<SiemRoute> {
+        let name = &self.name;
+        if name.is_empty()
+            || name.len() > 64
+            || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        {
+            bail!("siem_sinks: name `{name}` must be 1 to 64 of a-z, 0-9, - and _");
+        }
+        if self.min_severity > 10 {
+            bail!("siem_sinks[{name}]: min_severity must be between 0 and 10");
+        }
+        if let Some(bad) = self.event_types.iter().find(|p| {
+            let body = p.strip_suffix('*').unwrap_or(p);
+            p.is_empty() || body.contains('*') || !body.bytes().all(|b| b.is_ascii_graphic())
+        }) {
+            bail!("siem_sinks[{name}]: event type `{bad}` must be a type, or a prefix ending in `*`");
+        }
+        let ca = match &self.tls_ca_file {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .with_context(|| format!("siem_sinks[{name}]: reading tls_ca_file {}", path.display()))?,
+            ),
+            None => None,
+        };
+        let hostname = self.hostname.clone().unwrap_or_else(host_name);
+        let syslog_only = |field: &str, set: bool| -> anyhow::Result<()> {
+            if set && self.kind == SinkKind::SplunkHec {
+                bail!("siem_sinks[{name}]: `{field}` is for syslog sinks");
+            }
+            Ok(())
+        };
+        let hec_only = |field: &str, set: bool| -> anyhow::Result<()> {
+            if set && self.kind != SinkKind::SplunkHec {
+                bail!("siem_sinks[{name}]: `{field}` is for splunk-hec sinks");
+            }
+            Ok(())
+        };
+        syslog_only("address", self.address.is_some())?;
+        syslog_only("format", self.format.is_some())?;
+        syslog_only("app_name", self.app_name.is_some())?;
+        hec_only("url", self.url.is_some())?;
+        hec_only("token", self.token.is_some())?;
+        hec_only("source", self.source.is_some())?;
+        hec_only("sourcetype", self.sourcetype.is_some())?;
+        hec_only("index", self.index.is_some())?;
+        hec_only("channel", self.channel.is_some())?;
+        hec_only("tls_insecure_skip_verify", self.tls_insecure_skip_verify)?;
+        if self.tls_server_name.is_some() && self.kind != SinkKind::SyslogTls {
+            bail!("siem_sinks[{name}]: `tls_server_name` is for syslog-tls sinks");
+        }
+        if self.tls_ca_file.is_some() && matches!(self.kind, SinkKind::SyslogTcp | SinkKind::SyslogUdp) {
+            bail!("siem_sinks[{name}]: `tls_ca_file` is for syslog-tls and splunk-hec sinks");
+        }
+        let sink: Arc<dyn agentgov_domain::ports::SiemSink> = match self.kind {
+            SinkKind::SyslogTcp | SinkKind::SyslogUdp | SinkKind::SyslogTls => {
+                let Some(address) = &self.address else {
+                    bail!("siem_sinks[{name}]: a syslog sink needs `address` (host:port)");
+                };
+                if self.facility > 23 {
+                    bail!("siem_sinks[{name}]: facility must be between 0 and 23");
+                }
+                let payload = match self.format.as_deref().unwrap_or("cef") {
+                    "cef" => Payload::Cef,
+                    "json" => Payload::Json,
+                    other => bail!("siem_sinks[{name}]: format `{other}` must be cef or json"),
+                };
+                let origin = SyslogOrigin {
+                    facility: self.facility,
+                    hostname,
+                    app_name: self.app_name.clone().unwrap_or_else(|| "agentgov".into()),
+                };
+                let version = env!("CARGO_PKG_VERSION");
+                let built = match self.kind {
+                    SinkKind::SyslogTls => SyslogSink::tls(
+                        address,
+                        self.tls_server_name.as_deref(),
+                        ca.as_deref(),
+                        payload,
+                        origin,
+                        version,
+                    ),
+                    SinkKind::SyslogUdp => SyslogSink::new(Transport::Udp, address, payload, origin, version),
+                    _ => SyslogSink::new(Transport::Tcp, address, payload, origin, version),
+                };
+                Arc::new(built.map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?)
+            }
+            SinkKind::SplunkHec => {
+                let (Some(url), Some(token)) = (&self.url, &self.token) else {
+                    bail!("siem_sinks[{name}]: a splunk-hec sink needs `url` and `token`");
+                };
+                let defaults = HecOptions::default();
+                let options = HecOptions {
+                    host: &hostname,
+                    source: self.source.as_deref().unwrap_or(defaults.source),
+                    sourcetype: self.sourcetype.as_deref().unwrap_or(defaults.sourcetype),
+                    index: self.index.as_deref(),
+                    channel: self.channel.as_deref(),
+                    ca_pem: ca.as_deref(),
+                    insecure_skip_verify: self.tls_insecure_skip_verify,
+                };
+                let sink = HecSink::new(url, token.expose_secret(), options)
+                    .map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?;
+                Arc::new(sink)
+            }
+        };
+        Ok(SiemRoute {
+            name: name.clone(),
+            sink,
+            filter: SiemFilter { event_types: self.event_types.clone(), min_severity: self.min_severity },
+            from_latest: self.start == SinkStart::Latest,
+        })
+    }
+
+    /// For the start-up log: kind, name and where it sends, no credentials.
+    pub fn describe(&self) -> String {
+        let to = match self.kind {
+            SinkKind::SplunkHec => self
+                .url
+                .as_deref()
+                .map_or_else(|| "?".into(), |u| crate::config::redact_url(u.split('?').next().unwrap_or(u))),
+            _ => self.address.clone().unwrap_or_else(|| "?".into()),
+        };
+        format!("{} ({:?} to {to})", self.name, self.kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn syslog() -> SiemSinkConfig {
+        toml_sink(
+            r#"name = "soc"
+kind = "syslog-tcp"
+address = "siem.example:6514""#,
+        )
+    }
+
+    fn toml_sink(s: &str) -> SiemSinkConfig {
+        use figment::providers::Format;
+        figment::Figment::from(figment::providers::Toml::string(s)).extract().unwrap()
+    }
+
+    #[test]
+    fn syslog_and_hec_sinks_are_built_with_their_defaults() {
+        let route = syslog().to_route().unwrap();
+        assert_eq!(
+            (route.sink.kind(), route.sink.format(), route.sink.destination()),
+            ("syslog-tcp", "cef", "siem.example:6514".into())
+        );
+        assert_eq!(route.filter, SiemFilter::default());
+        assert!(!route.from_latest);
+        let hec = toml_sink(
+            r#"name = "splunk"
+kind = "splunk-hec"
+url = "https://splunk.example:8088"
+token = "hec-token-0123"
+event_types = ["policy.*", "guard.blocked"]
+min_severity = 5
+start = "latest""#,
+        );
+        let route = hec.to_route().unwrap();
+        assert_eq!(route.sink.kind(), "splunk-hec");
+        assert!(!route.sink.destination().contains("hec-token"));
+        assert_eq!(route.filter.min_severity, 5);
+        assert!(route.from_latest);
+        assert!(!hec.describe().contains("hec-token"));
+    }
+
+    #[test]
+    fn mistakes_are_refused_with_the_sink_named() {
+        type Spoil = fn(&mut SiemSinkConfig);
+        let cases: [(Spoil, &str); 9] = [
+            (|c| c.name = "Bad Name".into(), "name"),
+            (|c| c.address = None, "address"),
+            (|c| c.format = Some("xml".into()), "format"),
+            (|c| c.facility = 24, "facility"),
+            (|c| c.min_severity = 11, "min_severity"),
+            (|c| c.event_types = vec!["a*b".into()], "event type"),
+            (|c| c.token = Some("t".to_owned().into()), "token"),
+            (|c| c.tls_ca_file = Some("/nonexistent.pem".into()), "tls_ca_file"),
+            (|c| c.address = Some("no-port".into()), "soc"),
+        ];
+        for (spoil, expected) in cases {
+            let mut c = syslog();
+            spoil(&mut c);
+            let err = c.to_route().err().unwrap().to_string();
+            assert!(err.contains(expected) && err.contains("siem_sinks"), "{expected}: {err}");
+        }
+        let mut hec = syslog();
+        hec.kind = SinkKind::SplunkHec;
+        hec.address = None;
+        assert!(hec.to_route().err().unwrap().to_string().contains("url"));
+    }
+}

@@ -1,0 +1,3 @@
+DROP TABLE siem_cursors;
+DROP TABLE siem_sinks;
+DROP TABLE leases;
