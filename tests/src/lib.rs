@@ -9,6 +9,7 @@ use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 
 pub mod oidc;
+pub mod siem;
 
 pub const ADMIN_KEY: &str = "test-operator-admin-key";
 pub const PASSWORD: &str = "correct horse battery staple";

@@ -13,6 +13,7 @@ mod guard;
 mod health;
 mod isolation;
 mod policies;
+mod siem;
 mod sso;
 mod tenants;
 mod users;
