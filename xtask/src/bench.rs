@@ -10,7 +10,7 @@
 //! screening of a short and a 2 KB prompt.
 
 mod agents;
-mod audit;
+pub(crate) mod audit;
 mod guard;
 pub(crate) mod http;
 mod mem;

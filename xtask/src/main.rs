@@ -10,6 +10,7 @@ mod cmd;
 mod discovery_eval;
 mod guard_eval;
 mod openapi;
+mod siem_bench;
 
 use anyhow::bail;
 
@@ -43,6 +44,14 @@ commands:
                       adjusted Rand index, purity and time in process, then batch
                       ingest throughput and clustering time through a release server
                       (embedded and Postgres)
+  siem-bench [--records N] [--batch N] [--skip-postgres] [--rsyslog-async] [--analyze]
+                      SIEM forwarding throughput to rsyslog over TCP (syslog-tcp, CEF)
+                      through a release server (embedded, then Postgres): --records
+                      audit records (default 200000) appended while the receiver is down,
+                      then rsyslog started and the backlog timed until drained, in
+                      batches of --batch (AGENTGOV_SIEM_BATCH_SIZE, default 500); every
+                      record checked to have arrived; --rsyslog-async writes rsyslog's
+                      file with asyncWriting; --analyze runs ANALYZE on Postgres first
   help                print this message
 ";
 
@@ -65,6 +74,7 @@ fn run() -> anyhow::Result<()> {
         "bench" => bench::run(rest),
         "guard-eval" => guard_eval::run(rest),
         "discovery-eval" => discovery_eval::run(rest),
+        "siem-bench" => siem_bench::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -27,8 +27,9 @@ fn key_header(api_key: &str) -> String {
     format!("X-API-Key: {api_key}")
 }
 
-/// A short warm-up with the same body (its records stay in the log), then exactly `requests`
-/// appends, printing progress every few seconds. Returns the row of the measured run.
+/// A short warm-up with the same body (its records stay in the log; none when `warm_up` is
+/// zero), then exactly `requests` appends, printing progress every few seconds. Returns the
+/// row of the measured run.
 pub fn append_load(
     server: &Server,
     mode: &str,
@@ -38,7 +39,9 @@ pub fn append_load(
 ) -> anyhow::Result<Row> {
     let url = format!("{}/api/v1/audit/log", server.base);
     let headers = vec![key_header(api_key)];
-    Load::post_json(url.clone(), headers.clone(), ENTRY.to_owned(), Stop::After(warm_up)).run()?;
+    if !warm_up.is_zero() {
+        Load::post_json(url.clone(), headers.clone(), ENTRY.to_owned(), Stop::After(warm_up)).run()?;
+    }
 
     let start_seq = head_seq(server, api_key)?;
     let started = Instant::now();

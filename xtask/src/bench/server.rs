@@ -55,6 +55,12 @@ pub struct Server {
 
 impl Server {
     pub fn start(binary: &Path, backend: &Backend) -> anyhow::Result<Self> {
+        Self::start_with(binary, backend, &[])
+    }
+
+    /// [`Server::start`] with more environment variables (`AGENTGOV_SIEM_SINKS`, …), set
+    /// after (so over) the ones `start` sets.
+    pub fn start_with(binary: &Path, backend: &Backend, extra_env: &[(&str, String)]) -> anyhow::Result<Self> {
         let nonce = nonce();
         let dir = std::env::temp_dir().join(format!("agentgov-bench-{nonce}"));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -85,6 +91,7 @@ impl Server {
                 .env("DATABASE_URL", &db.url)
                 .env("AGENTGOV_JWT_SECRET", format!("bench-jwt-secret-{nonce}-0123456789abcdef"));
         }
+        command.envs(extra_env.iter().map(|(name, value)| (name, value)));
         let child = command
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -110,6 +117,16 @@ impl Server {
     /// The throwaway database's name, in Postgres mode.
     pub fn database_name(&self) -> Option<&str> {
         self.database.as_ref().map(|db| db.name.as_str())
+    }
+
+    /// The `X-Admin-Key` header of the platform operator (`/tenants`, `/siem/status`).
+    pub fn admin_header(&self) -> String {
+        format!("X-Admin-Key: {}", self.admin_key)
+    }
+
+    /// The throwaway database's URL, in Postgres mode.
+    pub fn database_url(&self) -> Option<&str> {
+        self.database.as_ref().map(|db| db.url.as_str())
     }
 
     pub fn pid(&self) -> u32 {
@@ -158,8 +175,7 @@ impl Server {
 
     fn create_tenant(&self, name: &str, admin_email: &str) -> anyhow::Result<String> {
         let tenant = json!({"name": name, "admin_email": admin_email, "admin_password": self.password});
-        let admin_header = format!("X-Admin-Key: {}", self.admin_key);
-        let created = self.post("/api/v1/tenants", &[&admin_header], &tenant, 201)?;
+        let created = self.post("/api/v1/tenants", &[&self.admin_header()], &tenant, 201)?;
         created["api_key"]
             .as_str()
             .map(str::to_owned)
@@ -309,13 +325,13 @@ pub fn with_database(url: &str, name: &str) -> anyhow::Result<String> {
 }
 
 /// A port the OS just handed out on loopback (released again for the server to bind).
-fn free_port() -> anyhow::Result<u16> {
+pub(crate) fn free_port() -> anyhow::Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free loopback port")?;
     Ok(listener.local_addr()?.port())
 }
 
 /// Unique enough for a temp dir name, a database name and throwaway credentials.
-fn nonce() -> String {
+pub(crate) fn nonce() -> String {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
     format!("{}-{nanos:x}", std::process::id())
 }
