@@ -26,9 +26,9 @@
 //! autovacuum would within a minute or so. Right after a burst of appends to a fresh table
 //! the planner has no statistics of it; a batch read of `seq > cursor ORDER BY seq LIMIT
 //! batch` alone was then planned as a bitmap scan of the whole remaining backlog plus a
-//! sort. The forwarder now also bounds the range (`seq <= cursor + batch`; `seq` has no
-//! gaps), so each read touches `batch` rows whatever the plan; the flag shows it no longer
-//! matters.
+//! sort. The Postgres store now also bounds such a scan to the window it can return
+//! (`seq` has no gaps), so each read touches `batch` rows whatever the plan; the flag shows
+//! it no longer matters.
 
 use std::collections::HashMap;
 use std::fs::File;

@@ -124,6 +124,9 @@ impl AuditRepo for PgStore {
 
     async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>> {
         let mut query = filtered(tenant, filter).select(AuditRecordRow::as_select()).limit(i64::from(scan.limit));
+        if let Some((low, high)) = seq_window(filter, &scan) {
+            query = query.filter(audit_records::seq.between(low, high));
+        }
         query = match (scan.order, scan.after_seq) {
             (SeqOrder::Asc, None) => query.order(audit_records::seq.asc()),
             (SeqOrder::Asc, Some(after)) => query.filter(audit_records::seq.gt(after)).order(audit_records::seq.asc()),
@@ -155,6 +158,30 @@ impl AuditRepo for PgStore {
         // A placeholder row (seq 0) is only ever visible inside the append that made it.
         Ok(row.map(|r| r.head()).transpose()?.filter(|h| h.seq > 0))
     }
+}
+
+/// The `seq` range an oldest-first scan can return at most, when only `seq` narrows it: a
+/// chain's `seq` runs 1, 2, 3… without gaps, so the `limit` rows after `after_seq` are
+/// exactly the next `limit` numbers (fewer past the head). Bounding the range keeps the read
+/// at `limit` rows whatever plan Postgres picks: on a table without statistics yet (right
+/// after a burst of appends) `seq > $n ORDER BY seq LIMIT $m` alone is planned as a bitmap
+/// scan of the tenant's whole remaining range plus a sort, for every page of an export or
+/// every batch of SIEM forwarding. (Newest first has no such bound: the head is not known
+/// here, and a cursor above it must still find the newest rows.)
+fn seq_window(f: &AuditFilter, scan: &AuditScan) -> Option<(i64, i64)> {
+    let only_seq = f.agent_id.is_none()
+        && f.event_type.is_none()
+        && f.action.is_none()
+        && f.decision.is_none()
+        && f.actor_type.is_none()
+        && f.actor_id.is_none()
+        && f.from.is_none()
+        && f.to.is_none();
+    if !only_seq || scan.limit == 0 || scan.order != SeqOrder::Asc {
+        return None;
+    }
+    let first = scan.after_seq.map_or(1, |a| a.saturating_add(1)).max(f.min_seq.unwrap_or(1)).max(1);
+    Some((first, first.saturating_add(i64::from(scan.limit) - 1)))
 }
 
 /// Seals `entries` onto `heads` (one per tenant of the batch), in order.
@@ -501,5 +528,31 @@ impl<'a> RecordColumns<'a> {
             c.hash.push(&r.hash.0);
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asc(after: Option<i64>, limit: u32) -> AuditScan {
+        AuditScan { order: SeqOrder::Asc, after_seq: after, limit }
+    }
+
+    #[test]
+    fn oldest_first_scans_narrowed_only_by_seq_read_one_window() {
+        let none = AuditFilter::default();
+        assert_eq!(seq_window(&none, &asc(None, 500)), Some((1, 500)));
+        assert_eq!(seq_window(&none, &asc(Some(1000), 500)), Some((1001, 1500)));
+        assert_eq!(seq_window(&none, &asc(Some(-5), 2)), Some((1, 2)), "seq starts at 1");
+        let from = AuditFilter { min_seq: Some(2000), max_seq: Some(2100), ..AuditFilter::default() };
+        assert_eq!(seq_window(&from, &asc(Some(10), 500)), Some((2000, 2499)), "min_seq above the cursor");
+        assert_eq!(seq_window(&from, &asc(Some(2050), 500)), Some((2051, 2550)));
+        assert_eq!(seq_window(&none, &asc(Some(i64::MAX - 1), 500)), Some((i64::MAX, i64::MAX)));
+        assert_eq!(seq_window(&none, &asc(Some(1), 0)), None);
+        let newest_first = AuditScan { order: SeqOrder::Desc, after_seq: Some(100), limit: 50 };
+        assert_eq!(seq_window(&none, &newest_first), None, "the head is not known here");
+        let typed = AuditFilter { event_type: Some("agent.action".into()), ..AuditFilter::default() };
+        assert_eq!(seq_window(&typed, &asc(Some(1), 500)), None, "other filters leave gaps");
     }
 }
