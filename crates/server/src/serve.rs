@@ -14,13 +14,15 @@ use crate::wiring::build_services;
 pub struct Running {
     pub addr: std::net::SocketAddr,
     pub server: actix_web::dev::Server,
+    /// The SIEM forwarders; stop them after the server to hand their sinks over at once.
+    pub siem: crate::wiring::SiemForwarders,
 }
 
 /// Builds the services and binds `listener` (or `config.bind`). The returned server runs
 /// when awaited (or spawned) and stops gracefully on SIGTERM/SIGINT or its handle's `stop`.
 pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Result<Running> {
     let (services, info) = build_services(config).await?;
-    crate::wiring::spawn_siem_forwarders(&services.siem);
+    let siem = crate::wiring::spawn_siem_forwarders(&services.siem);
     let state = web::Data::new(AppState { services, info });
     let doc = agentgov_api::openapi();
     let http = HttpSettings { body_limit: config.body_limit_bytes, trusted_proxy_hops: config.trusted_proxy_hops };
@@ -36,7 +38,7 @@ pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Re
         None => server.bind(config.bind).with_context(|| format!("binding {}", config.bind))?,
     };
     let addr = server.addrs().first().copied().context("no listening address")?;
-    Ok(Running { addr, server: server.run() })
+    Ok(Running { addr, server: server.run(), siem })
 }
 
 /// `agentgov serve`.
@@ -44,6 +46,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let running = start(&config, None).await?;
     tracing::info!(addr = %running.addr, mode = config.mode(), "agentgov is serving; docs at http://{}/docs", running.addr);
     running.server.await.context("server error")?;
+    running.siem.stop().await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -162,22 +162,58 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
     ));
 }
 
-/// Starts one forwarding loop per configured SIEM sink (by `agentgov serve` only: a
-/// command-line command must not take a sink's lease and leave).
-pub fn spawn_siem_forwarders(siem: &SiemService) {
-    for route in siem.routes() {
-        tokio::spawn(siem_forwarder(siem.clone(), route.clone()));
+/// This process's SIEM forwarders. [`SiemForwarders::stop`] ends them, each giving its
+/// sink's lease up so another replica takes over at once (rather than after the lease
+/// runs out); dropping it leaves them running.
+pub struct SiemForwarders {
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// How long `SiemForwarders::stop` waits for a forwarder in the middle of a send.
+const SIEM_STOP_GRACE: Duration = Duration::from_secs(5);
+
+impl SiemForwarders {
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            let _ = tokio::time::timeout(SIEM_STOP_GRACE, task).await;
+        }
     }
 }
 
-/// Forwards one sink for as long as the process lives: steps while there is work, polls
-/// when idle, backs off while the sink fails (renewing its lease meanwhile, so the sink
-/// does not hop between replicas), and looks again now and then when another replica holds
-/// the lease.
-async fn siem_forwarder(siem: SiemService, route: SiemRoute) {
+/// Starts one forwarding loop per configured SIEM sink (by `agentgov serve` only: a
+/// command-line command must not take a sink's lease and leave).
+pub fn spawn_siem_forwarders(siem: &SiemService) -> SiemForwarders {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let tasks = siem
+        .routes()
+        .iter()
+        .map(|route| tokio::spawn(siem_forwarder(siem.clone(), route.clone(), stopped.clone())))
+        .collect();
+    SiemForwarders { stop, tasks }
+}
+
+/// Resolves when `stop` is told to stop; never when its sender is gone (dropped: detached).
+async fn stop_requested(stop: &mut tokio::sync::watch::Receiver<bool>) {
+    if stop.wait_for(|stop| *stop).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Forwards one sink until told to stop: steps while there is work, polls when idle, backs
+/// off while the sink fails (renewing its lease meanwhile, so the sink does not hop between
+/// replicas), and looks again now and then when another replica holds the lease. On stop
+/// it gives the lease up.
+async fn siem_forwarder(siem: SiemService, route: SiemRoute, mut stop: tokio::sync::watch::Receiver<bool>) {
     let settings = siem.settings().clone();
     let mut state = Forwarder::default();
     loop {
+        // A step is never cut short (a sink's write could be left half done); a stop is
+        // noticed between steps and while waiting.
+        if *stop.borrow() {
+            break;
+        }
         let (wait, keep_lease) = match siem.step(&route, &mut state).await {
             Ok(Step::Progressed) => continue,
             Ok(Step::Idle) => (settings.poll, false),
@@ -194,12 +230,19 @@ async fn siem_forwarder(siem: SiemService, route: SiemRoute) {
             if left.is_zero() {
                 break;
             }
-            tokio::time::sleep(left.min(settings.lease_ttl / 3)).await;
+            tokio::select! {
+                () = tokio::time::sleep(left.min(settings.lease_ttl / 3)) => {}
+                () = stop_requested(&mut stop) => {
+                    siem.release(&route, &mut state).await;
+                    return;
+                }
+            }
             if keep_lease && let Err(e) = siem.keep_lease(&route, &mut state).await {
                 tracing::warn!(sink = %route.name, error = %e, "could not renew the SIEM lease");
             }
         }
     }
+    siem.release(&route, &mut state).await;
 }
 
 /// Reads the tenant's shadow events page by page (each page aggregated on a blocking
@@ -468,5 +511,47 @@ mod tests {
         let configured = SecretString::from("configured-secret-0123456789abcdef");
         let used = secret_or_generated(&config, Some(&configured), "webhook-secret", "x").unwrap();
         assert_eq!(used, b"configured-secret-0123456789abcdef");
+    }
+
+    #[tokio::test]
+    async fn stopped_siem_forwarders_hand_their_leases_over_at_once() {
+        use agentgov_domain::ports::{Clock, IdGen};
+        let dir = tempfile::tempdir().unwrap();
+        // A receiver that is down: the forwarder takes the lease, fails, and backs off.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let sink = serde_json::from_value(serde_json::json!({
+            "name": "soc", "kind": "syslog-tcp", "address": closed.to_string()
+        }))
+        .unwrap();
+        let config = Config {
+            data_dir: dir.path().to_path_buf(),
+            siem_sinks: vec![sink],
+            argon2_memory_kib: 256,
+            ..Config::default()
+        };
+        let (services, _) = build_services(&config).await.unwrap();
+        let tenant = agentgov_domain::services::NewTenant {
+            name: "acme".into(),
+            admin_email: "admin@acme.test".into(),
+            admin_password: "correct horse battery staple".into(),
+        };
+        services.tenants.create(tenant, "test").await.unwrap();
+        let forwarders = spawn_siem_forwarders(&services.siem);
+        let store = open_store(&config, false).await.unwrap();
+        let other = UuidV7Gen.new_id();
+        let now = || SystemClock.now();
+        let mut failed = 0;
+        for _ in 0..100 {
+            failed = store.siem_sink_state("soc").await.unwrap().failed;
+            if failed > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(failed > 0, "the forwarder tried");
+        let until = now() + Duration::from_secs(30);
+        assert!(!store.try_lease("siem:soc", other, now(), until).await.unwrap(), "held by the forwarder");
+        forwarders.stop().await;
+        assert!(store.try_lease("siem:soc", other, now(), until).await.unwrap(), "given up on stop");
     }
 }
