@@ -28,10 +28,6 @@ pub fn idp_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("oidc")
 }
 
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
 /// Whether the test provider can run here: `node` answers and `tests/oidc/node_modules` is
 /// installed. When it can't: `false` with a "skipped" message, or a panic when `CI` is set (CI
 /// never skips these tests).
@@ -47,7 +43,7 @@ pub fn available() -> bool {
     };
     match missing {
         None => true,
-        Some(why) if in_ci() => {
+        Some(why) if agentgov_store_conformance::in_ci() => {
             panic!("the test OpenID provider is unavailable ({why}), but CI is set: the SSO tests must run in CI")
         }
         Some(why) => {

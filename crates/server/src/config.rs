@@ -160,12 +160,7 @@ impl SsoProviderConfig {
     /// The provider as the domain uses it; every field checked.
     pub fn to_provider(&self) -> anyhow::Result<agentgov_domain::model::SsoProvider> {
         let id = &self.id;
-        if id.is_empty()
-            || id.len() > 64
-            || !id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-        {
-            bail!("sso_providers: id `{id}` must be 1 to 64 of a-z, 0-9, - and _");
-        }
+        check_name("sso_providers: id", id)?;
         let absolute = |what: &str, raw: &str| -> anyhow::Result<()> {
             match url::Url::parse(raw) {
                 Ok(u) if matches!(u.scheme(), "https" | "http") && u.host().is_some() => Ok(()),
@@ -202,6 +197,18 @@ impl SsoProviderConfig {
             create_users: self.create_users,
         })
     }
+}
+
+/// A configured name (an SSO provider's id, a SIEM sink's name): 1 to 64 of `a-z`, `0-9`,
+/// `-` and `_`, as it appears in URLs and stored keys.
+pub(crate) fn check_name(what: &str, name: &str) -> anyhow::Result<()> {
+    if name.is_empty()
+        || name.len() > 64
+        || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+    {
+        bail!("{what} `{name}` must be 1 to 64 of a-z, 0-9, - and _");
+    }
+    Ok(())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,7 +272,7 @@ fn ser_secret<S: serde::Serializer>(v: &SecretString, s: S) -> Result<S::Ok, S::
     s.serialize_str(v.expose_secret())
 }
 
-fn ser_secret_opt<S: serde::Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn ser_secret_opt<S: serde::Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S::Error> {
     match v {
         Some(secret) => s.serialize_some(secret.expose_secret()),
         None => s.serialize_none(),

@@ -73,7 +73,7 @@ pub struct SiemSinkConfig {
     #[serde(default)]
     pub url: Option<String>,
     /// HEC: the token, sent as `Authorization: Splunk <token>`.
-    #[serde(default, serialize_with = "ser_secret_opt")]
+    #[serde(default, serialize_with = "crate::config::ser_secret_opt")]
     pub token: Option<SecretString>,
     /// HEC: the events' `source`; default `agentgov`.
     #[serde(default)]
@@ -105,13 +105,6 @@ fn default_facility() -> u8 {
     13
 }
 
-fn ser_secret_opt<S: serde::Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S::Error> {
-    match v {
-        Some(secret) => s.serialize_some(secret.expose_secret()),
-        None => s.serialize_none(),
-    }
-}
-
 /// This machine's host name, for syslog headers; `agentgov` when it cannot be read.
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -126,12 +119,7 @@ impl SiemSinkConfig {
     /// The sink as the forwarder uses it; every field checked, the CA file read.
     pub fn to_route(&self) -> anyhow::Result<SiemRoute> {
         let name = &self.name;
-        if name.is_empty()
-            || name.len() > 64
-            || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-        {
-            bail!("siem_sinks: name `{name}` must be 1 to 64 of a-z, 0-9, - and _");
-        }
+        crate::config::check_name("siem_sinks: name", name)?;
         if self.min_severity > 10 {
             bail!("siem_sinks[{name}]: min_severity must be between 0 and 10");
         }

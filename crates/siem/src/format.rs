@@ -11,12 +11,6 @@ pub const PRODUCT: &str = "agentgov";
 /// boundary and end with `…`.
 pub const MAX_MSG: usize = 1023;
 
-/// The record's severity on CEF's scale (0 lowest, 10 highest): see
-/// [`AuditRecord::severity`].
-pub fn severity(r: &AuditRecord) -> u8 {
-    r.severity()
-}
-
 /// A CEF header field: `\` and `|` escaped.
 fn header(s: &str) -> String {
     s.replace('\\', "\\\\").replace('|', "\\|").replace(['\r', '\n'], " ")
@@ -86,7 +80,7 @@ pub fn cef(r: &AuditRecord, version: &str) -> String {
         header(version),
         header(&r.event_type),
         header(&name),
-        severity(r),
+        r.severity(),
         extension.join(" ")
     )
 }
@@ -120,7 +114,7 @@ fn field(s: &str, max: usize) -> String {
 /// One record's `msg` (CEF or JSON) as an RFC 5424 message:
 /// `<PRI>1 TIMESTAMP HOSTNAME APP-NAME - MSGID - MSG`, MSGID being the event type.
 pub fn syslog(r: &AuditRecord, origin: &SyslogOrigin, msg: &str) -> String {
-    let pri = u16::from(origin.facility.min(23)) * 8 + u16::from(syslog_severity(severity(r)));
+    let pri = u16::from(origin.facility.min(23)) * 8 + u16::from(syslog_severity(r.severity()));
     let ts = r.timestamp.format(&Rfc3339).unwrap_or_else(|_| "-".into());
     format!(
         "<{pri}>1 {ts} {} {} - {} - {msg}",
@@ -150,7 +144,7 @@ pub fn json(r: &AuditRecord) -> Value {
         "resource": r.resource,
         "decision": r.decision,
         "risk_score": r.risk_score,
-        "severity": severity(r),
+        "severity": r.severity(),
         "details": serde_json::from_str::<Value>(r.details.as_str()).unwrap_or(Value::Null),
         "hash": r.hash.to_hex(),
     })
@@ -209,12 +203,12 @@ mod tests {
 
     #[test]
     fn severities_follow_kind_decision_and_risk() {
-        assert_eq!(severity(&record("agent.action", None, None, "")), 2);
-        assert_eq!(severity(&record("policy.decision", Some("deny"), Some(0.2), "")), 7);
-        assert_eq!(severity(&record("policy.decision", Some("allow"), Some(0.91), "")), 9);
-        assert_eq!(severity(&record("guard.blocked", Some("blocked"), Some(0.5), "")), 8);
-        assert_eq!(severity(&record("user.role_changed", None, None, "")), 4);
-        assert_eq!(severity(&record("x", None, Some(7.0), "")), 10, "clamped");
+        assert_eq!(record("agent.action", None, None, "").severity(), 2);
+        assert_eq!(record("policy.decision", Some("deny"), Some(0.2), "").severity(), 7);
+        assert_eq!(record("policy.decision", Some("allow"), Some(0.91), "").severity(), 9);
+        assert_eq!(record("guard.blocked", Some("blocked"), Some(0.5), "").severity(), 8);
+        assert_eq!(record("user.role_changed", None, None, "").severity(), 4);
+        assert_eq!(record("x", None, Some(7.0), "").severity(), 10, "clamped");
         assert_eq!(syslog_severity(8), 3);
         assert_eq!(syslog_severity(2), 6);
     }

@@ -1,7 +1,7 @@
 //! SIEM forwarding (spec 4.13): the formats every sink shares and the sinks, behind the
 //! domain's `SiemSink` port.
 //!
-//! Formats: [`format::severity`] (our events on CEF's 0–10 scale), [`format::cef`]
+//! Formats (each record's severity is `AuditRecord::severity`, CEF's 0–10 scale): [`format::cef`]
 //! (ArcSight Common Event Format), [`format::syslog`] (RFC 5424 with RFC 6587 octet
 //! counting), [`format::json`] (one flat JSON object per audit record) and [`format::hec`]
 //! (Splunk HTTP Event Collector batches). The mapping is documented in docs/siem.md.

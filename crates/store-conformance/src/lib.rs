@@ -40,6 +40,12 @@ impl TestStore {
     }
 }
 
+/// Whether `CI` is set (to anything but empty, `false` or `0`): then a suite whose service
+/// or tool is missing fails rather than skips.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
 /// The URL of an external service for tests, read from `var`.
 ///
 /// Unset: `None` with a printed reason, so a developer without Postgres or Redis still gets a
@@ -47,7 +53,7 @@ impl TestStore {
 pub fn service_url(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.trim().is_empty() => Some(url),
-        _ if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0") => {
+        _ if in_ci() => {
             panic!("{var} is not set, but CI is: the suites that need this service must run in CI")
         }
         _ => {
