@@ -56,8 +56,7 @@ use crate::store::PgStore;
 
 use super::page_of;
 
-const QUEUED: &str = "queued";
-const RUNNING: &str = "running";
+use super::{QUEUED, RUNNING};
 const PENDING: &str = "pending";
 const SHADOW: &str = "shadow";
 
@@ -94,16 +93,6 @@ struct IdRow {
 
 fn lease_lost(id: ClusterJobId) -> DomainError {
     DomainError::Conflict(format!("clustering job {id} is no longer held by this worker"))
-}
-
-/// The job `id` if it is `running` under `token`.
-macro_rules! held {
-    ($id:expr, $token:expr) => {
-        discovery_jobs::table
-            .filter(discovery_jobs::id.eq($id.as_uuid()))
-            .filter(discovery_jobs::status.eq(RUNNING))
-            .filter(discovery_jobs::lease_token.eq($token))
-    };
 }
 
 /// The tenant's candidate `id`.
@@ -348,20 +337,7 @@ impl DiscoveryRepo for PgStore {
         let mut conn = self.tx_conn().await?;
         let conn: &mut AsyncPgConnection = &mut conn;
         conn.transaction(async move |conn| -> Result<Option<ClusterJob>, TxError> {
-            // A job another worker is claiming right now is locked: skip it, take the next.
-            let claimable = discovery_jobs::status.eq(QUEUED).or(discovery_jobs::status
-                .eq(RUNNING)
-                .and(discovery_jobs::lease_until.is_null().or(discovery_jobs::lease_until.lt(now))));
-            let row: Option<DiscoveryJobRow> = discovery_jobs::table
-                .filter(claimable)
-                .order(discovery_jobs::id)
-                .select(DiscoveryJobRow::as_select())
-                .limit(1)
-                .for_update()
-                .skip_locked()
-                .first(conn)
-                .await
-                .optional()?;
+            let row = next_claimable!(discovery_jobs, DiscoveryJobRow, now, conn)?;
             let Some(row) = row else { return Ok(None) };
             let mut job = ClusterJob::try_from(row)?;
             job.status = JobStatus::Running;
@@ -394,7 +370,7 @@ impl DiscoveryRepo for PgStore {
         lease_until: OffsetDateTime,
     ) -> Result<()> {
         let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(id, token))
+        let updated = diesel::update(held!(discovery_jobs, id, token))
             .set((discovery_jobs::progress.eq(progress), discovery_jobs::lease_until.eq(lease_until)))
             .execute(&mut conn)
             .await
@@ -418,8 +394,12 @@ impl DiscoveryRepo for PgStore {
         conn.transaction(async move |conn| -> Result<Vec<CandidateId>, TxError> {
             // The job row first: a reclaim or another completion waits for this commit, or
             // this finds the job no longer held and writes nothing.
-            let tenant: Option<Uuid> =
-                held!(id, token).select(discovery_jobs::tenant_id).for_update().first(conn).await.optional()?;
+            let tenant: Option<Uuid> = held!(discovery_jobs, id, token)
+                .select(discovery_jobs::tenant_id)
+                .for_update()
+                .first(conn)
+                .await
+                .optional()?;
             let Some(tenant) = tenant else { return Err(TxError::Domain(lease_lost(id))) };
             // Candidates are written to the job's tenant, whatever their `tenant_id` says.
             let mut inserted = HashSet::new();
@@ -462,7 +442,7 @@ impl DiscoveryRepo for PgStore {
 
     async fn fail_cluster_job(&self, id: ClusterJobId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
         let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(id, token))
+        let updated = diesel::update(held!(discovery_jobs, id, token))
             .set((
                 discovery_jobs::status.eq(JobStatus::Failed.as_str()),
                 discovery_jobs::error.eq(error),

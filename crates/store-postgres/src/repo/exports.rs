@@ -24,20 +24,8 @@ define_sql_function! {
     fn greatest(a: Integer, b: Integer) -> Integer;
 }
 
-const RUNNING: &str = "running";
-
 fn lease_lost(id: ExportJobId) -> DomainError {
     DomainError::Conflict(format!("export job {id} is no longer held by this worker"))
-}
-
-/// The job `id` if it is `running` under `token`.
-macro_rules! held {
-    ($id:expr, $token:expr) => {
-        export_jobs::table
-            .filter(export_jobs::id.eq($id.as_uuid()))
-            .filter(export_jobs::status.eq(RUNNING))
-            .filter(export_jobs::lease_token.eq($token))
-    };
 }
 
 #[async_trait]
@@ -71,20 +59,7 @@ impl ExportRepo for PgStore {
         let mut conn = self.tx_conn().await?;
         let conn: &mut AsyncPgConnection = &mut conn;
         conn.transaction(async move |conn| -> Result<Option<ExportJob>, TxError> {
-            // A job another worker is claiming right now is locked: skip it, take the next.
-            let claimable = export_jobs::status.eq(JobStatus::Queued.as_str()).or(export_jobs::status
-                .eq(RUNNING)
-                .and(export_jobs::lease_until.is_null().or(export_jobs::lease_until.lt(now))));
-            let row: Option<ExportJobRow> = export_jobs::table
-                .filter(claimable)
-                .order(export_jobs::id)
-                .select(ExportJobRow::as_select())
-                .limit(1)
-                .for_update()
-                .skip_locked()
-                .first(conn)
-                .await
-                .optional()?;
+            let row = next_claimable!(export_jobs, ExportJobRow, now, conn)?;
             let Some(row) = row else { return Ok(None) };
             let mut job = ExportJob::try_from(row)?;
             job.status = JobStatus::Running;
@@ -132,7 +107,7 @@ impl ExportRepo for PgStore {
         conn.transaction(async move |conn| -> Result<(), TxError> {
             // Updating first locks the job row: a worker reclaiming the job after an expired
             // lease waits for this commit, then drops the chunk with the rest.
-            let updated = diesel::update(held!(id, token))
+            let updated = diesel::update(held!(export_jobs, id, token))
                 .set((
                     export_jobs::rows.eq(progress.rows),
                     export_jobs::bytes.eq(progress.bytes),
@@ -164,7 +139,7 @@ impl ExportRepo for PgStore {
 
     async fn finish_export_job(&self, id: ExportJobId, token: Uuid, outcome: &ExportOutcome) -> Result<()> {
         let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(id, token))
+        let updated = diesel::update(held!(export_jobs, id, token))
             .set((
                 export_jobs::status.eq(outcome.status.as_str()),
                 export_jobs::error.eq(outcome.error.as_deref()),

@@ -36,24 +36,13 @@ use crate::rows::{GuardFeedbackRow, GuardModelInfoRow, GuardModelRow, GuardTaskR
 use crate::schema::{guard_feedback, guard_models, guard_stats, guard_tasks, tenants};
 use crate::store::PgStore;
 
-const QUEUED: &str = "queued";
-const RUNNING: &str = "running";
+use super::{QUEUED, RUNNING};
 
 /// Rows per `INSERT` of statistics: five parameters each, far below Postgres's 65,535.
 const STATS_CHUNK: usize = 1_000;
 
 fn lease_lost(id: GuardTaskId) -> DomainError {
     DomainError::Conflict(format!("guard task {id} is no longer held by this worker"))
-}
-
-/// The task `id` if it is `running` under `token`.
-macro_rules! held {
-    ($id:expr, $token:expr) => {
-        guard_tasks::table
-            .filter(guard_tasks::id.eq($id.as_uuid()))
-            .filter(guard_tasks::status.eq(RUNNING))
-            .filter(guard_tasks::lease_token.eq($token))
-    };
 }
 
 /// The tenant's task that is `queued` or `running` (one at most: `guard_tasks_active_key`).
@@ -248,20 +237,7 @@ impl GuardRepo for PgStore {
         let mut conn = self.tx_conn().await?;
         let conn: &mut AsyncPgConnection = &mut conn;
         conn.transaction(async move |conn| -> Result<Option<GuardTask>, TxError> {
-            // A task another worker is claiming right now is locked: skip it, take the next.
-            let claimable = guard_tasks::status.eq(QUEUED).or(guard_tasks::status
-                .eq(RUNNING)
-                .and(guard_tasks::lease_until.is_null().or(guard_tasks::lease_until.lt(now))));
-            let row: Option<GuardTaskRow> = guard_tasks::table
-                .filter(claimable)
-                .order(guard_tasks::id)
-                .select(GuardTaskRow::as_select())
-                .limit(1)
-                .for_update()
-                .skip_locked()
-                .first(conn)
-                .await
-                .optional()?;
+            let row = next_claimable!(guard_tasks, GuardTaskRow, now, conn)?;
             let Some(row) = row else { return Ok(None) };
             let mut task = GuardTask::try_from(row)?;
             task.status = JobStatus::Running;
@@ -294,7 +270,7 @@ impl GuardRepo for PgStore {
         lease_until: OffsetDateTime,
     ) -> Result<()> {
         let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(id, token))
+        let updated = diesel::update(held!(guard_tasks, id, token))
             .set((guard_tasks::progress.eq(progress), guard_tasks::lease_until.eq(lease_until)))
             .execute(&mut conn)
             .await
@@ -315,8 +291,12 @@ impl GuardRepo for PgStore {
         conn.transaction(async move |conn| -> Result<i32, TxError> {
             // The task row first: a cancellation or a reclaim waits for this commit, or this
             // finds the task no longer held and writes nothing.
-            let tenant: Option<Uuid> =
-                held!(id, token).select(guard_tasks::tenant_id).for_update().first(conn).await.optional()?;
+            let tenant: Option<Uuid> = held!(guard_tasks, id, token)
+                .select(guard_tasks::tenant_id)
+                .for_update()
+                .first(conn)
+                .await
+                .optional()?;
             let Some(tenant) = tenant else { return Err(TxError::Domain(lease_lost(id))) };
             // Then the tenant's row: versions are numbered and switched one writer at a time.
             if !lock_tenant(conn, tenant).await? {
@@ -355,7 +335,7 @@ impl GuardRepo for PgStore {
 
     async fn fail_guard_task(&self, id: GuardTaskId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
         let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(id, token))
+        let updated = diesel::update(held!(guard_tasks, id, token))
             .set((
                 guard_tasks::status.eq(JobStatus::Failed.as_str()),
                 guard_tasks::error.eq(error),
