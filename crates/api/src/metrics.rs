@@ -6,8 +6,10 @@ use std::time::Instant;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, HttpResponse};
+use actix_web::{HttpMessage, HttpResponse, web};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::AppState;
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -27,6 +29,7 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
                 .build_recorder();
             let handle = recorder.handle();
             metrics::set_global_recorder(recorder).ok()?;
+            describe();
             let upkeep = handle.clone();
             std::thread::Builder::new()
                 .name("metrics-upkeep".into())
@@ -63,8 +66,46 @@ pub async fn record(
     Ok(res)
 }
 
+/// The help text of the metrics recorded outside the request middleware.
+fn describe() {
+    metrics::describe_gauge!(
+        "agentgov_siem_queue_depth",
+        "Audit records a SIEM sink has not examined yet, over every tenant"
+    );
+    metrics::describe_counter!("agentgov_siem_forwarded_total", "Audit records a SIEM sink has delivered");
+    metrics::describe_counter!(
+        "agentgov_siem_failed_total",
+        "Audit records in delivery attempts to a SIEM sink that failed (a record retried three times counts three)"
+    );
+    metrics::describe_gauge!(
+        "agentgov_siem_last_success_timestamp_seconds",
+        "When a SIEM sink last took a batch, in Unix seconds"
+    );
+}
+
 /// `GET /metrics` in the Prometheus text format.
-pub async fn render() -> HttpResponse {
+pub async fn render(state: web::Data<AppState>) -> HttpResponse {
+    record_siem(&state).await;
     let body = handle().map(PrometheusHandle::render).unwrap_or_default();
     HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(body)
+}
+
+/// Each SIEM sink's figures, read from the store as `GET /siem/status` reads them (so every
+/// replica reports the same), labelled by the sink's name only: no destination. If the store
+/// cannot answer, the last figures stand and the rest of the page is served.
+async fn record_siem(state: &AppState) {
+    let states = match state.services.siem.states().await {
+        Ok(states) => states,
+        Err(e) => return tracing::warn!(error = %e, "cannot read the SIEM sinks' figures for /metrics"),
+    };
+    for (name, s) in states {
+        let sink = [("sink", name.to_owned())];
+        metrics::gauge!("agentgov_siem_queue_depth", &sink).set(s.queue_depth as f64);
+        metrics::counter!("agentgov_siem_forwarded_total", &sink).absolute(s.forwarded);
+        metrics::counter!("agentgov_siem_failed_total", &sink).absolute(s.failed);
+        if let Some(at) = s.last_success_at {
+            let seconds = at.unix_timestamp_nanos() as f64 / 1e9;
+            metrics::gauge!("agentgov_siem_last_success_timestamp_seconds", &sink).set(seconds);
+        }
+    }
 }

@@ -294,6 +294,51 @@ async fn a_splunk_hec_receiver_gets_batches_in_order_and_everything_after_an_out
     assert!(!destination.contains(&hec.token) && destination.starts_with("http://127.0.0.1:"), "{destination}");
 }
 
+/// The value of `metric{sink="<sink>"}` on `/metrics`, if present.
+async fn metric(app: &TestApp, metric: &str, sink: &str) -> Option<f64> {
+    let page = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let series = format!("{metric}{{sink=\"{sink}\"}} ");
+    page.lines().find_map(|l| l.strip_prefix(&series)).map(|v| v.trim().parse().unwrap())
+}
+
+#[tokio::test]
+async fn each_sinks_queue_and_totals_are_prometheus_metrics_without_its_destination() {
+    let hec = HecReceiver::start().await;
+    // A name of its own: every server of this test process shares one metrics recorder.
+    let name = "hec-metrics";
+    let app =
+        app_with(vec![sink(json!({"name": name, "kind": "splunk-hec", "url": hec.url, "token": hec.token}))]).await;
+    let t = app.create_tenant("acme").await;
+    write_entries(&app, &t.api_key, 10).await;
+    let status = drained(&app).await;
+
+    let forwarded = status["sinks"][0]["forwarded_total"].as_f64().unwrap();
+    assert_eq!(metric(&app, "agentgov_siem_forwarded_total", name).await, Some(forwarded));
+    assert_eq!(metric(&app, "agentgov_siem_queue_depth", name).await, Some(0.0));
+    assert_eq!(metric(&app, "agentgov_siem_failed_total", name).await, Some(0.0));
+    let last = metric(&app, "agentgov_siem_last_success_timestamp_seconds", name).await.unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    assert!((now - 60.0..=now + 1.0).contains(&last), "{last} against {now}");
+
+    // The receiver fails: the queue and the failures show on the next scrape.
+    hec.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    write_entries(&app, &t.api_key, 5).await;
+    let mut failed = 0.0;
+    for _ in 0..100 {
+        failed = metric(&app, "agentgov_siem_failed_total", name).await.unwrap();
+        if failed > 0.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(failed > 0.0, "no failure counted");
+    assert!(metric(&app, "agentgov_siem_queue_depth", name).await.unwrap() >= 5.0);
+
+    let page = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("# HELP agentgov_siem_queue_depth"), "described");
+    assert!(!page.contains(&hec.token) && !page.contains(&hec.url), "no destination or token on /metrics");
+}
+
 #[tokio::test]
 async fn only_the_admin_key_or_a_super_admin_session_may_see_and_test_forwarding() {
     let hec = HecReceiver::start().await;

@@ -21,7 +21,9 @@ use uuid::Uuid;
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result};
 use crate::ids::{AuditId, TenantId};
-use crate::model::{Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, JsonText, Role, SeqOrder};
+use crate::model::{
+    Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, JsonText, Role, SeqOrder, SiemSinkState,
+};
 use crate::ports::SiemSink;
 
 /// Which audit records a sink wants.
@@ -226,8 +228,7 @@ impl SiemService {
     pub async fn status(&self, who: &Operator) -> Result<SiemStatus> {
         who.authorize()?;
         let mut sinks = Vec::with_capacity(self.routes.len());
-        for route in self.routes.iter() {
-            let state = self.ports.store.siem_sink_state(&route.name).await?;
+        for (route, (_, state)) in self.routes.iter().zip(self.states().await?) {
             sinks.push(SinkStatus {
                 name: route.name.clone(),
                 kind: route.sink.kind(),
@@ -244,6 +245,16 @@ impl SiemService {
             });
         }
         Ok(SiemStatus { enabled: !self.routes.is_empty(), sinks })
+    }
+
+    /// Each configured sink's name and totals, for the process's metrics: no permission is
+    /// checked, so nothing here may name a destination or carry a credential.
+    pub async fn states(&self) -> Result<Vec<(&str, SiemSinkState)>> {
+        let mut states = Vec::with_capacity(self.routes.len());
+        for route in self.routes.iter() {
+            states.push((route.name.as_str(), self.ports.store.siem_sink_state(&route.name).await?));
+        }
+        Ok(states)
     }
 
     /// `POST /siem/test`: one `siem.test` event through every sink at once (each gives up
