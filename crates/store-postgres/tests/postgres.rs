@@ -20,7 +20,7 @@ use agentgov_domain::ports::{
 };
 use agentgov_store_conformance::fixtures::{
     guard_examples, json_object, new_agent, new_candidate, new_cluster_job, new_discovery_event, new_embedding,
-    new_guard_model, new_guard_task, new_key, new_tenant, new_user, now, seed_pair,
+    new_entry, new_guard_model, new_guard_task, new_key, new_tenant, new_user, now, seed_pair,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -57,6 +57,52 @@ async fn unreachable_database_is_unavailable() {
     // Port 1 is never a Postgres server.
     let err = PgStore::connect("postgres://postgres@127.0.0.1:1/none?connect_timeout=2", 1).await.unwrap_err();
     assert!(matches!(err, DomainError::Unavailable(ref s) if s == "database"), "{err:?}");
+}
+
+/// Checkouts send no query (the pool recycles `Fast`), so a connection Postgres ended must
+/// be noticed otherwise: the client sees it closed and the pool replaces it, and a request
+/// that meets one answers `Unavailable` (503), never an internal error; the next succeeds.
+#[tokio::test]
+async fn connections_postgres_ends_are_replaced_by_the_pool() {
+    let Some((store, guard)) = common::migrated_store(2).await else { return };
+    let (tenant, _) = seed_pair(&store, "acme").await;
+    let append = |n: usize| {
+        let entries = (0..n).map(|_| new_entry(tenant.id, "test.event", now())).collect();
+        store.append_audit(entries)
+    };
+    store.ping().await.unwrap();
+    append(1).await.unwrap();
+
+    let base_url = agentgov_store_conformance::service_url(common::URL_VAR).unwrap();
+    let mut admin = AsyncPgConnection::establish(&base_url).await.unwrap();
+    for round in 0..3 {
+        let ended: Vec<Terminated> = sql_query(format!(
+            "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity \
+             WHERE application_name = '{}' AND pid <> pg_backend_pid()",
+            guard.schema
+        ))
+        .load(&mut admin)
+        .await
+        .unwrap();
+        assert!(!ended.is_empty() && ended.iter().all(|t| t.ended), "round {round}: nothing to end");
+        // Let the clients read the termination notice.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        for attempt in 0..2 {
+            let (pinged, appended) = (store.ping().await, append(2).await);
+            for result in [pinged.err(), appended.err()].into_iter().flatten() {
+                assert!(matches!(result, DomainError::Unavailable(_)), "round {round}: {result:?}");
+                assert_eq!(attempt, 0, "round {round}: still failing after a failure");
+            }
+        }
+        store.ping().await.unwrap();
+        append(1).await.unwrap();
+    }
+}
+
+#[derive(QueryableByName)]
+struct Terminated {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    ended: bool,
 }
 
 #[tokio::test]
