@@ -20,18 +20,9 @@
 //! `RESTART` checkpoint's busy-handler sleeps or a hand-over between threads.
 //! `journal_size_limit` then truncates the file.
 //!
-//! The thread also flushes the database file itself (`fdatasync` on a descriptor of its own)
-//! after every round that copied pages into it. SQLite syncs that file only when a checkpoint
-//! has copied the whole WAL, which under a steady writer happens every second or two; that
-//! sync then carries every page copied since, and the WAL syncs of the commits made meanwhile
-//! waited behind it (about 40 ms, hand-run: the slowest 0.1% of policy checks at 48 to 69 ms).
-//! Flushed after each round, the file never holds more than one round's pages unsynced, and
-//! that tail fell to 21 to 26 ms; SQLite's own sync then finds little left to write.
-//!
 //! Dropping the store stops the thread and closes its connection; SQLite checkpoints as the
 //! last connection closes.
 
-use std::fs::File;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -123,16 +114,13 @@ impl Checkpointer {
     /// through `catch_up`.
     pub(crate) fn start(url: &str, catch_up: CatchUp) -> Result<Self> {
         let mut conn = connect(url)?;
-        let mut flush = Flush::open(url);
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
             .spawn(move || {
                 // Only a drop of the sender ends the wait early: nothing is ever sent.
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(INTERVAL) {
-                    if let Some(state) = run_once(&mut conn, &catch_up, CATCH_UP_PAGES) {
-                        flush.after(state);
-                    }
+                    run_once(&mut conn, &catch_up, CATCH_UP_PAGES);
                 }
             })
             .map_err(|e| DomainError::Internal(format!("cannot start the sqlite checkpoint thread: {e}")))?;
@@ -151,40 +139,9 @@ impl Drop for Checkpointer {
     }
 }
 
-/// The database file as the checkpoint thread flushes it.
-struct Flush {
-    /// `None` if it could not be opened: SQLite's own syncs still make checkpoints durable.
-    file: Option<File>,
-    /// The WAL's copied pages at the last flush.
-    copied: i32,
-}
-
-impl Flush {
-    fn open(path: &str) -> Self {
-        let file = File::open(path)
-            .inspect_err(|e| tracing::warn!(error = %e, "cannot open the database file to flush it after checkpoints"))
-            .ok();
-        Self { file, copied: 0 }
-    }
-
-    /// Flushes the file if the round that ended in `state` copied pages into it.
-    fn after(&mut self, state: WalState) {
-        if state.copied_pages == self.copied {
-            return;
-        }
-        self.copied = state.copied_pages;
-        if let Some(file) = &self.file
-            && let Err(e) = file.sync_data()
-        {
-            tracing::warn!(error = %e, "flushing the database file after a checkpoint failed");
-        }
-    }
-}
-
 /// One round: a passive checkpoint, and a request to the writer to catch up if the WAL has
-/// more than `catch_up_pages` pages. Answers the WAL's state after the round's last
-/// checkpoint, or `None` if one failed.
-fn run_once(conn: &mut SqliteConnection, catch_up: &CatchUp, catch_up_pages: i32) -> Option<WalState> {
+/// more than `catch_up_pages` pages.
+fn run_once(conn: &mut SqliteConnection, catch_up: &CatchUp, catch_up_pages: i32) {
     match checkpoint(conn, CheckpointMode::Passive) {
         Ok(state) if state.wal_pages > catch_up_pages => {
             // Copy again at once, until a pass finds only a few new frames: the writer then
@@ -192,26 +149,16 @@ fn run_once(conn: &mut SqliteConnection, catch_up: &CatchUp, catch_up_pages: i32
             let mut last = state;
             for _ in 0..CATCH_UP_PASSES {
                 match checkpoint(conn, CheckpointMode::Passive) {
-                    Ok(now) if now.wal_pages - last.wal_pages <= CATCH_UP_RESIDUE => {
-                        last = now;
-                        break;
-                    }
+                    Ok(now) if now.wal_pages - last.wal_pages <= CATCH_UP_RESIDUE => break,
                     Ok(now) => last = now,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "sqlite checkpoint failed");
-                        return None;
-                    }
+                    Err(e) => return tracing::warn!(error = %e, "sqlite checkpoint failed"),
                 }
             }
             tracing::debug!(wal_pages = last.wal_pages, "the WAL is large; the writer catches up");
             catch_up.request();
-            Some(last)
         }
-        Ok(state) => Some(state),
-        Err(e) => {
-            tracing::warn!(error = %e, "sqlite checkpoint failed");
-            None
-        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "sqlite checkpoint failed"),
     }
 }
 
@@ -265,30 +212,5 @@ mod tests {
         assert!(!store.catch_up.0.load(Ordering::Relaxed), "taken by the write");
         let after = passive(&mut conn);
         assert!(after.wal_pages < 10, "the WAL did not start over: {before:?} then {after:?}");
-    }
-
-    /// A round that copied pages is flushed once; a round that copied nothing new is not.
-    #[test]
-    fn the_file_is_flushed_after_rounds_that_copied_pages() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let url = dir.path().join("flush.db").to_str().unwrap().to_owned();
-        let mut conn = connect(&url).unwrap();
-        sql_query("CREATE TABLE filler (blob BLOB)").execute(&mut conn).unwrap();
-        sql_query("INSERT INTO filler VALUES (randomblob(3000))").execute(&mut conn).unwrap();
-
-        let state = run_once(&mut conn, &CatchUp::default(), CATCH_UP_PAGES).unwrap();
-        assert!(state.copied_pages > 0, "{state:?}");
-        let mut flush = Flush::open(&url);
-        assert!(flush.file.is_some());
-        flush.after(state);
-        assert_eq!(flush.copied, state.copied_pages);
-        let again = run_once(&mut conn, &CatchUp::default(), CATCH_UP_PAGES).unwrap();
-        flush.after(again);
-        assert_eq!(flush.copied, again.copied_pages);
-
-        // A file that cannot be opened leaves checkpoints to SQLite's own syncs.
-        let mut missing = Flush::open(dir.path().join("missing.db").to_str().unwrap());
-        assert!(missing.file.is_none());
-        missing.after(state);
     }
 }
