@@ -27,6 +27,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+use crate::args::{self, Arg};
 use crate::cmd::{self, cargo, root, step};
 use oha::{CONCURRENCY, Load, Stop};
 use report::{Machine, MemoryRow, Results, Row, Settings, Success};
@@ -55,9 +56,6 @@ struct Options {
     policy_checks: u64,
 }
 
-/// The flags that take a positive number (`--flag N` or `--flag=N`, `_` allowed as a separator).
-const NUMBER_FLAGS: [&str; 4] = ["--audit-records", "--webhook-events", "--agents", "--policy-checks"];
-
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
         let mut options = Options {
@@ -67,30 +65,14 @@ impl Options {
             agents: DEFAULT_AGENTS,
             policy_checks: DEFAULT_POLICY_CHECKS,
         };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            if arg == "--skip-postgres" {
-                options.skip_postgres = true;
-                continue;
-            }
-            let (flag, value) = match arg.split_once('=') {
-                Some((flag, value)) if NUMBER_FLAGS.contains(&flag) => (flag, value),
-                _ if NUMBER_FLAGS.contains(&arg.as_str()) => {
-                    (arg.as_str(), args.next().with_context(|| format!("{arg} needs a number"))?.as_str())
-                }
-                _ => bail!("unexpected argument `{arg}` (see `cargo xtask help`)"),
-            };
-            let n = value
-                .replace('_', "")
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .with_context(|| format!("{flag} wants a positive number, got `{value}`"))?;
-            match flag {
-                "--audit-records" => options.audit_records = n,
-                "--webhook-events" => options.webhook_events = n,
-                "--policy-checks" => options.policy_checks = n,
-                _ => options.agents = n,
+        let numbers = [("--audit-records", 1), ("--webhook-events", 1), ("--agents", 1), ("--policy-checks", 1)];
+        for arg in args::parse(args, &["--skip-postgres"], &numbers)? {
+            match arg {
+                Arg::Number { flag: "--audit-records", value, .. } => options.audit_records = value,
+                Arg::Number { flag: "--webhook-events", value, .. } => options.webhook_events = value,
+                Arg::Number { flag: "--policy-checks", value, .. } => options.policy_checks = value,
+                Arg::Number { value, .. } => options.agents = value,
+                Arg::Switch(_) => options.skip_postgres = true,
             }
         }
         Ok(options)

@@ -23,6 +23,7 @@ use agentgov_detect::discovery::{Aggregator, Params, cluster, metrics};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
+use crate::args::{self, Arg};
 use crate::bench::http::Connection;
 use crate::bench::server::{Backend, Server};
 use crate::bench::{DEFAULT_POSTGRES_URL, build_release};
@@ -43,21 +44,15 @@ impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
         let mut o =
             Options { events: 1_000_000, agents: 200, seed: 7, connections: 4, skip_http: false, skip_postgres: false };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let mut number = |name: &str| -> anyhow::Result<u64> {
-                args.next()
-                    .and_then(|n| n.replace('_', "").parse().ok())
-                    .with_context(|| format!("{name} needs a number"))
-            };
-            match arg.as_str() {
-                "--events" => o.events = number("--events")? as usize,
-                "--agents" => o.agents = number("--agents")? as usize,
-                "--seed" => o.seed = number("--seed")?,
-                "--connections" => o.connections = number("--connections")?.max(1) as usize,
-                "--skip-http" => o.skip_http = true,
-                "--skip-postgres" => o.skip_postgres = true,
-                other => bail!("unexpected argument `{other}` (see `cargo xtask help`)"),
+        let numbers = [("--events", 1), ("--agents", 1), ("--seed", 0), ("--connections", 1)];
+        for arg in args::parse(args, &["--skip-http", "--skip-postgres"], &numbers)? {
+            match arg {
+                Arg::Number { flag: "--events", value, .. } => o.events = value as usize,
+                Arg::Number { flag: "--agents", value, .. } => o.agents = value as usize,
+                Arg::Number { flag: "--seed", value, .. } => o.seed = value,
+                Arg::Number { value, .. } => o.connections = value as usize,
+                Arg::Switch("--skip-http") => o.skip_http = true,
+                Arg::Switch(_) => o.skip_postgres = true,
             }
         }
         Ok(o)

@@ -4,6 +4,7 @@
 //! crate needs little beyond `anyhow` and `serde_json` (and `hmac`, `sha2` and `hex` to sign
 //! the benchmark's webhook deliveries).
 
+mod args;
 mod bench;
 mod ci;
 mod cmd;

@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+use crate::args::{self, Arg};
 use crate::bench::server::{Backend, Server, free_port, nonce};
 use crate::bench::{DEFAULT_POSTGRES_URL, audit, build_release};
 use crate::cmd::{self, step};
@@ -71,9 +72,6 @@ struct Options {
     analyze: bool,
 }
 
-/// The flags that take a positive number (`--flag N` or `--flag=N`, `_` allowed as a separator).
-const NUMBER_FLAGS: [&str; 2] = ["--records", "--batch"];
-
 impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Self> {
         let mut options = Options {
@@ -83,43 +81,19 @@ impl Options {
             rsyslog_async: false,
             analyze: false,
         };
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            match arg.as_str() {
-                "--skip-postgres" => {
-                    options.skip_postgres = true;
-                    continue;
+        let switches = ["--skip-postgres", "--rsyslog-async", "--analyze"];
+        for arg in args::parse(args, &switches, &[("--records", 1), ("--batch", 1)])? {
+            match arg {
+                Arg::Switch("--skip-postgres") => options.skip_postgres = true,
+                Arg::Switch("--rsyslog-async") => options.rsyslog_async = true,
+                Arg::Switch(_) => options.analyze = true,
+                Arg::Number { flag: "--records", value, .. } => options.records = value,
+                Arg::Number { value, raw, .. } => {
+                    options.batch = u32::try_from(value)
+                        .ok()
+                        .filter(|n| *n <= MAX_BATCH)
+                        .with_context(|| format!("--batch must be between 1 and {MAX_BATCH}, got `{raw}`"))?;
                 }
-                "--rsyslog-async" => {
-                    options.rsyslog_async = true;
-                    continue;
-                }
-                "--analyze" => {
-                    options.analyze = true;
-                    continue;
-                }
-                _ => {}
-            }
-            let (flag, value) = match arg.split_once('=') {
-                Some((flag, value)) if NUMBER_FLAGS.contains(&flag) => (flag, value),
-                _ if NUMBER_FLAGS.contains(&arg.as_str()) => {
-                    (arg.as_str(), args.next().with_context(|| format!("{arg} needs a number"))?.as_str())
-                }
-                _ => bail!("unexpected argument `{arg}` (see `cargo xtask help`)"),
-            };
-            let n: u64 = value
-                .replace('_', "")
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .with_context(|| format!("{flag} wants a positive number, got `{value}`"))?;
-            if flag == "--records" {
-                options.records = n;
-            } else {
-                options.batch = u32::try_from(n)
-                    .ok()
-                    .filter(|n| *n <= MAX_BATCH)
-                    .with_context(|| format!("--batch must be between 1 and {MAX_BATCH}, got `{value}`"))?;
             }
         }
         Ok(options)
