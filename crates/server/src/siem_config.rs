@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agentgov_domain::services::{SiemFilter, SiemRoute};
-use agentgov_siem::format::SyslogOrigin;
+use agentgov_siem::format::{Payload, SyslogOrigin};
 use agentgov_siem::hec::{HecOptions, HecSink};
-use agentgov_siem::syslog::{Payload, SyslogSink, Transport};
+use agentgov_siem::syslog::{SyslogSink, Transport};
 use anyhow::{Context, bail};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
@@ -48,7 +48,8 @@ pub struct SiemSinkConfig {
     /// Syslog: the receiver's `host:port`.
     #[serde(default)]
     pub address: Option<String>,
-    /// Syslog: `cef` (default) or `json` as the message.
+    /// Each record as `cef` (syslog's default), `json` (HEC's default) or `ocsf` (OCSF
+    /// 1.3.0 API Activity); HEC takes `json` or `ocsf`.
     #[serde(default)]
     pub format: Option<String>,
     /// Syslog facility, 0 to 23; default 13 (log audit).
@@ -78,7 +79,7 @@ pub struct SiemSinkConfig {
     /// HEC: the events' `source`; default `agentgov`.
     #[serde(default)]
     pub source: Option<String>,
-    /// HEC: the events' `sourcetype`; default `agentgov:audit`.
+    /// HEC: the events' `sourcetype`; default `agentgov:audit` (`agentgov:ocsf` for OCSF).
     #[serde(default)]
     pub sourcetype: Option<String>,
     /// HEC: the index; default the token's.
@@ -150,7 +151,6 @@ impl SiemSinkConfig {
             Ok(())
         };
         syslog_only("address", self.address.is_some())?;
-        syslog_only("format", self.format.is_some())?;
         syslog_only("app_name", self.app_name.is_some())?;
         hec_only("url", self.url.is_some())?;
         hec_only("token", self.token.is_some())?;
@@ -165,6 +165,16 @@ impl SiemSinkConfig {
         if self.tls_ca_file.is_some() && matches!(self.kind, SinkKind::SyslogTcp | SinkKind::SyslogUdp) {
             bail!("siem_sinks[{name}]: `tls_ca_file` is for syslog-tls and splunk-hec sinks");
         }
+        let payload = match self.format.as_deref() {
+            None if self.kind == SinkKind::SplunkHec => Payload::Json,
+            None => Payload::Cef,
+            Some("cef") if self.kind == SinkKind::SplunkHec => {
+                bail!("siem_sinks[{name}]: format `cef` is for syslog sinks; splunk-hec takes json or ocsf")
+            }
+            Some(f) => Payload::from_name(f)
+                .with_context(|| format!("siem_sinks[{name}]: format `{f}` must be cef, json or ocsf"))?,
+        };
+        let version = env!("CARGO_PKG_VERSION");
         let sink: Arc<dyn agentgov_domain::ports::SiemSink> = match self.kind {
             SinkKind::SyslogTcp | SinkKind::SyslogUdp | SinkKind::SyslogTls => {
                 let Some(address) = &self.address else {
@@ -173,17 +183,11 @@ impl SiemSinkConfig {
                 if self.facility > 23 {
                     bail!("siem_sinks[{name}]: facility must be between 0 and 23");
                 }
-                let payload = match self.format.as_deref().unwrap_or("cef") {
-                    "cef" => Payload::Cef,
-                    "json" => Payload::Json,
-                    other => bail!("siem_sinks[{name}]: format `{other}` must be cef or json"),
-                };
                 let origin = SyslogOrigin {
                     facility: self.facility,
                     hostname,
                     app_name: self.app_name.clone().unwrap_or_else(|| "agentgov".into()),
                 };
-                let version = env!("CARGO_PKG_VERSION");
                 let built = match self.kind {
                     SinkKind::SyslogTls => SyslogSink::tls(
                         address,
@@ -203,14 +207,20 @@ impl SiemSinkConfig {
                     bail!("siem_sinks[{name}]: a splunk-hec sink needs `url` and `token`");
                 };
                 let defaults = HecOptions::default();
+                let sourcetype = match payload {
+                    Payload::Ocsf => "agentgov:ocsf",
+                    _ => defaults.sourcetype,
+                };
                 let options = HecOptions {
                     host: &hostname,
                     source: self.source.as_deref().unwrap_or(defaults.source),
-                    sourcetype: self.sourcetype.as_deref().unwrap_or(defaults.sourcetype),
+                    sourcetype: self.sourcetype.as_deref().unwrap_or(sourcetype),
                     index: self.index.as_deref(),
                     channel: self.channel.as_deref(),
                     ca_pem: ca.as_deref(),
                     insecure_skip_verify: self.tls_insecure_skip_verify,
+                    payload,
+                    version,
                 };
                 let sink = HecSink::new(url, token.expose_secret(), options)
                     .map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?;
@@ -275,11 +285,28 @@ min_severity = 5
 start = "latest""#,
         );
         let route = hec.to_route().unwrap();
-        assert_eq!(route.sink.kind(), "splunk-hec");
+        assert_eq!((route.sink.kind(), route.sink.format()), ("splunk-hec", "json"));
         assert!(!route.sink.destination().contains("hec-token"));
         assert_eq!(route.filter.min_severity, 5);
         assert!(route.from_latest);
         assert!(!hec.describe().contains("hec-token"));
+    }
+
+    #[test]
+    fn both_kinds_of_sink_can_carry_ocsf_and_only_syslog_cef() {
+        let mut sink = syslog();
+        sink.format = Some("ocsf".into());
+        assert_eq!(sink.to_route().unwrap().sink.format(), "ocsf");
+        sink.format = Some("json".into());
+        assert_eq!(sink.to_route().unwrap().sink.format(), "json");
+        let mut hec = syslog();
+        (hec.kind, hec.address, hec.url) = (SinkKind::SplunkHec, None, Some("https://splunk.example:8088".into()));
+        hec.token = Some("hec-token-0123".to_owned().into());
+        hec.format = Some("ocsf".into());
+        assert_eq!(hec.to_route().unwrap().sink.format(), "ocsf");
+        hec.format = Some("cef".into());
+        let err = hec.to_route().err().unwrap().to_string();
+        assert!(err.contains("siem_sinks[soc]: format `cef` is for syslog sinks"), "{err}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! How an audit record is written for a SIEM. See docs/siem.md for the mapping.
 
-use agentgov_domain::model::AuditRecord;
+use agentgov_domain::model::{ActorType, AuditRecord};
 use serde_json::{Value, json};
 use time::format_description::well_known::Rfc3339;
 
@@ -35,11 +35,7 @@ fn cut(s: &str, max: usize) -> String {
 /// One record as a CEF line (no syslog header):
 /// `CEF:0|agentgov|agentgov|{version}|{event_type}|{name}|{severity}|{extension}`.
 pub fn cef(r: &AuditRecord, version: &str) -> String {
-    let name = match (&r.action, &r.resource) {
-        (Some(a), Some(res)) => format!("{} {a} {res}", r.event_type),
-        (Some(a), None) => format!("{} {a}", r.event_type),
-        _ => r.event_type.clone(),
-    };
+    let name = title(r);
     let mut ext: Vec<(&str, String)> = vec![
         ("rt", (r.timestamp.unix_timestamp_nanos() / 1_000_000).to_string()),
         ("externalId", r.id.to_string()),
@@ -150,26 +146,183 @@ pub fn json(r: &AuditRecord) -> Value {
     })
 }
 
-/// Records as a Splunk HTTP Event Collector body: one JSON event object per record, one
-/// after another (HEC's batch form), with `time` in seconds, and `index` when given (else
-/// the token's default index).
-pub fn hec(records: &[AuditRecord], host: &str, source: &str, sourcetype: &str, index: Option<&str>) -> String {
-    let mut body = String::new();
-    for r in records {
-        let mut event = json!({
-            "time": r.timestamp.unix_timestamp_nanos() as f64 / 1e9,
-            "host": host,
-            "source": source,
-            "sourcetype": sourcetype,
-            "event": json(r),
-        });
-        if let (Some(index), Some(fields)) = (index, event.as_object_mut()) {
-            fields.insert("index".into(), Value::from(index));
-        }
-        body.push_str(&event.to_string());
-        body.push('\n');
+/// The OCSF schema version [`ocsf`] writes.
+pub const OCSF_VERSION: &str = "1.3.0";
+/// OCSF's API Activity class, in the Application Activity category.
+const OCSF_CLASS: u32 = 6003;
+const OCSF_CATEGORY: u32 = 6;
+
+/// OCSF `activity_id` and its name for an event type, from the verb it ends with:
+/// `…created` Create, `…read`/`…exported` Read, `…updated`/`…_changed` and `settings.*`
+/// Update, `…deleted`/`…revoked` Delete, anything else Other (99), named by the event type.
+fn ocsf_activity(event_type: &str) -> (u32, &str) {
+    let verb = event_type.rsplit('.').next().unwrap_or(event_type);
+    if verb == "created" {
+        (1, "Create")
+    } else if matches!(verb, "read" | "exported") {
+        (2, "Read")
+    } else if verb == "updated" || verb.ends_with("_changed") || event_type.starts_with("settings.") {
+        (3, "Update")
+    } else if matches!(verb, "deleted" | "revoked") {
+        (4, "Delete")
+    } else {
+        (99, event_type)
     }
-    body
+}
+
+/// OCSF `severity_id` and name for a CEF severity, on the same steps as [`syslog_severity`].
+fn ocsf_severity(cef_severity: u8) -> (u8, &'static str) {
+    match cef_severity {
+        9..=10 => (5, "Critical"),
+        7..=8 => (4, "High"),
+        5..=6 => (3, "Medium"),
+        3..=4 => (2, "Low"),
+        _ => (1, "Informational"),
+    }
+}
+
+/// OCSF `status_id` and name: the decision when there is one (allowed Success, denied
+/// Failure, anything else Other, named by the decision), else Failure for an event type
+/// ending in `failed`, Success otherwise.
+fn ocsf_status(r: &AuditRecord) -> (u8, &str) {
+    match r.decision.as_deref() {
+        Some("allow" | "allowed" | "approved") => (1, "Success"),
+        Some("deny" | "denied" | "blocked" | "rejected") => (2, "Failure"),
+        Some(other) => (99, other),
+        None if r.event_type.ends_with("failed") => (2, "Failure"),
+        None => (1, "Success"),
+    }
+}
+
+/// The event's name: its type, action and resource.
+fn title(r: &AuditRecord) -> String {
+    match (&r.action, &r.resource) {
+        (Some(a), Some(res)) => format!("{} {a} {res}", r.event_type),
+        (Some(a), None) => format!("{} {a}", r.event_type),
+        _ => r.event_type.clone(),
+    }
+}
+
+/// One record as an OCSF 1.3.0 API Activity event (class 6003). See docs/siem.md for the
+/// mapping; what OCSF has no place for is under `unmapped`.
+pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
+    let (activity_id, activity_name) = ocsf_activity(&r.event_type);
+    let (severity_id, severity) = ocsf_severity(r.severity());
+    let (status_id, status) = ocsf_status(r);
+    let details = serde_json::from_str::<Value>(r.details.as_str()).unwrap_or(Value::Null);
+    let user_type_id = match r.actor.kind {
+        ActorType::User => 1,
+        ActorType::System => 3,
+        ActorType::Agent | ActorType::ApiKey => 99,
+    };
+    // The caller's address where the record kept it (sign-ins), else the caller by its id.
+    let src_endpoint = match details.get("client_ip").and_then(Value::as_str) {
+        Some(ip) if ip.parse::<std::net::IpAddr>().is_ok() => json!({"ip": ip}),
+        _ => json!({"uid": r.actor.id}),
+    };
+    let mut resources = Vec::new();
+    if let Some(res) = &r.resource {
+        resources.push(json!({"uid": res}));
+    }
+    if let Some(agent) = r.agent_id {
+        resources.push(json!({"uid": agent, "type": "agent"}));
+    }
+    json!({
+        "class_uid": OCSF_CLASS,
+        "class_name": "API Activity",
+        "category_uid": OCSF_CATEGORY,
+        "category_name": "Application Activity",
+        "activity_id": activity_id,
+        "activity_name": activity_name,
+        "type_uid": OCSF_CLASS * 100 + activity_id,
+        "type_name": format!("API Activity: {activity_name}"),
+        "time": r.timestamp.unix_timestamp_nanos() / 1_000_000,
+        "severity_id": severity_id,
+        "severity": severity,
+        "status_id": status_id,
+        "status": status,
+        "message": title(r),
+        "metadata": {
+            "version": OCSF_VERSION,
+            "product": {"name": PRODUCT, "vendor_name": VENDOR, "version": version},
+            "uid": r.id,
+            "event_code": r.event_type,
+            "sequence": r.seq,
+            "tenant_uid": r.tenant_id,
+            "log_name": "audit",
+        },
+        "actor": {"user": {"uid": r.actor.id, "type_id": user_type_id, "type": r.actor.kind.as_str()}},
+        "api": {"operation": r.action.as_deref().unwrap_or(&r.event_type), "service": {"name": PRODUCT}},
+        "src_endpoint": src_endpoint,
+        "resources": resources,
+        "unmapped": {
+            "event_type": r.event_type,
+            "agent_id": r.agent_id,
+            "decision": r.decision,
+            "risk_score": r.risk_score,
+            "cef_severity": r.severity(),
+            "details": details,
+            "hash": r.hash.to_hex(),
+        },
+    })
+}
+
+/// What a sink writes for each record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Payload {
+    /// A [`cef`] line.
+    Cef,
+    /// The flat [`json`] object.
+    Json,
+    /// An [`ocsf`] event.
+    Ocsf,
+}
+
+impl Payload {
+    /// As configured and shown in `/siem/status`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Payload::Cef => "cef",
+            Payload::Json => "json",
+            Payload::Ocsf => "ocsf",
+        }
+    }
+
+    /// The payload named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Payload::Cef, Payload::Json, Payload::Ocsf].into_iter().find(|p| p.name() == name)
+    }
+
+    /// One record as this payload's JSON object; `None` for CEF, which is a line of text.
+    pub fn object(self, r: &AuditRecord, version: &str) -> Option<Value> {
+        match self {
+            Payload::Cef => None,
+            Payload::Json => Some(json(r)),
+            Payload::Ocsf => Some(ocsf(r, version)),
+        }
+    }
+
+    /// One record as a message's text (a syslog MSG).
+    pub fn text(self, r: &AuditRecord, version: &str) -> String {
+        self.object(r, version).map_or_else(|| cef(r, version), |v| v.to_string())
+    }
+}
+
+/// One record's `event` (its [`json`] or [`ocsf`] object) as a Splunk HTTP Event Collector
+/// event object, `time` in seconds, with `index` when given (else the token's default
+/// index). A batch is such objects one after another.
+pub fn hec(r: &AuditRecord, event: Value, host: &str, source: &str, sourcetype: &str, index: Option<&str>) -> String {
+    let mut object = json!({
+        "time": r.timestamp.unix_timestamp_nanos() as f64 / 1e9,
+        "host": host,
+        "source": source,
+        "sourcetype": sourcetype,
+        "event": event,
+    });
+    if let (Some(index), Some(fields)) = (index, object.as_object_mut()) {
+        fields.insert("index".into(), Value::from(index));
+    }
+    object.to_string()
 }
 
 #[cfg(test)]
@@ -250,16 +403,91 @@ mod tests {
         assert_eq!(v["details"]["note"], "hi");
         assert_eq!(v["actor"]["type"], "api_key");
         assert_eq!(v["severity"], 4);
-        let body = hec(&[r.clone(), r.clone()], "gov-1", "agentgov", "agentgov:audit", None);
-        let lines: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0]["time"], 1_790_000_000.0);
-        assert_eq!(lines[0]["sourcetype"], "agentgov:audit");
-        assert_eq!(lines[1]["event"]["event_type"], "agent.action");
-        assert!(lines[0].get("index").is_none(), "no index: the token's default");
-        let body = hec(&[r], "gov-1", "agentgov", "agentgov:audit", Some("security"));
-        let event: Value = serde_json::from_str(body.trim_end()).unwrap();
+        let line = hec(&r, json(&r), "gov-1", "agentgov", "agentgov:audit", None);
+        assert!(!line.contains('\n'), "one object per line");
+        let event: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(event["time"], 1_790_000_000.0);
+        assert_eq!(event["sourcetype"], "agentgov:audit");
+        assert_eq!(event["event"]["event_type"], "agent.action");
+        assert!(event.get("index").is_none(), "no index: the token's default");
+        let line = hec(&r, json(&r), "gov-1", "agentgov", "agentgov:audit", Some("security"));
+        let event: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(event["index"], "security");
         assert_eq!(event["host"], "gov-1");
+    }
+
+    #[test]
+    fn ocsf_is_an_api_activity_with_every_required_attribute() {
+        let r = record("policy.decision", Some("deny"), Some(0.75), "hi");
+        let v = ocsf(&r, "0.1.0");
+        for required in
+            ["activity_id", "category_uid", "class_uid", "type_uid", "severity_id", "time", "metadata", "actor", "api"]
+        {
+            assert!(v.get(required).is_some_and(|f| !f.is_null()), "{required}: {v}");
+        }
+        assert_eq!((v["class_uid"].as_u64(), v["category_uid"].as_u64()), (Some(6003), Some(6)));
+        assert_eq!((v["activity_id"].as_u64(), v["activity_name"].as_str()), (Some(99), Some("policy.decision")));
+        assert_eq!(v["type_uid"], 600_399);
+        assert_eq!(v["time"], 1_790_000_000_000_i64);
+        assert_eq!((v["severity_id"].as_u64(), v["severity"].as_str()), (Some(4), Some("High")), "CEF 8");
+        assert_eq!((v["status_id"].as_u64(), v["status"].as_str()), (Some(2), Some("Failure")));
+        assert_eq!(v["message"], "policy.decision refund orders/42");
+        assert_eq!(v["metadata"]["version"], OCSF_VERSION);
+        assert_eq!(v["metadata"]["product"]["version"], "0.1.0");
+        assert_eq!(v["metadata"]["uid"], r.id.to_string());
+        assert_eq!(v["metadata"]["tenant_uid"], r.tenant_id.to_string());
+        assert_eq!(v["metadata"]["sequence"], 7);
+        assert_eq!(v["actor"]["user"]["uid"], "key|1");
+        assert_eq!(v["actor"]["user"]["type"], "api_key");
+        assert_eq!(v["api"]["operation"], "refund");
+        assert_eq!(v["src_endpoint"]["uid"], "key|1", "no address recorded: the caller by its id");
+        assert_eq!(v["resources"][0]["uid"], "orders/42");
+        assert_eq!(v["resources"][1]["type"], "agent");
+        assert_eq!(v["unmapped"]["details"]["note"], "hi");
+        assert_eq!(v["unmapped"]["risk_score"], 0.75);
+        assert_eq!(v["unmapped"]["cef_severity"], 8);
+    }
+
+    #[test]
+    fn ocsf_activity_status_and_address_follow_the_record() {
+        let cases = [
+            ("user.created", None, 1, 1),
+            ("audit.exported", None, 2, 1),
+            ("user.role_changed", None, 3, 1),
+            ("settings.risk_levels", None, 3, 1),
+            ("api_key.revoked", None, 4, 1),
+            ("auth.login_failed", None, 99, 2),
+            ("policy.decision", Some("allow"), 99, 1),
+            ("policy.decision", Some("require_approval"), 99, 99),
+        ];
+        for (event_type, decision, activity, status) in cases {
+            let v = ocsf(&record(event_type, decision, None, ""), "1");
+            assert_eq!(
+                (v["activity_id"].as_u64(), v["status_id"].as_u64()),
+                (Some(activity), Some(status)),
+                "{event_type}"
+            );
+            assert_eq!(v["type_uid"].as_u64(), Some(600_300 + activity));
+        }
+        let v = ocsf(&record("policy.decision", Some("require_approval"), None, ""), "1");
+        assert_eq!(v["status"], "require_approval");
+        let mut login = record("auth.login", None, None, "");
+        login.details = JsonText::from_value(&serde_json::json!({"client_ip": "192.0.2.7"}));
+        assert_eq!(ocsf(&login, "1")["src_endpoint"], serde_json::json!({"ip": "192.0.2.7"}));
+        login.details = JsonText::from_value(&serde_json::json!({"client_ip": "not an address"}));
+        assert!(ocsf(&login, "1")["src_endpoint"].get("ip").is_none());
+    }
+
+    #[test]
+    fn payloads_are_named_and_written() {
+        let r = record("agent.action", None, None, "");
+        for p in [Payload::Cef, Payload::Json, Payload::Ocsf] {
+            assert_eq!(Payload::from_name(p.name()), Some(p));
+        }
+        assert_eq!(Payload::from_name("xml"), None);
+        assert!(Payload::Cef.text(&r, "1").starts_with("CEF:0|"));
+        assert!(Payload::Cef.object(&r, "1").is_none());
+        assert_eq!(serde_json::from_str::<Value>(&Payload::Json.text(&r, "1")).unwrap(), json(&r));
+        assert_eq!(serde_json::from_str::<Value>(&Payload::Ocsf.text(&r, "1")).unwrap()["class_uid"], 6003);
     }
 }

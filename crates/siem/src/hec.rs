@@ -23,7 +23,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 
-use crate::format;
+use crate::format::{self, Payload};
 use crate::tls;
 
 /// Largest request body: a bigger batch is split (Splunk takes far more by default, but
@@ -61,6 +61,10 @@ pub struct HecOptions<'a> {
     /// Accept any certificate. For tests only: it makes TLS worthless, and sends the token
     /// to whoever answers.
     pub insecure_skip_verify: bool,
+    /// Each event's body: [`Payload::Json`] (the default) or [`Payload::Ocsf`].
+    pub payload: Payload,
+    /// This program's version, for OCSF's `metadata.product.version`.
+    pub version: &'a str,
 }
 
 impl Default for HecOptions<'_> {
@@ -73,6 +77,8 @@ impl Default for HecOptions<'_> {
             channel: None,
             ca_pem: None,
             insecure_skip_verify: false,
+            payload: Payload::Json,
+            version: env!("CARGO_PKG_VERSION"),
         }
     }
 }
@@ -87,6 +93,8 @@ pub struct HecSink {
     source: String,
     sourcetype: String,
     index: Option<String>,
+    payload: Payload,
+    version: String,
     max_body: usize,
 }
 
@@ -142,6 +150,9 @@ impl HecSink {
                     .map_err(|_| "HEC channel contains characters not allowed in an HTTP header".to_owned())?,
             ),
         };
+        if options.payload == Payload::Cef {
+            return Err("HEC events are json or ocsf, not cef".into());
+        }
         if options.index.is_some_and(|i| i.trim().is_empty()) {
             return Err("HEC index is empty; leave it unset for the token's default".into());
         }
@@ -171,6 +182,8 @@ impl HecSink {
             source: options.source.to_owned(),
             sourcetype: options.sourcetype.to_owned(),
             index: options.index.map(|i| i.trim().to_owned()),
+            payload: options.payload,
+            version: options.version.to_owned(),
             max_body: MAX_BODY,
         })
     }
@@ -189,7 +202,8 @@ impl HecSink {
     }
 
     fn event(&self, r: &AuditRecord) -> String {
-        format::hec(std::slice::from_ref(r), &self.host, &self.source, &self.sourcetype, self.index.as_deref())
+        let event = self.payload.object(r, &self.version).unwrap_or_else(|| format::json(r));
+        format::hec(r, event, &self.host, &self.source, &self.sourcetype, self.index.as_deref())
     }
 
     /// One request; `events` is how many it carries (for the logs).
@@ -286,7 +300,7 @@ impl SiemSink for HecSink {
     }
 
     fn format(&self) -> &'static str {
-        "hec"
+        self.payload.name()
     }
 
     async fn send(&self, records: &[AuditRecord]) -> Result<()> {
@@ -451,7 +465,7 @@ mod tests {
         let options =
             HecOptions { host: "gov-1", index: Some("security"), channel: Some(CHANNEL_ID), ..HecOptions::default() };
         let sink = HecSink::new(&stub.url("http"), TOKEN, options).unwrap();
-        assert_eq!((sink.kind(), sink.format()), ("splunk-hec", "hec"));
+        assert_eq!((sink.kind(), sink.format()), ("splunk-hec", "json"));
         let records: Vec<_> = (1..=5).map(record).collect();
         sink.send(&records).await.unwrap();
         sink.send(&[]).await.unwrap();

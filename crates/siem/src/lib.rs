@@ -3,8 +3,10 @@
 //!
 //! Formats (each record's severity is `AuditRecord::severity`, CEF's 0–10 scale): [`format::cef`]
 //! (ArcSight Common Event Format), [`format::syslog`] (RFC 5424 with RFC 6587 octet
-//! counting), [`format::json`] (one flat JSON object per audit record) and [`format::hec`]
-//! (Splunk HTTP Event Collector batches). The mapping is documented in docs/siem.md.
+//! counting), [`format::json`] (one flat JSON object per audit record), [`format::ocsf`]
+//! (an OCSF 1.3.0 API Activity event) and [`format::hec`] (a Splunk HTTP Event Collector
+//! event carrying either object); [`format::Payload`] chooses one per sink. The mappings are
+//! documented in docs/siem.md.
 //!
 //! Sinks: [`syslog::SyslogSink`] (UDP, TCP with octet counting, and TLS per RFC 5425, one
 //! connection kept and checked before each write) and [`hec::HecSink`] (Splunk HEC over

@@ -42,24 +42,9 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::pki_types::ServerName;
 
+pub use crate::format::Payload;
 use crate::format::{self, SyslogOrigin};
 use crate::tls;
-
-/// What each message carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Payload {
-    Cef,
-    Json,
-}
-
-impl Payload {
-    fn name(self) -> &'static str {
-        match self {
-            Payload::Cef => "cef",
-            Payload::Json => "json",
-        }
-    }
-}
 
 /// How messages travel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,11 +257,7 @@ impl SyslogSink {
 
     /// One record as its syslog message.
     fn message(&self, r: &AuditRecord) -> String {
-        let msg = match self.payload {
-            Payload::Cef => format::cef(r, &self.version),
-            Payload::Json => format::json(r).to_string(),
-        };
-        format::syslog(r, &self.origin, &msg)
+        format::syslog(r, &self.origin, &self.payload.text(r, &self.version))
     }
 
     /// A new connection (TCP, and the TLS handshake over it for TLS).

@@ -294,6 +294,49 @@ async fn a_splunk_hec_receiver_gets_batches_in_order_and_everything_after_an_out
     assert!(!destination.contains(&hec.token) && destination.starts_with("http://127.0.0.1:"), "{destination}");
 }
 
+#[tokio::test]
+async fn ocsf_events_reach_a_hec_receiver_and_rsyslog_whole_and_in_order() {
+    let hec = HecReceiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let rsyslog = if rsyslog_available() { Some(Rsyslog::start(dir.path(), None).await) } else { None };
+    let mut sinks =
+        vec![sink(json!({"name": "lake", "kind": "splunk-hec", "url": hec.url, "token": hec.token, "format": "ocsf"}))];
+    if let Some(r) = &rsyslog {
+        sinks.push(sink(json!({"name": "soc", "kind": "syslog-tcp", "address": r.address(), "format": "ocsf"})));
+    }
+    let app = app_with(sinks).await;
+    let t = app.create_tenant("acme").await;
+    write_entries(&app, &t.api_key, 10).await;
+    let status = drained(&app).await;
+    let head = head(&app, &t).await;
+    assert!(status["sinks"].as_array().unwrap().iter().all(|s| s["format"] == "ocsf"), "{status}");
+    assert_eq!(hec.raw()[0]["sourcetype"], "agentgov:ocsf", "the OCSF sourcetype by default");
+
+    let check = |events: &[Value]| {
+        let seqs: Vec<i64> = events.iter().map(|e| e["metadata"]["sequence"].as_i64().unwrap()).collect();
+        assert_eq!(seqs, (1..=head).collect::<Vec<_>>(), "in order, once each");
+        for e in events {
+            assert_eq!((e["class_uid"].as_u64(), e["metadata"]["version"].as_str()), (Some(6003), Some("1.3.0")));
+            assert_eq!(e["metadata"]["tenant_uid"].as_str(), Some(t.id.as_str()));
+            assert_eq!(e["type_uid"].as_u64(), Some(600_300 + e["activity_id"].as_u64().unwrap()));
+        }
+        let denial = events.iter().find(|e| e["unmapped"]["details"]["n"] == 5).unwrap();
+        assert_eq!(
+            (denial["activity_name"].as_str(), denial["status"].as_str()),
+            (Some("policy.decision"), Some("Failure"))
+        );
+        assert_eq!((denial["api"]["operation"].as_str(), denial["severity"].as_str()), (Some("read"), Some("High")));
+        assert_eq!(denial["resources"][0]["uid"], "db/customers/5");
+        assert_eq!(denial["unmapped"]["details"]["text"], "line 5 with = and | and \\ and ünïcode");
+    };
+    check(&hec.events());
+    if let Some(r) = &rsyslog {
+        let events: Vec<Value> =
+            r.lines().iter().map(|l| serde_json::from_str(l.splitn(3, ' ').nth(2).unwrap()).unwrap()).collect();
+        check(&events);
+    }
+}
+
 /// The value of `metric{sink="<sink>"}` on `/metrics`, if present.
 async fn metric(app: &TestApp, metric: &str, sink: &str) -> Option<f64> {
     let page = app.get("/metrics").send().await.unwrap().text().await.unwrap();

@@ -11,7 +11,7 @@ pub trait SiemSink: Send + Sync {
     fn kind(&self) -> &'static str;
     /// Where it sends, with any credentials masked (for `/siem/status`).
     fn destination(&self) -> String;
-    /// The record format: `cef`, `json`, …
+    /// What each record is written as: `cef`, `json` or `ocsf`.
     fn format(&self) -> &'static str;
     /// Sends the records, in order. `Ok` once the destination has taken all of them (as far
     /// as its transport tells); `Unavailable` when it cannot be reached, so the caller keeps

@@ -113,7 +113,7 @@ pub struct SinkStatus {
     pub kind: &'static str,
     /// Where it sends, credentials masked.
     pub destination: String,
-    /// `cef`, `json` or `hec`.
+    /// What each record is written as: `cef`, `json` or `ocsf`.
     pub format: &'static str,
     /// Event types sent (empty: all).
     pub event_types: Vec<String>,
