@@ -408,6 +408,10 @@ fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
 
 /// Everything the HTTP layer needs; starts the background work on the current runtime.
 pub async fn build_services(config: &Config) -> anyhow::Result<(Services, ServerInfo)> {
+    // Built (addresses, URLs, CA files checked) before anything is opened, so a mistake
+    // stops start-up at once, with the sink named. `Config::validate` leaves this to here,
+    // so each sink is built once.
+    let siem_sinks = config.siem_sinks.iter().map(|s| s.to_route()).collect::<anyhow::Result<Vec<_>>>()?;
     let store = open_store(config, config.migrate_on_start).await?;
     let (cache, bus) = cache_and_bus(config)?;
     let policy = agentgov_policy_rego::RegoEngine::new().context("starting the policy engine")?;
@@ -421,7 +425,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         ids: Arc::new(UuidV7Gen),
         embedder: embedder(config)?,
         oidc: Arc::new(agentgov_sso_oidc::OidcAdapter::new(SSO_HTTP_TIMEOUT).context("the OpenID Connect client")?),
-        siem_sinks: config.siem_sinks.iter().map(|s| s.to_route()).collect::<anyhow::Result<Vec<_>>>()?.into(),
+        siem_sinks: siem_sinks.into(),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
@@ -511,6 +515,21 @@ mod tests {
         let configured = SecretString::from("configured-secret-0123456789abcdef");
         let used = secret_or_generated(&config, Some(&configured), "webhook-secret", "x").unwrap();
         assert_eq!(used, b"configured-secret-0123456789abcdef");
+    }
+
+    #[tokio::test]
+    async fn a_sink_that_cannot_be_built_stops_start_up_before_the_store_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let sink = serde_json::from_value(serde_json::json!({
+            "name": "soc", "kind": "syslog-tls", "address": "siem.example:6514", "tls_ca_file": "/nonexistent/ca.pem"
+        }))
+        .unwrap();
+        let data_dir = dir.path().join("data");
+        let config = Config { data_dir: data_dir.clone(), siem_sinks: vec![sink], ..Config::default() };
+        config.validate().unwrap();
+        let err = build_services(&config).await.err().unwrap().to_string();
+        assert!(err.contains("siem_sinks[soc]: reading tls_ca_file"), "{err}");
+        assert!(!data_dir.exists(), "nothing was opened");
     }
 
     #[tokio::test]
