@@ -21,7 +21,9 @@ pub fn rsyslog_available() -> bool {
         if agentgov_store_conformance::in_ci() {
             panic!("rsyslogd is not installed, but CI is set: .ci/run installs Debian's rsyslog");
         }
-        eprintln!("skipped: install rsyslog (apt-get install rsyslog rsyslog-gnutls) to run the SIEM tests");
+        eprintln!(
+            "skipped: install rsyslog (apt-get install rsyslog rsyslog-gnutls rsyslog-relp) to run the SIEM tests"
+        );
     }
     found
 }
@@ -67,6 +69,15 @@ pub struct Rsyslog {
 
 impl Rsyslog {
     pub async fn start(dir: &Path, tls: Option<&TlsFiles>) -> Self {
+        Self::start_with(dir, tls, false).await
+    }
+
+    /// An rsyslog whose TCP port takes RELP (`imrelp`, Debian's rsyslog-relp).
+    pub async fn start_relp(dir: &Path) -> Self {
+        Self::start_with(dir, None, true).await
+    }
+
+    async fn start_with(dir: &Path, tls: Option<&TlsFiles>, relp: bool) -> Self {
         let dir = dir.join(format!("rsyslog-{}", uuid::Uuid::now_v7().simple()));
         std::fs::create_dir_all(&dir).unwrap();
         let port = free_port();
@@ -81,6 +92,15 @@ module(load="imtcp" StreamDriver.Name="gtls" StreamDriver.Mode="1" StreamDriver.
                 key = files.key.display()
             ),
         };
+        // With RELP, the port takes RELP instead of octet-counted syslog.
+        let input = if relp {
+            format!(
+                r#"module(load="imrelp")
+input(type="imrelp" port="{port}" address="127.0.0.1" ruleset="received")"#
+            )
+        } else {
+            format!(r#"input(type="imtcp" port="{port}" address="127.0.0.1" ruleset="received")"#)
+        };
         let conf = dir.join("rsyslog.conf");
         std::fs::write(
             &conf,
@@ -92,7 +112,7 @@ template(name="line" type="string" string="%app-name% %msgid% %msg%\n")
 ruleset(name="received") {{
   action(type="omfile" file="{out}" template="line")
 }}
-input(type="imtcp" port="{port}" address="127.0.0.1" ruleset="received")
+{input}
 input(type="imudp" port="{port}" address="127.0.0.1" ruleset="received")
 "#,
                 dir = dir.display(),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use agentgov_domain::services::{SiemFilter, SiemRoute};
 use agentgov_siem::format::{Payload, SyslogOrigin};
 use agentgov_siem::hec::{HecOptions, HecSink};
+use agentgov_siem::relp::RelpSink;
 use agentgov_siem::syslog::{SyslogSink, Transport};
 use anyhow::{Context, bail};
 use secrecy::{ExposeSecret, SecretString};
@@ -22,6 +23,8 @@ pub enum SinkKind {
     SyslogUdp,
     /// RFC 5424 over TLS, octet-counted (RFC 5425).
     SyslogTls,
+    /// RFC 5424 over RELP (rsyslog's protocol: every message acknowledged), plain TCP.
+    SyslogRelp,
     /// Splunk's HTTP Event Collector (or anything that speaks it).
     SplunkHec,
 }
@@ -162,7 +165,9 @@ impl SiemSinkConfig {
         if self.tls_server_name.is_some() && self.kind != SinkKind::SyslogTls {
             bail!("siem_sinks[{name}]: `tls_server_name` is for syslog-tls sinks");
         }
-        if self.tls_ca_file.is_some() && matches!(self.kind, SinkKind::SyslogTcp | SinkKind::SyslogUdp) {
+        if self.tls_ca_file.is_some()
+            && matches!(self.kind, SinkKind::SyslogTcp | SinkKind::SyslogUdp | SinkKind::SyslogRelp)
+        {
             bail!("siem_sinks[{name}]: `tls_ca_file` is for syslog-tls and splunk-hec sinks");
         }
         let payload = match self.format.as_deref() {
@@ -176,7 +181,7 @@ impl SiemSinkConfig {
         };
         let version = env!("CARGO_PKG_VERSION");
         let sink: Arc<dyn agentgov_domain::ports::SiemSink> = match self.kind {
-            SinkKind::SyslogTcp | SinkKind::SyslogUdp | SinkKind::SyslogTls => {
+            SinkKind::SyslogTcp | SinkKind::SyslogUdp | SinkKind::SyslogTls | SinkKind::SyslogRelp => {
                 let Some(address) = &self.address else {
                     bail!("siem_sinks[{name}]: a syslog sink needs `address` (host:port)");
                 };
@@ -197,6 +202,11 @@ impl SiemSinkConfig {
                         origin,
                         version,
                     ),
+                    SinkKind::SyslogRelp => {
+                        let sink = RelpSink::new(address, payload, origin, version)
+                            .map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?;
+                        return Ok(self.route(Arc::new(sink)));
+                    }
                     SinkKind::SyslogUdp => SyslogSink::new(Transport::Udp, address, payload, origin, version),
                     _ => SyslogSink::new(Transport::Tcp, address, payload, origin, version),
                 };
@@ -227,12 +237,16 @@ impl SiemSinkConfig {
                 Arc::new(sink)
             }
         };
-        Ok(SiemRoute {
-            name: name.clone(),
+        Ok(self.route(sink))
+    }
+
+    fn route(&self, sink: Arc<dyn agentgov_domain::ports::SiemSink>) -> SiemRoute {
+        SiemRoute {
+            name: self.name.clone(),
             sink,
             filter: SiemFilter { event_types: self.event_types.clone(), min_severity: self.min_severity },
             from_latest: self.start == SinkStart::Latest,
-        })
+        }
     }
 
     /// For the start-up log: kind, name and where it sends, no credentials.
@@ -294,6 +308,12 @@ start = "latest""#,
 
     #[test]
     fn both_kinds_of_sink_can_carry_ocsf_and_only_syslog_cef() {
+        let mut relp = syslog();
+        relp.kind = SinkKind::SyslogRelp;
+        let route = relp.to_route().unwrap();
+        assert_eq!((route.sink.kind(), route.sink.format()), ("syslog-relp", "cef"));
+        relp.tls_ca_file = Some("/etc/ca.pem".into());
+        assert!(relp.to_route().err().unwrap().to_string().contains("tls_ca_file"));
         let mut sink = syslog();
         sink.format = Some("ocsf".into());
         assert_eq!(sink.to_route().unwrap().sink.format(), "ocsf");

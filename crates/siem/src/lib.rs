@@ -9,13 +9,15 @@
 //! documented in docs/siem.md.
 //!
 //! Sinks: [`syslog::SyslogSink`] (UDP, TCP with octet counting, and TLS per RFC 5425, one
-//! connection kept and checked before each write) and [`hec::HecSink`] (Splunk HEC over
-//! HTTP(S), batches split at [`hec::MAX_BODY`]). Both answer `Unavailable` whenever the
+//! connection kept and checked before each write), [`relp::RelpSink`] (RELP, every message
+//! acknowledged by the receiver) and [`hec::HecSink`] (Splunk HEC over HTTP(S), batches split
+//! at [`hec::MAX_BODY`]). All answer `Unavailable` whenever the
 //! destination has not taken the records, so the caller keeps and retries them. TLS is
 //! rustls with the `ring` provider, trusting the webpki roots or a given PEM CA file.
 
 pub mod format;
 pub mod hec;
+pub mod relp;
 pub mod syslog;
 mod tls;
 

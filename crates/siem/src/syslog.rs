@@ -181,7 +181,7 @@ pub struct SyslogSink {
 
 /// The host of `addr` (`host:port`): a DNS name, an IPv4 address or an IPv6 one in brackets
 /// (returned without them), with a port 1..=65535.
-fn host_of(addr: &str) -> Result<&str, String> {
+pub(crate) fn host_of(addr: &str) -> Result<&str, String> {
     let bad = || format!("syslog address {addr:?} is not host:port (e.g. siem.example.com:6514 or [::1]:514)");
     let (host, port) = addr.rsplit_once(':').ok_or_else(bad)?;
     if !port.parse::<u16>().is_ok_and(|p| p != 0) {

@@ -252,6 +252,36 @@ async fn receiver_outage(kill: bool) {
 }
 
 #[tokio::test]
+async fn a_relp_receiver_acknowledges_every_record_and_a_restart_loses_none() {
+    if !rsyslog_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut relp = Rsyslog::start_relp(dir.path()).await;
+    let app = app_with(vec![sink(json!({"name": "soc", "kind": "syslog-relp", "address": relp.address()}))]).await;
+    let t = app.create_tenant("acme").await;
+    write_entries(&app, &t.api_key, 20).await;
+    drained(&app).await;
+    relp.stop().await;
+    write_entries(&app, &t.api_key, 20).await;
+    relp.run().await;
+    let status = drained(&app).await;
+    let soc = &status["sinks"][0];
+    assert_eq!((soc["kind"].as_str(), soc["format"].as_str()), (Some("syslog-relp"), Some("cef")));
+    let head = head(&app, &t).await;
+    let mut received = cef_records(&relp.lines());
+    for _ in 0..50 {
+        if received.len() as i64 >= head {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        received = cef_records(&relp.lines());
+    }
+    assert_complete_and_in_order(&received, &[(t.id.clone(), head)].into());
+    assert_eq!(soc["forwarded_total"], json!(head));
+}
+
+#[tokio::test]
 async fn a_splunk_hec_receiver_gets_batches_in_order_and_everything_after_an_outage() {
     let hec = HecReceiver::start().await;
     let app = app_with(vec![sink(json!({
