@@ -180,6 +180,8 @@ impl SiemSinkConfig {
                 .with_context(|| format!("siem_sinks[{name}]: format `{f}` must be cef, json or ocsf"))?,
         };
         let version = env!("CARGO_PKG_VERSION");
+        // A sink's own refusal (a bad address, URL, token or CA file), with the sink named.
+        let built = |e: String| anyhow::anyhow!("siem_sinks[{name}]: {e}");
         let sink: Arc<dyn agentgov_domain::ports::SiemSink> = match self.kind {
             SinkKind::SyslogTcp | SinkKind::SyslogUdp | SinkKind::SyslogTls | SinkKind::SyslogRelp => {
                 let Some(address) = &self.address else {
@@ -193,24 +195,24 @@ impl SiemSinkConfig {
                     hostname,
                     app_name: self.app_name.clone().unwrap_or_else(|| "agentgov".into()),
                 };
-                let built = match self.kind {
-                    SinkKind::SyslogTls => SyslogSink::tls(
-                        address,
-                        self.tls_server_name.as_deref(),
-                        ca.as_deref(),
-                        payload,
-                        origin,
-                        version,
+                match self.kind {
+                    SinkKind::SyslogTls => Arc::new(
+                        SyslogSink::tls(
+                            address,
+                            self.tls_server_name.as_deref(),
+                            ca.as_deref(),
+                            payload,
+                            origin,
+                            version,
+                        )
+                        .map_err(built)?,
                     ),
-                    SinkKind::SyslogRelp => {
-                        let sink = RelpSink::new(address, payload, origin, version)
-                            .map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?;
-                        return Ok(self.route(Arc::new(sink)));
+                    SinkKind::SyslogRelp => Arc::new(RelpSink::new(address, payload, origin, version).map_err(built)?),
+                    SinkKind::SyslogUdp => {
+                        Arc::new(SyslogSink::new(Transport::Udp, address, payload, origin, version).map_err(built)?)
                     }
-                    SinkKind::SyslogUdp => SyslogSink::new(Transport::Udp, address, payload, origin, version),
-                    _ => SyslogSink::new(Transport::Tcp, address, payload, origin, version),
-                };
-                Arc::new(built.map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?)
+                    _ => Arc::new(SyslogSink::new(Transport::Tcp, address, payload, origin, version).map_err(built)?),
+                }
             }
             SinkKind::SplunkHec => {
                 let (Some(url), Some(token)) = (&self.url, &self.token) else {
@@ -232,21 +234,15 @@ impl SiemSinkConfig {
                     payload,
                     version,
                 };
-                let sink = HecSink::new(url, token.expose_secret(), options)
-                    .map_err(|e| anyhow::anyhow!("siem_sinks[{name}]: {e}"))?;
-                Arc::new(sink)
+                Arc::new(HecSink::new(url, token.expose_secret(), options).map_err(built)?)
             }
         };
-        Ok(self.route(sink))
-    }
-
-    fn route(&self, sink: Arc<dyn agentgov_domain::ports::SiemSink>) -> SiemRoute {
-        SiemRoute {
-            name: self.name.clone(),
+        Ok(SiemRoute {
+            name: name.clone(),
             sink,
             filter: SiemFilter { event_types: self.event_types.clone(), min_severity: self.min_severity },
             from_latest: self.start == SinkStart::Latest,
-        }
+        })
     }
 
     /// For the start-up log: kind, name and where it sends, no credentials.

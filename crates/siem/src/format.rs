@@ -207,7 +207,8 @@ fn title(r: &AuditRecord) -> String {
 /// mapping; what OCSF has no place for is under `unmapped`.
 pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
     let (activity_id, activity_name) = ocsf_activity(&r.event_type);
-    let (severity_id, severity) = ocsf_severity(r.severity());
+    let cef_severity = r.severity();
+    let (severity_id, severity) = ocsf_severity(cef_severity);
     let (status_id, status) = ocsf_status(r);
     let details = serde_json::from_str::<Value>(r.details.as_str()).unwrap_or(Value::Null);
     let user_type_id = match r.actor.kind {
@@ -260,7 +261,7 @@ pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
             "agent_id": r.agent_id,
             "decision": r.decision,
             "risk_score": r.risk_score,
-            "cef_severity": r.severity(),
+            "cef_severity": cef_severity,
             "details": details,
             "hash": r.hash.to_hex(),
         },

@@ -30,7 +30,6 @@ use crate::format::{self, Payload, SyslogOrigin};
 pub const WINDOW: usize = 128;
 /// Time allowed for connecting and opening, and for each window's acknowledgements.
 const TIMEOUT: Duration = Duration::from_secs(10);
-const SERVICE: &str = "syslog receiver";
 /// The largest TXNR; the next one is 1.
 const MAX_TXNR: u32 = 999_999_999;
 /// Longest acknowledgement data read (rsyslog's are a few dozen bytes).
@@ -208,8 +207,7 @@ impl RelpSink {
     }
 
     fn unavailable(&self, why: &str) -> DomainError {
-        tracing::warn!(destination = %self.addr, kind = "syslog-relp", reason = why, "syslog receiver unavailable");
-        DomainError::Unavailable(SERVICE.into())
+        crate::syslog::unavailable(&self.addr, self.kind(), why)
     }
 }
 

@@ -368,9 +368,15 @@ impl SyslogSink {
 
 impl SyslogSink {
     fn unavailable(&self, why: &str) -> DomainError {
-        tracing::warn!(destination = %self.addr, kind = self.kind(), reason = why, "syslog receiver unavailable");
-        DomainError::Unavailable(SERVICE.into())
+        unavailable(&self.addr, self.kind(), why)
     }
+}
+
+/// What a syslog sink (of any transport, RELP included) answers when the receiver has not
+/// taken a batch: logged with the reason, which the error does not carry.
+pub(crate) fn unavailable(destination: &str, kind: &str, why: &str) -> DomainError {
+    tracing::warn!(destination, kind, reason = why, "syslog receiver unavailable");
+    DomainError::Unavailable(SERVICE.into())
 }
 
 #[async_trait]
