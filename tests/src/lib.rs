@@ -8,6 +8,7 @@ use agentgov_server::Config;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 
+pub mod hooks;
 pub mod oidc;
 pub mod siem;
 

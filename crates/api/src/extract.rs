@@ -102,6 +102,16 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
+/// An optional JSON body (a decision's comment, say): the type's default when the body is
+/// empty or blank, else parsed as `Json` would.
+pub fn optional_body<T: serde::de::DeserializeOwned + Default>(req: &HttpRequest, body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    require_json(req)?;
+    parse_json(body)
+}
+
 fn strip_position(msg: &str) -> String {
     msg.split(" at line ").next().unwrap_or(msg).to_owned()
 }
@@ -133,7 +143,7 @@ pub fn header_str(req: &HttpRequest, name: &str) -> Option<String> {
     req.headers().get(name).and_then(|v| v.to_str().ok()).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
 }
 
-fn bearer(req: &HttpRequest) -> Option<String> {
+pub(crate) fn bearer(req: &HttpRequest) -> Option<String> {
     let value = header_str(req, header::AUTHORIZATION.as_str())?;
     let (scheme, token) = value.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())

@@ -4,10 +4,12 @@
 //! Handlers are thin: parse, authenticate, call one domain service, render.
 
 pub mod extract;
+pub mod feed;
 pub mod metrics;
 pub mod openapi;
 pub mod problem;
 pub mod routes;
+mod trace;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -23,6 +25,8 @@ use utoipa_swagger_ui::SwaggerUi;
 pub struct AppState {
     pub services: Services,
     pub info: ServerInfo,
+    /// The real-time feed's fan-out; the server's bus follower publishes into it.
+    pub feed: feed::Feed,
 }
 
 /// HTTP settings the server reads from its configuration.
@@ -43,7 +47,9 @@ impl Default for HttpSettings {
 
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
-    use routes::{agents, api_keys, audit, auth, discovery, guard, health, policies, siem, tenants, users, webhook};
+    use routes::{
+        agents, api_keys, audit, auth, discovery, guard, health, hitl, policies, siem, tenants, users, webhook,
+    };
     // One scope per resource: a request is matched against its resource's few routes, not
     // against every route's pattern in turn (the router, the request span and the metrics
     // each match it).
@@ -59,6 +65,7 @@ fn register(cfg: &mut ServiceConfig) {
             .service(auth::sso_providers)
             .service(auth::sso_login)
             .service(auth::sso_exchange)
+            .service(feed::ws)
             .service(
                 utoipa_actix_web::scope("/policies")
                     // Fixed paths before `/policies/{id}`.
@@ -95,6 +102,15 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(discovery::candidate)
                     .service(discovery::confirm)
                     .service(discovery::dismiss),
+            )
+            .service(
+                utoipa_actix_web::scope("/hitl")
+                    .service(hitl::request)
+                    .service(hitl::approve)
+                    .service(hitl::reject)
+                    .service(hitl::cancel)
+                    .service(hitl::status)
+                    .service(hitl::pending),
             )
             .service(
                 utoipa_actix_web::scope("/agents")
@@ -194,5 +210,5 @@ pub fn app(
         .default_service(web::to(|| async { actix_web::HttpResponse::NotFound().finish() }))
         .wrap(ErrorHandlers::new().default_handler(problem::render_plain_errors))
         .wrap(from_fn(metrics::record))
-        .wrap(tracing_actix_web::TracingLogger::default())
+        .wrap(tracing_actix_web::TracingLogger::<trace::RedactedRootSpan>::new())
 }

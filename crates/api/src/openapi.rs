@@ -29,6 +29,8 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
         (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
         (name = "policies", description = "Rego policies, templates and the policy check"),
+        (name = "hitl", description = "Human-in-the-loop approval requests: open, decide, follow (long-poll), callbacks"),
+        (name = "feed", description = "The real-time WebSocket feed of the tenant's events"),
         (name = "discovery", description = "Shadow-agent discovery: ingest observed activity, cluster it into candidates, confirm or dismiss them"),
         (name = "guard", description = "Prompt Guard: injection, jailbreak and leakage screening; the trainable detector"),
         (name = "siem", description = "SIEM forwarding of the audit log (platform operator or Super Admin)"),

@@ -89,3 +89,7 @@ id_type!(
     /// An asynchronous clustering run over a tenant's shadow events.
     ClusterJobId
 );
+id_type!(
+    /// A human-in-the-loop approval request.
+    HitlId
+);

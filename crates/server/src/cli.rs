@@ -100,7 +100,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             if password.is_empty() {
                 bail!("pipe the admin password on standard input, e.g. `echo \"$PW\" | agentgov tenant create …`");
             }
-            let (services, _) = crate::wiring::build_services(&config).await?;
+            let services = crate::wiring::build_services(&config).await?.services;
             let req = NewTenant { name, admin_email, admin_password: password };
             let created = services.tenants.create(req, "cli").await.map_err(|e| match e {
                 agentgov_domain::DomainError::Validation(errs) => anyhow::anyhow!(
@@ -127,6 +127,6 @@ pub async fn set_role(
     email: &str,
     role: agentgov_domain::model::Role,
 ) -> anyhow::Result<agentgov_domain::model::User> {
-    let (services, _) = crate::wiring::build_services(config).await?;
+    let services = crate::wiring::build_services(config).await?.services;
     Ok(services.users.set_role_as_operator(email, role, "cli").await?)
 }

@@ -117,6 +117,24 @@ pub struct Config {
     pub siem_poll_ms: u64,
     /// The longest wait between retries to a SIEM that is down, in seconds (1 to 3600).
     pub siem_max_backoff_secs: u64,
+    /// How long an approval request waits for a decision, in seconds (1 to 604800), for
+    /// tenants that set no window of their own and requests that name none.
+    pub hitl_timeout_secs: u32,
+    /// How often the replica holding the HITL lease expires requests and sends due
+    /// callbacks, in milliseconds (10 to 60000).
+    pub hitl_poll_ms: u64,
+    /// Attempts at a HITL callback before it is given up (1 to 100).
+    pub hitl_callback_max_attempts: u32,
+    /// The wait after a callback's first failed attempt, doubling after each, in
+    /// milliseconds (10 to 3600000); at most `hitl_callback_max_backoff_secs`.
+    pub hitl_callback_backoff_ms: u64,
+    /// The longest wait between callback attempts, in seconds (1 to 86400).
+    pub hitl_callback_max_backoff_secs: u64,
+    /// How long a callback receiver has to answer one attempt, in seconds (1 to 300).
+    pub hitl_callback_timeout_secs: u64,
+    /// Real-time feed sockets this replica keeps open at once (1 to 1000000); more are
+    /// refused with 503.
+    pub ws_max_connections: usize,
 }
 
 /// One OpenID Connect provider.
@@ -264,6 +282,13 @@ impl Default for Config {
             siem_batch_size: 500,
             siem_poll_ms: 500,
             siem_max_backoff_secs: 60,
+            hitl_timeout_secs: 3600,
+            hitl_poll_ms: 1000,
+            hitl_callback_max_attempts: 8,
+            hitl_callback_backoff_ms: 2000,
+            hitl_callback_max_backoff_secs: 300,
+            hitl_callback_timeout_secs: 10,
+            ws_max_connections: 10_000,
         }
     }
 }
@@ -393,6 +418,27 @@ impl Config {
         if !(1..=3600).contains(&self.siem_max_backoff_secs) {
             bail!("siem_max_backoff_secs must be between 1 and 3600");
         }
+        if !(1..=agentgov_domain::services::hitl::MAX_HITL_TIMEOUT_SECS).contains(&self.hitl_timeout_secs) {
+            bail!("hitl_timeout_secs must be between 1 and 604800");
+        }
+        if !(10..=60_000).contains(&self.hitl_poll_ms) {
+            bail!("hitl_poll_ms must be between 10 and 60000");
+        }
+        if !(1..=100).contains(&self.hitl_callback_max_attempts) {
+            bail!("hitl_callback_max_attempts must be between 1 and 100");
+        }
+        if !(10..=3_600_000).contains(&self.hitl_callback_backoff_ms) {
+            bail!("hitl_callback_backoff_ms must be between 10 and 3600000");
+        }
+        if !(1..=86_400).contains(&self.hitl_callback_max_backoff_secs) {
+            bail!("hitl_callback_max_backoff_secs must be between 1 and 86400");
+        }
+        if !(1..=300).contains(&self.hitl_callback_timeout_secs) {
+            bail!("hitl_callback_timeout_secs must be between 1 and 300");
+        }
+        if !(1..=1_000_000).contains(&self.ws_max_connections) {
+            bail!("ws_max_connections must be between 1 and 1000000");
+        }
         let mut names = std::collections::HashSet::new();
         // Each sink's own settings are checked where it is built, once, by
         // `wiring::build_services`.
@@ -493,6 +539,13 @@ impl fmt::Debug for Config {
             siem_batch_size,
             siem_poll_ms,
             siem_max_backoff_secs,
+            hitl_timeout_secs,
+            hitl_poll_ms,
+            hitl_callback_max_attempts,
+            hitl_callback_backoff_ms,
+            hitl_callback_max_backoff_secs,
+            hitl_callback_timeout_secs,
+            ws_max_connections,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -542,6 +595,13 @@ impl fmt::Debug for Config {
             .field("siem_batch_size", siem_batch_size)
             .field("siem_poll_ms", siem_poll_ms)
             .field("siem_max_backoff_secs", siem_max_backoff_secs)
+            .field("hitl_timeout_secs", hitl_timeout_secs)
+            .field("hitl_poll_ms", hitl_poll_ms)
+            .field("hitl_callback_max_attempts", hitl_callback_max_attempts)
+            .field("hitl_callback_backoff_ms", hitl_callback_backoff_ms)
+            .field("hitl_callback_max_backoff_secs", hitl_callback_max_backoff_secs)
+            .field("hitl_callback_timeout_secs", hitl_callback_timeout_secs)
+            .field("ws_max_connections", ws_max_connections)
             .finish()
     }
 }

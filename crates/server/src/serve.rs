@@ -16,14 +16,17 @@ pub struct Running {
     pub server: actix_web::dev::Server,
     /// The SIEM forwarders; stop them after the server to hand their sinks over at once.
     pub siem: crate::wiring::SiemForwarders,
+    /// The HITL expiry and callback worker; stop it after the server, likewise.
+    pub hitl: crate::wiring::HitlWorkerHandle,
 }
 
 /// Builds the services and binds `listener` (or `config.bind`). The returned server runs
 /// when awaited (or spawned) and stops gracefully on SIGTERM/SIGINT or its handle's `stop`.
 pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Result<Running> {
-    let (services, info) = build_services(config).await?;
-    let siem = crate::wiring::spawn_siem_forwarders(&services.siem);
-    let state = web::Data::new(AppState { services, info });
+    let built = build_services(config).await?;
+    let siem = crate::wiring::spawn_siem_forwarders(&built.services.siem);
+    let hitl = crate::wiring::spawn_hitl_worker(&built.services.hitl, built.lease_work);
+    let state = web::Data::new(AppState { services: built.services, info: built.info, feed: built.feed });
     let doc = agentgov_api::openapi();
     let http = HttpSettings { body_limit: config.body_limit_bytes, trusted_proxy_hops: config.trusted_proxy_hops };
     agentgov_api::metrics::handle();
@@ -38,7 +41,7 @@ pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Re
         None => server.bind(config.bind).with_context(|| format!("binding {}", config.bind))?,
     };
     let addr = server.addrs().first().copied().context("no listening address")?;
-    Ok(Running { addr, server: server.run(), siem })
+    Ok(Running { addr, server: server.run(), siem, hitl })
 }
 
 /// `agentgov serve`.
@@ -47,6 +50,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     tracing::info!(addr = %running.addr, mode = config.mode(), "agentgov is serving; docs at http://{}/docs", running.addr);
     running.server.await.context("server error")?;
     running.siem.stop().await;
+    running.hitl.stop().await;
     tracing::info!("stopped");
     Ok(())
 }

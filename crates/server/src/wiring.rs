@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentgov_api::feed::{Feed, FeedSettings};
 use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, UuidV7Gen};
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 use agentgov_domain::services::audit::AuditLogSettings;
@@ -12,8 +13,8 @@ use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
     AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, DiscoveryService,
-    DiscoverySettings, GuardService, GuardSettings, PolicySettings, Ports, Secrets, ServerInfo, Services, Settings,
-    SiemRoute, SiemService, SiemSettings, SsoSettings,
+    DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker, PolicySettings, Ports,
+    Secrets, ServerInfo, Services, Settings, SiemRoute, SiemService, SiemSettings, SsoSettings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -245,6 +246,53 @@ async fn siem_forwarder(siem: SiemService, route: SiemRoute, mut stop: tokio::sy
     siem.release(&route, &mut state).await;
 }
 
+/// The HITL worker of this process. [`HitlWorkerHandle::stop`] ends it, giving the `hitl`
+/// lease up so another replica takes over at once; dropping it leaves it running.
+pub struct HitlWorkerHandle {
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HitlWorkerHandle {
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = tokio::time::timeout(SIEM_STOP_GRACE, self.task).await;
+    }
+}
+
+/// What `agentgov serve` starts beside the services that a command-line command must not
+/// (work under a lease, which a short-lived process would take and leave).
+pub struct LeaseWork {
+    hitl_wakeups: Receiver<()>,
+    hitl_poll: Duration,
+}
+
+/// Starts the HITL worker (by `agentgov serve` only): on the replica holding the `hitl`
+/// lease, expires requests and sends due callbacks every `poll`, and at once when this
+/// process scheduled a callback.
+pub fn spawn_hitl_worker(hitl: &HitlService, work: LeaseWork) -> HitlWorkerHandle {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let task = tokio::spawn(hitl_worker(hitl.clone(), work, stopped));
+    HitlWorkerHandle { stop, task }
+}
+
+async fn hitl_worker(hitl: HitlService, mut work: LeaseWork, mut stop: tokio::sync::watch::Receiver<bool>) {
+    let mut worker = HitlWorker::default();
+    loop {
+        if *stop.borrow() {
+            break;
+        }
+        if let Err(e) = hitl.step(&mut worker).await {
+            tracing::warn!(error = %e, "HITL expiry and callbacks: a round failed; trying again");
+        }
+        tokio::select! {
+            () = wait_for_work(&mut work.hitl_wakeups, work.hitl_poll) => {}
+            () = stop_requested(&mut stop) => break,
+        }
+    }
+    hitl.release(&mut worker).await;
+}
+
 /// Reads the tenant's shadow events page by page (each page aggregated on a blocking
 /// thread), clusters them on a blocking thread, and stores the candidates. A lost lease
 /// (another worker took the job over) stops it quietly.
@@ -344,13 +392,14 @@ async fn guard_stats_flusher(guard: GuardService) {
 /// Delivers the bus's events to the services that react to other replicas' changes (a
 /// policy or agent change drops the in-process copies here). Resubscribes after a lost
 /// connection.
-async fn follow_bus(bus: Arc<dyn EventBus>, services: Services) {
+async fn follow_bus(bus: Arc<dyn EventBus>, services: Services, feed: Feed) {
     loop {
         match bus.subscribe().await {
             Ok(mut events) => {
                 services.on_bus_subscribed();
                 while let Some(event) = events.next().await {
                     services.on_bus_event(&event);
+                    feed.publish(&event);
                 }
                 tracing::warn!("event bus subscription ended; resubscribing");
             }
@@ -406,8 +455,18 @@ fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
     Ok(Arc::new(external))
 }
 
+/// What [`build_services`] makes.
+pub struct Built {
+    pub services: Services,
+    pub info: ServerInfo,
+    /// The real-time feed, fed by this process's bus follower.
+    pub feed: Feed,
+    /// Work under a lease, for `serve` to start.
+    pub lease_work: LeaseWork,
+}
+
 /// Everything the HTTP layer needs; starts the background work on the current runtime.
-pub async fn build_services(config: &Config) -> anyhow::Result<(Services, ServerInfo)> {
+pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     // Built (addresses, URLs, CA files checked) before anything is opened, so a mistake
     // stops start-up at once, with the sink named. `Config::validate` leaves this to here,
     // so each sink is built once.
@@ -426,6 +485,10 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         embedder: embedder(config)?,
         oidc: Arc::new(agentgov_sso_oidc::OidcAdapter::new(SSO_HTTP_TIMEOUT).context("the OpenID Connect client")?),
         siem_sinks: siem_sinks.into(),
+        callbacks: Arc::new(
+            agentgov_notify_http::HttpCallbacks::new(Duration::from_secs(config.hitl_callback_timeout_secs))
+                .map_err(anyhow::Error::msg)?,
+        ),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
@@ -464,6 +527,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         policies: PolicySettings {
             approval_threshold: config.approval_threshold,
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
+            hitl_timeout_secs: config.hitl_timeout_secs,
         },
         guard: GuardSettings::default(),
         discovery: DiscoverySettings {
@@ -480,6 +544,12 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
             backoff_max: Duration::from_secs(config.siem_max_backoff_secs),
             ..SiemSettings::default()
         },
+        hitl: HitlSettings {
+            callback_max_attempts: config.hitl_callback_max_attempts,
+            callback_backoff: Duration::from_millis(config.hitl_callback_backoff_ms),
+            callback_backoff_max: Duration::from_secs(config.hitl_callback_max_backoff_secs),
+            ..HitlSettings::default()
+        },
     };
     let info = ServerInfo {
         version: env!("CARGO_PKG_VERSION"),
@@ -487,10 +557,17 @@ pub async fn build_services(config: &Config) -> anyhow::Result<(Services, Server
         started_at: agentgov_domain::ports::Clock::now(clock.as_ref()),
     };
     let bus = ports.bus.clone();
-    let (services, background) = Services::new(ports, secrets, settings, info.clone());
+    let (services, mut background) = Services::new(ports, secrets, settings, info.clone());
+    // The HITL worker's wake-ups go to `serve`, which starts it; the rest is started here.
+    let (_, idle) = futures::channel::mpsc::channel(1);
+    let work = LeaseWork {
+        hitl_wakeups: std::mem::replace(&mut background.hitl_wakeups, idle),
+        hitl_poll: Duration::from_millis(config.hitl_poll_ms),
+    };
     spawn_background(&services, background, config.audit_export_worker);
-    tokio::spawn(follow_bus(bus, services.clone()));
-    Ok((services, info))
+    let feed = Feed::new(FeedSettings { max_sockets: config.ws_max_connections, ..FeedSettings::default() });
+    tokio::spawn(follow_bus(bus, services.clone(), feed.clone()));
+    Ok(Built { services, info, feed, lease_work: work })
 }
 
 #[cfg(test)]
@@ -548,7 +625,7 @@ mod tests {
             argon2_memory_kib: 256,
             ..Config::default()
         };
-        let (services, _) = build_services(&config).await.unwrap();
+        let services = build_services(&config).await.unwrap().services;
         let tenant = agentgov_domain::services::NewTenant {
             name: "acme".into(),
             admin_email: "admin@acme.test".into(),

@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use agentgov_domain::ids::{
     AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardFeedbackId, GuardTaskId,
-    PolicyId, SessionId, TenantId, UserId,
+    HitlId, PolicyId, SessionId, TenantId, UserId,
 };
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, CandidateStatus,
     ClusterJob, DiscoveryCandidate, DiscoveryEvent, EventDisposition, ExportFormat, ExportJob, Fingerprint,
     FingerprintValue, GuardClassMetrics, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardMetrics,
-    GuardModelInfo, GuardModelRecord, GuardScores, GuardTask, JobStatus, JsonObject, JsonText, Permission, Policy,
-    RiskLevel, Role, Session, Tenant, TenantSettings, User, UserStatus,
+    GuardModelInfo, GuardModelRecord, GuardScores, GuardTask, HitlCallback, HitlRequest, HitlStatus, JobStatus,
+    JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Tenant, TenantSettings, User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -381,6 +381,39 @@ pub fn new_cluster_job(tenant: TenantId) -> ClusterJob {
         finished_at: None,
         attempts: 0,
         lease: None,
+    }
+}
+
+/// A pending approval request of `tenant` by `agent`, with every field a pending request
+/// has set (a waiting callback, a nested `context` with non-ASCII text, the policy check's
+/// decision id), expiring at `expires_at`. `seed` varies every other field.
+pub fn new_hitl_request(tenant: TenantId, agent: AgentId, expires_at: OffsetDateTime, seed: u8) -> HitlRequest {
+    let s = i64::from(seed);
+    HitlRequest {
+        id: HitlId(Uuid::now_v7()),
+        tenant_id: tenant,
+        agent_id: agent,
+        agent_name: format!("payments-bot-{seed} (résumé ✓)"),
+        action: format!("transfer_{seed}"),
+        resource: format!("payments/acct-{seed}"),
+        context: json_object(serde_json::json!({
+            "amount": 2500.5 + f64::from(seed),
+            "currency": "EUR",
+            "nested": {"ok": true, "list": [1, null, "é \"q\" ✓"]},
+        })),
+        reason: format!("risk above the tenant's threshold #{seed}"),
+        status: HitlStatus::Pending,
+        risk_score: 0.8125 + f64::from(seed) / 1024.0,
+        risk: RiskLevel::High,
+        decision_id: Some(AuditId(Uuid::now_v7())),
+        requested_by: Actor::new(ActorType::ApiKey, Uuid::now_v7()),
+        decided_by: None,
+        decided_at: None,
+        comment: None,
+        callback: Some(HitlCallback::new(format!("https://hooks.example.test/hitl/{seed}?sig=1&x=é"))),
+        expires_at,
+        created_at: precise(600 + s, 11),
+        updated_at: precise(600 + s, 11),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod cache;
 pub mod discovery;
 pub mod fixtures;
 pub mod guard;
+pub mod hitl;
 pub mod policies;
 pub mod siem;
 pub mod store;

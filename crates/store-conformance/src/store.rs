@@ -111,6 +111,13 @@ macro_rules! store_conformance_tests {
             discovery_complete_writes_the_candidates_and_completes_the_job,
             discovery_complete_without_the_lease_writes_nothing,
             discovery_jobs_leave_other_tenants_candidates_alone,
+            hitl_requests_round_trip_every_field,
+            hitl_insert_conflicts_on_a_taken_id_or_an_unknown_tenant,
+            hitl_lists_page_oldest_first_and_filter_by_status_and_agent,
+            hitl_decide_replaces_only_a_pending_request,
+            hitl_expired_are_pending_past_their_expiry_soonest_first,
+            hitl_due_callbacks_are_scheduled_ones_due_by_now_soonest_first,
+            hitl_callback_updates_apply_to_final_requests_only,
             lease_is_taken_when_free_renewed_by_its_holder_and_taken_over_when_expired,
             lease_release_frees_it_only_for_its_holder,
             lease_racers_for_a_free_or_expired_lease_let_one_win,
@@ -152,6 +159,7 @@ pub use crate::agents::*;
 pub use crate::audit::*;
 pub use crate::discovery::*;
 pub use crate::guard::*;
+pub use crate::hitl::*;
 pub use crate::policies::*;
 pub use crate::siem::*;
 
@@ -291,6 +299,7 @@ pub async fn tenant_update_round_trips_and_relevels_only_its_agents(store: Arc<d
             approval_threshold: Some(0.65),
             risk_levels: Some(levels),
             guard_threshold: Some(0.375),
+            hitl_timeout_secs: Some(900),
         },
         updated_at: precise(5, 123_456),
         ..s.tenant.clone()

@@ -93,6 +93,7 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("discovery_candidates_pkey") => "a discovery candidate with this id exists",
         Some("discovery_jobs_pkey") => "a clustering job with this id exists",
         Some("discovery_jobs_active_key") => "the tenant already has a clustering job queued or running",
+        Some("hitl_requests_pkey") => "an approval request with this id exists",
         _ => "record already exists",
     }
 }

@@ -5,8 +5,8 @@ use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditHash, AuditRecord,
     ChainHead, ClusterJob, ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample,
-    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, JobStatus, JsonObject,
-    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus,
+    JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -16,7 +16,8 @@ use uuid::Uuid;
 
 use crate::schema::{
     agent_embeddings, agents, api_keys, audit_heads, audit_records, discovery_candidates, discovery_events,
-    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, policies, sessions, tenants, users,
+    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies, sessions, tenants,
+    users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -949,6 +950,59 @@ impl TryFrom<DiscoveryJobRow> for ClusterJob {
             attempts: r.attempts,
             lease,
         })
+    }
+}
+
+/// An approval request as written: `body` is the JSON text of its `Serialize` form (without
+/// the tenant); `agent_id`, `status`, `expires_at` and `callback_due_at`
+/// (`HitlRequest::callback_due_at`) are copies that queries filter and order on.
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = hitl_requests, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct HitlRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub agent_id: Uuid,
+    pub status: String,
+    pub expires_at: OffsetDateTime,
+    pub callback_due_at: Option<OffsetDateTime>,
+    pub body: String,
+}
+
+impl TryFrom<&HitlRequest> for HitlRow {
+    type Error = DomainError;
+
+    fn try_from(r: &HitlRequest) -> Result<Self> {
+        Ok(Self {
+            id: r.id.as_uuid(),
+            tenant_id: r.tenant_id.as_uuid(),
+            agent_id: r.agent_id.as_uuid(),
+            status: r.status.as_str().to_owned(),
+            expires_at: r.expires_at,
+            callback_due_at: r.callback_due_at(),
+            body: serde_json::to_string(r)
+                .map_err(|e| DomainError::Internal(format!("encoding approval request {}: {e}", r.id)))?,
+        })
+    }
+}
+
+/// An approval request as read: its tenant and its body, as [`DiscoveryEventRow`].
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = hitl_requests, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct HitlBodyRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub body: String,
+}
+
+impl TryFrom<HitlBodyRow> for HitlRequest {
+    type Error = DomainError;
+
+    fn try_from(r: HitlBodyRow) -> Result<Self> {
+        let mut request: HitlRequest =
+            serde_json::from_str(&r.body).map_err(|e| corrupt("hitl_requests", r.id, format!("body: {e}")))?;
+        request.tenant_id = r.tenant_id.into();
+        Ok(request)
     }
 }
 

@@ -267,6 +267,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    hitl_requests (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        agent_id -> Uuid,
+        status -> Text,
+        expires_at -> Timestamptz,
+        callback_due_at -> Nullable<Timestamptz>,
+        body -> Text,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Uuid,
@@ -320,6 +332,7 @@ diesel::joinable!(guard_stats -> tenants (tenant_id));
 diesel::joinable!(discovery_events -> tenants (tenant_id));
 diesel::joinable!(discovery_candidates -> tenants (tenant_id));
 diesel::joinable!(discovery_jobs -> tenants (tenant_id));
+diesel::joinable!(hitl_requests -> tenants (tenant_id));
 
 diesel::joinable!(siem_cursors -> tenants (tenant_id));
 
@@ -343,6 +356,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_events,
     discovery_candidates,
     discovery_jobs,
+    hitl_requests,
     leases,
     siem_sinks,
     siem_cursors,

@@ -9,18 +9,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::SessionId;
+use agentgov_domain::ids::{AgentId, SessionId};
 use agentgov_domain::model::{
     AgentFilter, ApiKey, ApiKeyKind, CandidateStatus, ClusterOutcome, DiscoveryCandidate, EventDisposition, GuardLabel,
     GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
 };
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
-    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, SessionRepo, Store, TenantRepo, UserRepo,
+    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, HitlRepo, SessionRepo, Store, TenantRepo, UserRepo,
 };
 use agentgov_store_conformance::fixtures::{
     guard_examples, json_object, new_agent, new_candidate, new_cluster_job, new_discovery_event, new_embedding,
-    new_entry, new_guard_model, new_guard_task, new_key, new_tenant, new_user, now, seed_pair,
+    new_entry, new_guard_model, new_guard_task, new_hitl_request, new_key, new_tenant, new_user, now, seed_pair,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -144,6 +144,7 @@ async fn migrations_go_up_down_and_up_again() {
         "discovery_events",
         "discovery_candidates",
         "discovery_jobs",
+        "hitl_requests",
         "leases",
         "siem_sinks",
         "siem_cursors",
@@ -173,6 +174,10 @@ async fn migrations_go_up_down_and_up_again() {
     let event = new_discovery_event(t.id, EventDisposition::Shadow, 1);
     store.insert_discovery_events(std::slice::from_ref(&event)).await.unwrap();
     assert_eq!(store.scan_shadow_events(t.id, None, 10).await.unwrap(), [event]);
+    // And the approval requests.
+    let request = new_hitl_request(t.id, AgentId(Uuid::now_v7()), now(), 1);
+    store.insert_hitl(&request).await.unwrap();
+    assert_eq!(store.expired_hitl(now(), 10).await.unwrap(), [request]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -647,6 +652,23 @@ async fn corrupt_discovery_rows_are_internal_errors() {
     let err = store.scan_shadow_events(t.id, None, 10).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
     let err = store.get_discovery_events(t.id, &[event.id]).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+}
+
+/// Likewise an approval request whose body no longer reads as one.
+#[tokio::test]
+async fn corrupt_hitl_rows_are_internal_errors() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, _) = seed_pair(&store, "alpha").await;
+    let request = new_hitl_request(t.id, AgentId(Uuid::now_v7()), now(), 1);
+    store.insert_hitl(&request).await.unwrap();
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("UPDATE hitl_requests SET body = '{\"id\": 1}'").execute(&mut conn).await.unwrap();
+    let err = store.get_hitl(t.id, request.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+    let err = store.expired_hitl(now(), 10).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
 }
 

@@ -13,6 +13,7 @@ mod conn;
 mod discovery;
 mod error;
 mod guard;
+mod hitl;
 mod policies;
 mod repo;
 mod rows;

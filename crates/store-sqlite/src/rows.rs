@@ -6,8 +6,8 @@ use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditFilter, AuditHash,
     AuditRecord, ChainHead, ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample,
-    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, JobStatus, JsonObject,
-    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus,
+    JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -16,7 +16,8 @@ use uuid::Uuid;
 
 use crate::schema::{
     agent_embeddings, agents, api_keys, audit_heads, audit_records, discovery_candidates, discovery_events,
-    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, policies, sessions, tenants, users,
+    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies, sessions, tenants,
+    users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -1005,6 +1006,54 @@ impl TryFrom<ClusterJobRow> for ClusterJob {
             attempts: r.attempts,
             lease,
         })
+    }
+}
+
+/// An approval request: `body` is the JSON text of its `Serialize` form (without
+/// `tenant_id`); `agent_id`, `status`, `expires_at` and the callback's due time
+/// (`HitlRequest::callback_due_at`, unix microseconds) are copies SQL filters and orders on.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = hitl_requests, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct HitlRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub agent_id: String,
+    pub status: String,
+    pub expires_at: i64,
+    pub callback_due_at: Option<i64>,
+    pub body: String,
+}
+
+impl TryFrom<&HitlRequest> for HitlRow {
+    type Error = DomainError;
+    fn try_from(r: &HitlRequest) -> Result<Self> {
+        Ok(Self {
+            id: id_text(r.id.0),
+            tenant_id: id_text(r.tenant_id.0),
+            agent_id: id_text(r.agent_id.0),
+            status: r.status.as_str().to_owned(),
+            expires_at: unix_micros(r.expires_at),
+            callback_due_at: r.callback_due_at().map(unix_micros),
+            body: serde_json::to_string(r).map_err(DomainError::internal)?,
+        })
+    }
+}
+
+/// What reading an approval request needs: its tenant and its body.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = hitl_requests, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct HitlBody {
+    pub tenant_id: String,
+    pub body: String,
+}
+
+impl TryFrom<HitlBody> for HitlRequest {
+    type Error = DomainError;
+    fn try_from(r: HitlBody) -> Result<Self> {
+        let mut request: HitlRequest = serde_json::from_str(&r.body).map_err(|_| bad("hitl_requests.body", &r.body))?;
+        request.tenant_id = parse_id("hitl_requests.tenant_id", &r.tenant_id)?;
+        Ok(request)
     }
 }
 

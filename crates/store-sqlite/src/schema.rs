@@ -274,6 +274,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    hitl_requests (id) {
+        id -> Text,
+        tenant_id -> Text,
+        agent_id -> Text,
+        status -> Text,
+        expires_at -> BigInt,
+        callback_due_at -> Nullable<BigInt>,
+        body -> Text,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Text,
@@ -329,6 +341,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_events,
     discovery_candidates,
     discovery_jobs,
+    hitl_requests,
     leases,
     siem_sinks,
     siem_cursors

@@ -5,18 +5,18 @@
 use std::sync::Arc;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::TenantId;
+use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
     AgentFilter, DiscoveryEvent, EventDisposition, ExportFormat, Heartbeat, Role, Tenant, User,
 };
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
     AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, DiscoveryRepo as _, ExportRepo as _, GuardRepo as _,
-    PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
+    HitlRepo as _, PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
-    guard_examples, new_agent, new_discovery_event, new_embedding, new_entry, new_export_job, new_guard_task, new_key,
-    new_policy, new_user, now, precise, seed_pair,
+    guard_examples, new_agent, new_discovery_event, new_embedding, new_entry, new_export_job, new_guard_task,
+    new_hitl_request, new_key, new_policy, new_user, now, precise, seed_pair,
 };
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
@@ -66,6 +66,8 @@ async fn migrations_go_up_down_and_up_again() {
     ] {
         assert!(matches!(err, DomainError::Internal(_)), "no guard tables after down: {err:?}");
     }
+    let err = store.expired_hitl(now(), 10).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "no hitl table after down: {err:?}");
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
@@ -94,6 +96,10 @@ async fn migrations_go_up_down_and_up_again() {
     let err = store.insert_guard_task(&new_guard_task(tenant.id, 0), &[]).await.unwrap_err();
     assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a training task")), "{err:?}");
     assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
+    // And the approval requests.
+    let request = new_hitl_request(tenant.id, AgentId(Uuid::now_v7()), now(), 1);
+    store.insert_hitl(&request).await.unwrap();
+    assert_eq!(store.expired_hitl(now(), 10).await.unwrap(), [request]);
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
 }

@@ -86,12 +86,7 @@ async fn agents_and_the_webhook_work_across_replicas() {
     let body =
         serde_json::to_vec(&json!({"event": "agent.action", "payload": {"agent_id": wiki["id"], "action": "answer"}}))
             .unwrap();
-    let signature = {
-        use hmac::{Hmac, Mac};
-        let mut mac = Hmac::<sha2::Sha256>::new_from_slice(WEBHOOK_SECRET.as_bytes()).unwrap();
-        mac.update(&body);
-        format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
-    };
+    let signature = agentgov_tests::hooks::sign(&body);
     for app in [a, b, a] {
         let req = app
             .post("/webhooks/agent")

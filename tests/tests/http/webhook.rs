@@ -1,19 +1,12 @@
 //! Spec 4.15, 5 (rules 4-6) and 6: the signed inbound webhook. Bodies are signed here with
 //! the `hmac` and `sha2` crates, independently of the server's implementation (ring).
+use agentgov_tests::hooks::sign;
 use agentgov_tests::*;
-use hmac::{Hmac, Mac};
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
-use sha2::Sha256;
 
 const PATH: &str = "/webhooks/agent";
 const AGENT: &str = "0193a4c2-0000-7000-8000-00000000abcd";
-
-fn sign(body: &[u8]) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(WEBHOOK_SECRET.as_bytes()).unwrap();
-    mac.update(body);
-    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
-}
 
 fn action(n: usize) -> Value {
     json!({"event": "agent.action", "payload": {
@@ -85,9 +78,7 @@ async fn signatures_are_checked_exactly() {
         invalid(expect_problem(send(&app, &t.api_key, &body, Some(&wrong)), 401).await);
     }
     // Another secret.
-    let mut mac = Hmac::<Sha256>::new_from_slice(b"some-other-secret-0123456789abcdef").unwrap();
-    mac.update(&body);
-    let other = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+    let other = agentgov_tests::hooks::sign_with(b"some-other-secret-0123456789abcdef", &body);
     invalid(expect_problem(send(&app, &t.api_key, &body, Some(&other)), 401).await);
     assert!(actions(&app, &t.api_key).await.is_empty(), "nothing refused was stored");
 

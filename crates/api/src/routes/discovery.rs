@@ -11,7 +11,7 @@ use agentgov_domain::services::discovery::{
 };
 use futures::StreamExt;
 
-use crate::extract::{ApiKeyOrJwt, Json, parse_json, require_json};
+use crate::extract::{ApiKeyOrJwt, Json, optional_body, parse_json, require_json};
 use crate::problem::{ApiError, ApiResult};
 use crate::{AppState, HttpSettings};
 
@@ -165,15 +165,6 @@ pub async fn candidate(
     id: web::Path<CandidateId>,
 ) -> ApiResult<web::Json<DiscoveryCandidate>> {
     Ok(web::Json(state.services.discovery.get(&auth.0, *id).await?))
-}
-
-/// The body of a decision: optional, `{}` when absent.
-fn optional_body<T: serde::de::DeserializeOwned + Default>(req: &HttpRequest, body: &[u8]) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(T::default());
-    }
-    require_json(req)?;
-    parse_json(body)
 }
 
 /// Confirm a candidate and register it as an agent (`discovery:write` and `agents:write`),

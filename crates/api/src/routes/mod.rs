@@ -8,6 +8,7 @@ pub mod auth;
 pub mod discovery;
 pub mod guard;
 pub mod health;
+pub mod hitl;
 pub mod policies;
 pub mod siem;
 pub mod tenants;

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod discovery;
 pub mod export;
 pub mod guard;
+pub mod hitl;
 pub mod policy;
 pub mod role;
 pub mod session;
@@ -32,6 +33,7 @@ pub use guard::{
     GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask,
     guard_latency_bucket,
 };
+pub use hitl::{CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus};
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;

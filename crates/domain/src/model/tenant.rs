@@ -23,6 +23,7 @@ impl Tenant {
         EffectiveSettings {
             approval_threshold: self.settings.approval_threshold.unwrap_or(defaults.approval_threshold),
             risk_levels: self.settings.risk_levels.unwrap_or(defaults.risk_levels),
+            hitl_timeout_secs: self.settings.hitl_timeout_secs.unwrap_or(defaults.hitl_timeout_secs),
         }
     }
 }
@@ -40,6 +41,10 @@ pub struct TenantSettings {
     /// threshold its model was calibrated with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard_threshold: Option<f64>,
+    /// How long an approval request waits for a decision before it expires, in seconds,
+    /// when the request names no `timeout_seconds` (1 to 604,800).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hitl_timeout_secs: Option<u32>,
 }
 
 /// The settings a tenant's policy checks and agents use.
@@ -47,12 +52,14 @@ pub struct TenantSettings {
 pub struct EffectiveSettings {
     pub approval_threshold: f64,
     pub risk_levels: RiskLevels,
+    /// The approval window of a request that names none, in seconds.
+    pub hitl_timeout_secs: u32,
 }
 
 impl Default for EffectiveSettings {
     /// The server's defaults unless configured otherwise: approval at 0.8, the calibrated
-    /// risk levels.
+    /// risk levels, an hour to decide an approval request.
     fn default() -> Self {
-        Self { approval_threshold: 0.8, risk_levels: RiskLevels::default() }
+        Self { approval_threshold: 0.8, risk_levels: RiskLevels::default(), hitl_timeout_secs: 3600 }
     }
 }

@@ -22,6 +22,14 @@ pub struct Event {
     pub data: serde_json::Value,
 }
 
+impl Event {
+    /// Whether the real-time feed sends it to clients: every event but the internal
+    /// `auth.*` ones, which only tell replicas to check credentials again.
+    pub fn is_public(&self) -> bool {
+        !self.event_type.starts_with("auth.")
+    }
+}
+
 /// Every event published after the subscription was made, from any replica.
 pub type EventStream = BoxStream<'static, Event>;
 

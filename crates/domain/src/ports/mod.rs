@@ -1,6 +1,7 @@
 //! Ports: the traits adapters implement. Held as `Arc<dyn Port>`.
 
 pub mod cache;
+pub mod callback;
 pub mod clock;
 pub mod embed;
 pub mod events;
@@ -10,6 +11,7 @@ pub mod sso;
 pub mod store;
 
 pub use cache::{Cache, Counter};
+pub use callback::{CallbackError, CallbackSender};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};
@@ -17,6 +19,6 @@ pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, Poli
 pub use siem::SiemSink;
 pub use sso::{AuthorizationStart, OidcClient, VerifiedIdentity};
 pub use store::{
-    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, LeaseRepo, PolicyRepo, ResourceCounts,
-    SessionRepo, SiemRepo, Store, TenantRepo, UserRepo,
+    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, HitlRepo, LeaseRepo, PolicyRepo,
+    ResourceCounts, SessionRepo, SiemRepo, Store, TenantRepo, UserRepo,
 };

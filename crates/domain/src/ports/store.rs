@@ -9,15 +9,15 @@ use time::OffsetDateTime;
 
 use crate::error::Result;
 use crate::ids::{
-    AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardTaskId, PolicyId,
-    SessionId, TenantId, UserId,
+    AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardTaskId, HitlId,
+    PolicyId, SessionId, TenantId, UserId,
 };
 use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
     CandidateFilter, CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent,
     ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo,
-    GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, Policy, PolicyFilter, RiskLevels, Session, SiemBacklog,
-    SiemSinkState, Tenant, User,
+    GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter,
+    RiskLevels, Session, SiemBacklog, SiemSinkState, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -362,6 +362,30 @@ pub trait DiscoveryRepo: Send + Sync {
     ) -> Result<()>;
 }
 
+/// Human-in-the-loop approval requests. Only a `pending` request changes; the expiry and
+/// callback scans read every tenant's requests, for the background work of one replica.
+#[async_trait]
+pub trait HitlRepo: Send + Sync {
+    /// `Conflict` when the id is taken or the tenant does not exist.
+    async fn insert_hitl(&self, request: &HitlRequest) -> Result<()>;
+    async fn get_hitl(&self, tenant: TenantId, id: HitlId) -> Result<Option<HitlRequest>>;
+    /// The tenant's requests passing `filter`, oldest first (by id).
+    async fn list_hitl(&self, tenant: TenantId, filter: &HitlFilter, page: &PageRequest) -> Result<Page<HitlRequest>>;
+    /// Replaces the stored request (every field but id and tenant) with `request` if its
+    /// stored status is `pending`; answers whether it did. `NotFound` when absent.
+    async fn decide_hitl(&self, request: &HitlRequest) -> Result<bool>;
+    /// Up to `limit` `pending` requests of any tenant whose `expires_at` is at or before
+    /// `now`, soonest expiry first.
+    async fn expired_hitl(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>>;
+    /// Up to `limit` requests of any tenant whose callback is due
+    /// ([`HitlRequest::callback_due_at`]) at or before `now`, soonest first.
+    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>>;
+    /// Replaces the request's callback with `callback` if its stored status is final (the
+    /// callback of a pending request is the decision's to set). `NotFound` when absent,
+    /// `Conflict` when still pending.
+    async fn update_hitl_callback(&self, tenant: TenantId, id: HitlId, callback: &HitlCallback) -> Result<()>;
+}
+
 /// Named leases for the background work that must run on exactly one replica at a time
 /// (SIEM forwarding, HITL expiry). A holder renews its lease before it runs out; a replica
 /// that dies leaves it to expire, and another takes it over.
@@ -423,6 +447,7 @@ pub trait Store:
     + PolicyRepo
     + GuardRepo
     + DiscoveryRepo
+    + HitlRepo
     + LeaseRepo
     + SiemRepo
 {

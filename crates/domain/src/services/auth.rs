@@ -38,6 +38,11 @@ pub struct LoginResult {
 
 const INVALID_LOGIN: &str = "invalid email or password";
 
+/// Published on the bus after a change that affects authentication in a tenant has
+/// committed (a session ended, a user blocked, demoted or deleted, a key revoked): the
+/// real-time feed checks its sockets' sessions again. Internal: never sent to clients.
+pub const CREDENTIALS_CHANGED: &str = "auth.credentials_changed";
+
 #[derive(Clone)]
 pub struct AuthService {
     ports: Ports,
@@ -279,6 +284,7 @@ impl AuthService {
     /// stop being used, on every replica.
     pub async fn credentials_changed(&self, tenant: TenantId) {
         self.cache.bump(tenant).await;
+        self.ports.announce(tenant, CREDENTIALS_CHANGED, json!({})).await;
     }
 
     /// Ends the caller's session: the JWT and the session's API key stop working at once.

@@ -9,6 +9,7 @@ mod auth_cache;
 mod caller;
 pub mod discovery;
 pub mod guard;
+pub mod hitl;
 pub mod policies;
 pub mod siem;
 mod snapshots;
@@ -25,10 +26,11 @@ use std::time::Duration;
 pub use agents::{AgentService, AgentSettings, BuiltinEmbedder};
 pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
-pub use auth::{AuthService, LoginResult, LoginUser};
+pub use auth::{AuthService, CREDENTIALS_CHANGED, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
 pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
+pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest};
 pub use policies::{PolicyService, PolicySettings};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
@@ -38,7 +40,7 @@ pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
 
-use crate::ports::{Cache, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine, Store};
+use crate::ports::{Cache, CallbackSender, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine, Store};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 
 /// Every port the services use, built once by the server.
@@ -56,6 +58,8 @@ pub struct Ports {
     pub oidc: Arc<dyn OidcClient>,
     /// The configured SIEM sinks, each with its name and filter (empty: no forwarding).
     pub siem_sinks: Arc<[SiemRoute]>,
+    /// Sends the signed HITL callbacks.
+    pub callbacks: Arc<dyn CallbackSender>,
 }
 
 impl Ports {
@@ -132,6 +136,7 @@ pub struct Settings {
     pub discovery: discovery::DiscoverySettings,
     pub sso: sso::SsoSettings,
     pub siem: siem::SiemSettings,
+    pub hitl: hitl::HitlSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -150,6 +155,7 @@ pub struct Services {
     pub discovery: DiscoveryService,
     pub sso: SsoService,
     pub siem: SiemService,
+    pub hitl: HitlService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -162,6 +168,8 @@ pub struct Background {
     pub training_wakeups: futures::channel::mpsc::Receiver<()>,
     /// Signals that a discovery clustering job was queued by this process.
     pub clustering_wakeups: futures::channel::mpsc::Receiver<()>,
+    /// Signals that a HITL callback was scheduled by this process.
+    pub hitl_wakeups: futures::channel::mpsc::Receiver<()>,
 }
 
 impl Services {
@@ -172,6 +180,7 @@ impl Services {
         self.agents.on_event(event);
         self.guard.on_event(event);
         self.discovery.on_event(event);
+        self.hitl.on_event(event);
     }
 
     /// After a (re)subscription to the bus: announcements made in the meantime may have
@@ -189,10 +198,25 @@ impl Services {
         let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
         let auth = AuthService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.tokens, settings.auth);
         let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
-        let webhook =
-            WebhookService::new(secrets.webhook, auth.clone(), agents.clone(), log.clone(), ports.store.clone());
+        let webhook = WebhookService::new(
+            secrets.webhook.clone(),
+            auth.clone(),
+            agents.clone(),
+            log.clone(),
+            ports.store.clone(),
+        );
         let tenant_defaults = settings.policies.tenant_defaults();
-        let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), settings.policies);
+        let (wake_hitl, hitl_wakeups) = futures::channel::mpsc::channel(1);
+        let hitl = HitlService::new(
+            ports.clone(),
+            log.clone(),
+            agents.clone(),
+            tenant_defaults,
+            settings.hitl,
+            secrets.webhook.clone(),
+            wake_hitl,
+        );
+        let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), hitl.clone(), settings.policies);
         let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
         let guard = GuardService::new(ports.clone(), log.clone(), agents.clone(), settings.guard, wake_training);
         let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
@@ -222,9 +246,10 @@ impl Services {
             discovery,
             sso,
             siem,
+            hitl,
             auth,
         };
-        (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups })
+        (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups, hitl_wakeups })
     }
 }
 

@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use super::audit::caller_actor;
+use super::hitl::MAX_HITL_TIMEOUT_SECS;
 use super::validate::{check_email, check_name, check_password, normalize_email};
 use super::{AgentService, AuditEvent, AuditLog, Caller, PolicyService, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -64,6 +65,11 @@ pub struct SettingsChange {
     #[serde(default, deserialize_with = "given")]
     #[schema(value_type = Option<f64>)]
     pub guard_threshold: Option<Option<f64>>,
+    /// 1 to 604,800 (seven days): how long an approval request that names no
+    /// `timeout_seconds` waits for a decision.
+    #[serde(default, deserialize_with = "given")]
+    #[schema(value_type = Option<u32>)]
+    pub hitl_timeout_secs: Option<Option<u32>>,
 }
 
 /// Tells a member given as `null` (`Some(None)`) from one left out (`None`, by default).
@@ -93,6 +99,14 @@ impl SettingsChange {
                 v.add("settings.guard_threshold", "must be above 0 and below 1");
             }
             settings.guard_threshold = threshold;
+        }
+        if let Some(timeout) = self.hitl_timeout_secs {
+            if let Some(t) = timeout
+                && !(1..=MAX_HITL_TIMEOUT_SECS).contains(&t)
+            {
+                v.add("settings.hitl_timeout_secs", format!("must be between 1 and {MAX_HITL_TIMEOUT_SECS}"));
+            }
+            settings.hitl_timeout_secs = timeout;
         }
         if let Some(levels) = self.risk_levels {
             if let Some(problem) = levels.as_ref().and_then(RiskLevels::problem) {

@@ -10,7 +10,7 @@ use crate::model::{EffectiveSettings, Permission, RiskLevels, Role, TenantSettin
 use crate::page::PageRequest;
 use crate::ports::{AuditRepo, UserRepo};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
-use crate::testing::{FakeBus, FakeCache, FakeOidc, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
+use crate::testing::{FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
 
 pub(crate) struct Harness {
     pub(crate) svc: Services,
@@ -20,6 +20,8 @@ pub(crate) struct Harness {
     /// What this process published.
     pub(crate) bus: Arc<FakeBus>,
     pub(crate) oidc: Arc<FakeOidc>,
+    /// The HITL callbacks this process sent.
+    pub(crate) callbacks: Arc<FakeCallbacks>,
     /// The ports the services were built on, to build another service over them.
     pub(crate) ports: Ports,
     ids: Arc<SeqIds>,
@@ -62,6 +64,7 @@ fn build(
 ) -> Harness {
     let bus = Arc::new(FakeBus::default());
     let oidc = Arc::new(FakeOidc::default());
+    let callbacks = Arc::new(FakeCallbacks::default());
     let ports = Ports {
         store: store.clone(),
         cache: cache.clone(),
@@ -72,6 +75,7 @@ fn build(
         embedder: Arc::new(crate::services::BuiltinEmbedder::new()),
         oidc: oidc.clone(),
         siem_sinks: Arc::from(Vec::new()),
+        callbacks: callbacks.clone(),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),
@@ -82,7 +86,7 @@ fn build(
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
     let (svc, background) = Services::new(ports.clone(), secrets, settings, info);
     tokio::spawn(background.audit_writer.run());
-    Harness { svc, clock, cache, store, bus, oidc, ports, ids }
+    Harness { svc, clock, cache, store, bus, oidc, callbacks, ports, ids }
 }
 
 impl Harness {
@@ -447,7 +451,10 @@ async fn a_tenant_sees_its_settings_in_force_and_its_admins_change_them_with_an_
     let levels = RiskLevels { medium: 0.2, high: 0.5, critical: 0.7 };
     h.clock.advance(Duration::from_secs(5));
     let changed = h.svc.tenants.update_own(&admin, settings_change(Some(Some(0.6)), Some(Some(levels)))).await.unwrap();
-    assert_eq!(changed.effective_settings, EffectiveSettings { approval_threshold: 0.6, risk_levels: levels });
+    assert_eq!(
+        changed.effective_settings,
+        EffectiveSettings { approval_threshold: 0.6, risk_levels: levels, hitl_timeout_secs: 3600 }
+    );
     assert_eq!(changed.tenant.updated_at, h.clock.now());
     assert_eq!(changed.tenant.name, "acme", "what is left out stays");
 

@@ -254,3 +254,53 @@ impl crate::ports::OidcClient for FakeOidc {
             .ok_or_else(|| crate::error::DomainError::Unauthorized("the identity provider refused the code".into()))
     }
 }
+
+/// One POST a [`FakeCallbacks`] received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentCallback {
+    pub url: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Vec<u8>,
+}
+
+impl SentCallback {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Records every callback and answers each with the next scripted outcome (200 once the
+/// script is used up).
+#[derive(Debug, Default)]
+pub struct FakeCallbacks {
+    sent: Mutex<Vec<SentCallback>>,
+    script: Mutex<std::collections::VecDeque<std::result::Result<u16, String>>>,
+}
+
+impl FakeCallbacks {
+    /// Answers the next callbacks with `outcomes`, in order.
+    pub fn script(&self, outcomes: impl IntoIterator<Item = std::result::Result<u16, String>>) {
+        self.script.lock().unwrap_or_else(|e| e.into_inner()).extend(outcomes);
+    }
+
+    pub fn sent(&self) -> Vec<SentCallback> {
+        self.sent.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+#[async_trait]
+impl crate::ports::CallbackSender for FakeCallbacks {
+    async fn post(
+        &self,
+        url: &str,
+        headers: &[(&'static str, String)],
+        body: &[u8],
+    ) -> std::result::Result<u16, String> {
+        self.sent.lock().unwrap_or_else(|e| e.into_inner()).push(SentCallback {
+            url: url.to_owned(),
+            headers: headers.to_vec(),
+            body: body.to_vec(),
+        });
+        self.script.lock().unwrap_or_else(|e| e.into_inner()).pop_front().unwrap_or(Ok(200))
+    }
+}

@@ -40,6 +40,8 @@ pub struct MemoryStore {
     pub(super) guard: Mutex<super::memory_guard::GuardTables>,
     /// Shadow-agent discovery: events, candidates and clustering jobs.
     pub(super) discovery: Mutex<super::memory_discovery::DiscoveryTables>,
+    /// Human-in-the-loop approval requests.
+    pub(super) hitl: Mutex<super::memory_hitl::HitlTables>,
     /// Leases and SIEM forwarding state.
     pub(super) siem: Mutex<super::memory_siem::SiemTables>,
 }

@@ -5,9 +5,10 @@ mod memory_agents;
 mod memory_audit;
 mod memory_discovery;
 mod memory_guard;
+mod memory_hitl;
 mod memory_policies;
 mod memory_siem;
 mod memory_store;
 
-pub use fakes::{FakeBus, FakeCache, FakeOidc, FakePolicyEngine, FixedClock, SeqIds};
+pub use fakes::{FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FixedClock, SentCallback, SeqIds};
 pub use memory_store::MemoryStore;

@@ -41,6 +41,7 @@ pub(crate) mod audit;
 mod discovery;
 mod exports;
 mod guard;
+mod hitl;
 mod policies;
 mod sessions;
 mod siem;

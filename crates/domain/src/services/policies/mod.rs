@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::hitl::HitlService;
 use super::snapshots::Snapshots;
 use super::tenants::TENANT_UPDATED;
 use super::validate::{check_description, check_name, check_object, check_text};
@@ -48,19 +49,26 @@ pub struct PolicySettings {
     /// How long a tenant's compiled policies are kept without a change being announced: a
     /// bound on staleness should a bus message be lost.
     pub cache_ttl: std::time::Duration,
+    /// How long an approval request waits for a decision, for tenants that set no window
+    /// of their own and requests that name none (seconds).
+    pub hitl_timeout_secs: u32,
 }
 
 impl Default for PolicySettings {
     fn default() -> Self {
-        let approval_threshold = EffectiveSettings::default().approval_threshold;
-        Self { approval_threshold, cache_ttl: std::time::Duration::from_secs(60) }
+        let EffectiveSettings { approval_threshold, hitl_timeout_secs, .. } = EffectiveSettings::default();
+        Self { approval_threshold, cache_ttl: std::time::Duration::from_secs(60), hitl_timeout_secs }
     }
 }
 
 impl PolicySettings {
     /// The settings of a tenant that chose none.
     pub fn tenant_defaults(&self) -> EffectiveSettings {
-        EffectiveSettings { approval_threshold: self.approval_threshold, ..EffectiveSettings::default() }
+        EffectiveSettings {
+            approval_threshold: self.approval_threshold,
+            hitl_timeout_secs: self.hitl_timeout_secs,
+            ..EffectiveSettings::default()
+        }
     }
 }
 
@@ -172,9 +180,9 @@ pub struct CheckResponse {
     pub decision_id: Option<crate::ids::AuditId>,
     pub matched_policies: Vec<MatchedPolicy>,
     pub risk_factors: Vec<CheckRiskFactor>,
-    /// The approval request, once approvals exist; `null` for now.
-    #[schema(value_type = Option<String>, format = Uuid)]
-    pub hitl_request_id: Option<uuid::Uuid>,
+    /// The approval request the check opened when it requires approval (follow it with
+    /// `GET /hitl/status/{id}`); `null` otherwise and on a dry run.
+    pub hitl_request_id: Option<crate::ids::HitlId>,
     /// How many enabled policies were evaluated.
     pub policies_evaluated: usize,
 }
@@ -237,6 +245,7 @@ pub struct PolicyService {
     ports: Ports,
     audit: AuditLog,
     agents: AgentService,
+    hitl: HitlService,
     cache: Snapshots<TenantId, Arc<TenantPolicies>>,
     /// Each checked agent as the input's `agent` member, with the agent it was made from:
     /// reused while the agent is unchanged, so the engine sees the same allocation.
@@ -258,11 +267,17 @@ fn not_found(id: PolicyId) -> DomainError {
 }
 
 impl PolicyService {
-    pub fn new(ports: Ports, audit: AuditLog, agents: AgentService, settings: PolicySettings) -> Self {
+    pub fn new(
+        ports: Ports,
+        audit: AuditLog,
+        agents: AgentService,
+        hitl: HitlService,
+        settings: PolicySettings,
+    ) -> Self {
         let cache = Snapshots::new(settings.cache_ttl, 10_000);
         let agent_inputs =
             moka::sync::Cache::builder().max_capacity(AGENT_INPUTS).time_to_live(settings.cache_ttl).build();
-        Self { ports, audit, agents, cache, agent_inputs, settings }
+        Self { ports, audit, agents, hitl, cache, agent_inputs, settings }
     }
 
     /// `GET /policies/templates`.
@@ -472,7 +487,25 @@ impl PolicyService {
         if req.dry_run {
             return Ok(response);
         }
-        self.record_decision(caller, &agent, &req, response).await
+        let mut response = self.record_decision(caller, &agent, &req, response).await?;
+        if let (true, Some(decision_id)) = (response.required_approval, response.decision_id) {
+            let request = self
+                .hitl
+                .open_for_check(
+                    caller,
+                    &agent,
+                    &req.action,
+                    &req.resource,
+                    &req.context,
+                    &response.reason,
+                    response.risk_score,
+                    decision_id,
+                    &set.settings,
+                )
+                .await?;
+            response.hitl_request_id = Some(request.id);
+        }
+        Ok(response)
     }
 
     /// `POST /policies/{id}/test` (admin): evaluates one policy, enabled or not, as a check
@@ -701,7 +734,7 @@ fn validate_check(req: &CheckRequest) -> Result<AgentId> {
 }
 
 /// What the risk model reads from the check's context (docs/policies.md names the keys).
-fn action_context<'a>(agent: &Agent, context: &'a JsonObject) -> ActionContext<'a> {
+pub(crate) fn action_context<'a>(agent: &Agent, context: &'a JsonObject) -> ActionContext<'a> {
     let flag = |keys: &[&str]| keys.iter().any(|k| context.get(*k).and_then(serde_json::Value::as_bool) == Some(true));
     let consent =
         ["consent", "consent_given"].iter().find_map(|k| context.get(*k).and_then(serde_json::Value::as_bool));

@@ -1,0 +1,735 @@
+//! Human-in-the-loop approvals (spec 4.9).
+//!
+//! A request is opened by an agent (`POST /hitl/request`) or by a policy check that needs
+//! approval, and stays `pending` until an analyst approves or rejects it, its requester
+//! cancels it, or it passes `expires_at`. Every transition is a conditional write on the
+//! stored status (so two deciders, or a decider and the expiry job, never both win), is
+//! audited durably, and is published on the bus (`hitl.requested`, `hitl.approved`, …).
+//!
+//! Background work (expiry, callbacks) runs on one replica at a time, the holder of the
+//! `hitl` lease ([`HitlService::step`]). A request's callback is scheduled in the same write
+//! as its final state, so an outcome is never lost between the decision and its delivery.
+//!
+//! Long-polls (`GET /hitl/status/{id}?wait=`) wait on [`HitlWatch`]: every replica's bus
+//! follower hands each `hitl.*` event to [`HitlService::on_event`], which wakes the
+//! waiters of that request, whichever replica changed it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::channel::{mpsc, oneshot};
+use futures::{FutureExt, StreamExt};
+use time::OffsetDateTime;
+
+use super::agents::AgentService;
+use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::policies::action_context;
+use super::validate::{check_description, check_object, check_text};
+use super::{Caller, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::ids::{AgentId, AuditId, HitlId, TenantId};
+use crate::model::{
+    Actor, Agent, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject,
+    Permission, Role,
+};
+use crate::page::{Page, PageRequest};
+use crate::ports::Event;
+use crate::secrets::WebhookVerifier;
+
+/// Longest approval window a request or a tenant may set: seven days.
+pub const MAX_HITL_TIMEOUT_SECS: u32 = 604_800;
+/// Longest long-poll of `GET /hitl/status/{id}?wait=`.
+pub const MAX_WAIT_SECS: u32 = 60;
+const MAX_ACTION_LEN: usize = 200;
+const MAX_RESOURCE_LEN: usize = 1000;
+const MAX_REASON_LEN: usize = 2000;
+const MAX_COMMENT_LEN: usize = 2000;
+const MAX_CONTEXT_BYTES: usize = 16 * 1024;
+const MAX_URL_LEN: usize = 2048;
+/// The lease of the replica that expires requests and sends callbacks.
+const LEASE: &str = "hitl";
+
+pub const HITL_REQUESTED: &str = "hitl.requested";
+pub const HITL_APPROVED: &str = "hitl.approved";
+pub const HITL_REJECTED: &str = "hitl.rejected";
+pub const HITL_EXPIRED: &str = "hitl.expired";
+pub const HITL_CANCELLED: &str = "hitl.cancelled";
+/// Audited when a callback is given up after its last attempt.
+pub const HITL_CALLBACK_FAILED: &str = "hitl.callback_failed";
+
+/// Tunables of approvals.
+#[derive(Debug, Clone)]
+pub struct HitlSettings {
+    /// How long the background worker's lease lasts; renewed after a third of it.
+    pub lease_ttl: Duration,
+    /// Requests expired per round of the worker.
+    pub expiry_batch: i64,
+    /// Callbacks sent per round, at most `callback_concurrency` at a time.
+    pub callback_batch: i64,
+    pub callback_concurrency: usize,
+    /// Attempts before a callback is given up.
+    pub callback_max_attempts: u32,
+    /// The wait after the first failed attempt; it doubles after each, up to the maximum.
+    pub callback_backoff: Duration,
+    pub callback_backoff_max: Duration,
+    /// Long-polls waiting at once in this process; more answer 429.
+    pub max_watchers: usize,
+}
+
+impl Default for HitlSettings {
+    fn default() -> Self {
+        Self {
+            lease_ttl: Duration::from_secs(15),
+            expiry_batch: 200,
+            callback_batch: 64,
+            callback_concurrency: 8,
+            callback_max_attempts: 8,
+            callback_backoff: Duration::from_secs(2),
+            callback_backoff_max: Duration::from_secs(300),
+            max_watchers: 10_000,
+        }
+    }
+}
+
+/// `POST /hitl/request`.
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewHitlRequest {
+    /// The agent that wants to act (a UUID of the caller's tenant).
+    pub agent_id: String,
+    /// 1 to 200 characters.
+    pub action: String,
+    /// 1 to 1,000 characters.
+    pub resource: String,
+    /// Free-form facts for the approver; at most 16 KiB.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub context: JsonObject,
+    /// Why approval is needed; 1 to 2,000 characters.
+    pub reason: String,
+    /// 1 to 604,800; the tenant's `hitl_timeout_secs` (an hour unless set) when left out.
+    pub timeout_seconds: Option<i64>,
+    /// `http` or `https` URL that receives the outcome as a signed POST.
+    pub callback_url: Option<String>,
+}
+
+/// The optional body of `POST /hitl/approve/{id}` and `/hitl/reject/{id}`.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HitlDecision {
+    /// At most 2,000 characters.
+    pub comment: Option<String>,
+}
+
+/// The body of a callback: the final request as a feed event, `id` being the request's.
+#[derive(serde::Serialize)]
+struct CallbackBody<'a> {
+    id: HitlId,
+    #[serde(rename = "type")]
+    event_type: &'static str,
+    tenant_id: TenantId,
+    #[serde(with = "time::serde::rfc3339")]
+    ts: OffsetDateTime,
+    data: &'a HitlRequest,
+}
+
+/// Resolves when the watched request changes (on any replica), or is dropped unresolved.
+pub struct HitlWatch {
+    receiver: oneshot::Receiver<()>,
+}
+
+impl HitlWatch {
+    /// Waits for a change of the request; returns at once if the watch was dropped.
+    pub async fn changed(self) {
+        let _dropped_or_woken = self.receiver.await;
+    }
+}
+
+/// The waiters of each request in this process.
+#[derive(Default)]
+struct Watchers {
+    waiting: Mutex<HashMap<HitlId, Vec<oneshot::Sender<()>>>>,
+}
+
+impl Watchers {
+    fn watch(&self, id: HitlId, max: usize) -> Result<HitlWatch> {
+        let (sender, receiver) = oneshot::channel();
+        let mut waiting = self.waiting.lock().map_err(|_| DomainError::internal("HITL watchers poisoned"))?;
+        let list = waiting.entry(id).or_default();
+        // Long-polls that timed out leave their senders behind; drop them as we pass.
+        list.retain(|s| !s.is_canceled());
+        list.push(sender);
+        let total: usize = waiting.values().map(Vec::len).sum();
+        if total > max {
+            if let Some(list) = waiting.get_mut(&id) {
+                list.pop();
+            }
+            return Err(DomainError::RateLimited { retry_after: Duration::from_secs(1) });
+        }
+        Ok(HitlWatch { receiver })
+    }
+
+    fn wake(&self, id: HitlId) {
+        let senders = match self.waiting.lock() {
+            Ok(mut waiting) => waiting.remove(&id).unwrap_or_default(),
+            Err(_) => return,
+        };
+        for sender in senders {
+            let _gone = sender.send(());
+        }
+    }
+}
+
+/// The background worker's state: the lease it holds.
+#[derive(Debug, Default)]
+pub struct HitlWorker {
+    lease_until: Option<OffsetDateTime>,
+}
+
+/// What one round of the worker did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HitlRound {
+    /// Whether this replica holds the lease (else it did nothing).
+    pub leader: bool,
+    pub expired: usize,
+    pub callbacks_sent: usize,
+}
+
+#[derive(Clone)]
+pub struct HitlService {
+    ports: Ports,
+    audit: AuditLog,
+    agents: AgentService,
+    defaults: EffectiveSettings,
+    settings: HitlSettings,
+    signer: WebhookVerifier,
+    watchers: Arc<Watchers>,
+    /// This process's identity as a lease holder.
+    holder: uuid::Uuid,
+    /// Tells this process's worker that a callback was scheduled here.
+    wake_worker: mpsc::Sender<()>,
+}
+
+fn not_found(id: HitlId) -> DomainError {
+    DomainError::not_found("approval request", id)
+}
+
+fn secs(n: u64) -> time::Duration {
+    time::Duration::seconds(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+impl HitlService {
+    pub(crate) fn new(
+        ports: Ports,
+        audit: AuditLog,
+        agents: AgentService,
+        defaults: EffectiveSettings,
+        settings: HitlSettings,
+        signer: WebhookVerifier,
+        wake_worker: mpsc::Sender<()>,
+    ) -> Self {
+        let holder = ports.ids.new_id();
+        Self { ports, audit, agents, defaults, settings, signer, watchers: Arc::default(), holder, wake_worker }
+    }
+
+    pub fn settings(&self) -> &HitlSettings {
+        &self.settings
+    }
+
+    /// `POST /hitl/request`: opens a pending request for the caller's agent.
+    pub async fn request(&self, caller: &Caller, req: NewHitlRequest) -> Result<HitlRequest> {
+        caller.require_permission(Permission::HitlRequest)?;
+        let (agent_id, timeout, callback) = validate_request(&req)?;
+        let tenant = caller.tenant_id();
+        let agent = self.agents.reported_agent(tenant, agent_id).await?;
+        let settings = match self.ports.store.get_tenant(tenant).await? {
+            Some(t) => t.effective(&self.defaults),
+            None => return Err(DomainError::not_found("tenant", tenant)),
+        };
+        let context = action_context(&agent, &req.context);
+        let score = agentgov_detect::risk::assess_action(req.action.trim(), req.resource.trim(), &context).score;
+        let risk_score = (score.clamp(0.0, 1.0) * 1e4).round() / 1e4;
+        let opened = Opened {
+            agent: &agent,
+            action: req.action.trim().to_owned(),
+            resource: req.resource.trim().to_owned(),
+            context: req.context,
+            reason: req.reason.trim().to_owned(),
+            risk_score,
+            decision_id: None,
+            timeout_secs: timeout.unwrap_or(settings.hitl_timeout_secs),
+            callback,
+        };
+        self.open(caller, opened, &settings).await
+    }
+
+    /// Opens the request a policy check asked for (its decision already recorded as
+    /// `decision_id`), with the tenant's approval window.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn open_for_check(
+        &self,
+        caller: &Caller,
+        agent: &Agent,
+        action: &str,
+        resource: &str,
+        context: &JsonObject,
+        reason: &str,
+        risk_score: f64,
+        decision_id: AuditId,
+        settings: &EffectiveSettings,
+    ) -> Result<HitlRequest> {
+        let opened = Opened {
+            agent,
+            action: action.trim().to_owned(),
+            resource: resource.trim().to_owned(),
+            context: context.clone(),
+            reason: reason.to_owned(),
+            risk_score,
+            decision_id: Some(decision_id),
+            timeout_secs: settings.hitl_timeout_secs,
+            callback: None,
+        };
+        self.open(caller, opened, settings).await
+    }
+
+    async fn open(&self, caller: &Caller, o: Opened<'_>, settings: &EffectiveSettings) -> Result<HitlRequest> {
+        let now = self.ports.clock.now();
+        let request = HitlRequest {
+            id: HitlId(self.ports.ids.new_id()),
+            tenant_id: caller.tenant_id(),
+            agent_id: o.agent.id,
+            agent_name: o.agent.name.clone(),
+            action: o.action,
+            resource: o.resource,
+            context: o.context,
+            reason: o.reason,
+            status: HitlStatus::Pending,
+            risk_score: o.risk_score,
+            risk: settings.risk_levels.level(o.risk_score),
+            decision_id: o.decision_id,
+            requested_by: caller_actor(caller),
+            decided_by: None,
+            decided_at: None,
+            comment: None,
+            callback: o.callback.map(HitlCallback::new),
+            expires_at: now + secs(u64::from(o.timeout_secs)),
+            created_at: now,
+            updated_at: now,
+        };
+        self.ports.store.insert_hitl(&request).await?;
+        self.transitioned(&request, HITL_REQUESTED).await?;
+        Ok(request)
+    }
+
+    /// Audits a transition (durably: the caller is answered only once it is recorded),
+    /// publishes it, and wakes this process's long-polls at once.
+    async fn transitioned(&self, request: &HitlRequest, event_type: &'static str) -> Result<()> {
+        let actor = match event_type {
+            HITL_REQUESTED => request.requested_by.clone(),
+            _ => request.decided_by.clone().unwrap_or_else(|| Actor::system("hitl_expiry")),
+        };
+        let mut event = AuditEvent::new(request.tenant_id, actor, event_type)
+            .action(request.action.clone())
+            .resource(request.resource.clone())
+            .details(serde_json::json!({
+                "hitl_request_id": request.id,
+                "status": request.status,
+                "reason": request.reason,
+                "comment": request.comment,
+                "decision_id": request.decision_id,
+                "expires_at": fmt_time(request.expires_at),
+                "callback_url": request.callback.as_ref().map(|c| &c.url),
+            }));
+        event.agent_id = Some(request.agent_id.as_uuid());
+        event.risk_score = Some(request.risk_score);
+        if request.status.is_final() {
+            event.decision = Some(request.status.as_str().to_owned());
+        }
+        self.audit.record(event).await?;
+        let data = serde_json::to_value(request).map_err(DomainError::internal)?;
+        self.ports.announce(request.tenant_id, event_type, data).await;
+        self.watchers.wake(request.id);
+        if request.callback_due_at().is_some() {
+            let _full_or_gone = self.wake_worker.clone().try_send(());
+        }
+        Ok(())
+    }
+
+    async fn stored(&self, tenant: TenantId, id: HitlId) -> Result<HitlRequest> {
+        self.ports.store.get_hitl(tenant, id).await?.ok_or_else(|| not_found(id))
+    }
+
+    /// `GET /hitl/status/{id}`.
+    pub async fn get(&self, caller: &Caller, id: HitlId) -> Result<HitlRequest> {
+        caller.require_permission(Permission::HitlRead)?;
+        self.stored(caller.tenant_id(), id).await
+    }
+
+    /// `GET /hitl/status/{id}?wait=`: the request, and while it is pending a watch that
+    /// resolves when it changes. The watch is taken before the read, so a change made in
+    /// between still wakes it.
+    pub async fn watch(&self, caller: &Caller, id: HitlId) -> Result<(HitlRequest, Option<HitlWatch>)> {
+        caller.require_permission(Permission::HitlRead)?;
+        let watch = self.watchers.watch(id, self.settings.max_watchers)?;
+        let request = self.stored(caller.tenant_id(), id).await?;
+        let watch = (request.status == HitlStatus::Pending).then_some(watch);
+        Ok((request, watch))
+    }
+
+    /// `GET /hitl/pending` (analyst or higher): the pending queue, oldest first.
+    pub async fn pending(
+        &self,
+        caller: &Caller,
+        limit: Option<i64>,
+        cursor: Option<&str>,
+    ) -> Result<Page<HitlRequest>> {
+        caller.require_role(Role::Analyst)?;
+        caller.require_permission(Permission::HitlRead)?;
+        let page = PageRequest::parse(limit, cursor)?;
+        let filter = HitlFilter { status: Some(HitlStatus::Pending), agent_id: None };
+        self.ports.store.list_hitl(caller.tenant_id(), &filter, &page).await
+    }
+
+    /// `POST /hitl/approve/{id}` (analyst or higher).
+    pub async fn approve(&self, caller: &Caller, id: HitlId, decision: HitlDecision) -> Result<HitlRequest> {
+        caller.require_role(Role::Analyst)?;
+        self.decide(caller, id, HitlStatus::Approved, decision.comment).await
+    }
+
+    /// `POST /hitl/reject/{id}` (analyst or higher).
+    pub async fn reject(&self, caller: &Caller, id: HitlId, decision: HitlDecision) -> Result<HitlRequest> {
+        caller.require_role(Role::Analyst)?;
+        self.decide(caller, id, HitlStatus::Rejected, decision.comment).await
+    }
+
+    /// `POST /hitl/cancel/{id}`: the requester (any holder of `hitl:request`) withdraws it.
+    pub async fn cancel(&self, caller: &Caller, id: HitlId, decision: HitlDecision) -> Result<HitlRequest> {
+        caller.require_permission(Permission::HitlRequest)?;
+        self.decide(caller, id, HitlStatus::Cancelled, decision.comment).await
+    }
+
+    async fn decide(
+        &self,
+        caller: &Caller,
+        id: HitlId,
+        status: HitlStatus,
+        comment: Option<String>,
+    ) -> Result<HitlRequest> {
+        let comment = comment.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+        if let Some(c) = &comment {
+            let mut v = Violations::new();
+            check_description(&mut v, "comment", c, MAX_COMMENT_LEN);
+            v.into_result()?;
+        }
+        let before = self.stored(caller.tenant_id(), id).await?;
+        let now = self.ports.clock.now();
+        check_open(&before, now)?;
+        let after = self.finalised(before, status, caller_actor(caller), comment, now);
+        if !self.ports.store.decide_hitl(&after).await? {
+            // Decided (or expired) by someone else between the read and the write.
+            let current = self.stored(caller.tenant_id(), id).await?;
+            return Err(already(&current));
+        }
+        self.transitioned(&after, event_type(status)).await?;
+        Ok(after)
+    }
+
+    /// `request` in its final `status`, its callback (if any) scheduled now.
+    fn finalised(
+        &self,
+        request: HitlRequest,
+        status: HitlStatus,
+        by: Actor,
+        comment: Option<String>,
+        now: OffsetDateTime,
+    ) -> HitlRequest {
+        let callback = request.callback.map(|c| HitlCallback {
+            status: CallbackStatus::Scheduled,
+            next_attempt_at: Some(now),
+            ..c
+        });
+        HitlRequest {
+            status,
+            decided_by: Some(by),
+            decided_at: Some(now),
+            comment,
+            callback,
+            updated_at: now,
+            ..request
+        }
+    }
+
+    /// Forgets nothing but wakes the long-polls of a request changed on any replica.
+    pub fn on_event(&self, event: &Event) {
+        if event.event_type.starts_with("hitl.")
+            && let Some(id) = event.data.get("id").and_then(|v| v.as_str()).and_then(|s| s.parse().ok())
+        {
+            self.watchers.wake(id);
+        }
+    }
+
+    /// One round of background work, on the holder of the `hitl` lease only: expires what
+    /// is due, then sends the callbacks that are due.
+    pub async fn step(&self, worker: &mut HitlWorker) -> Result<HitlRound> {
+        if !self.keep_lease(worker).await? {
+            return Ok(HitlRound::default());
+        }
+        let expired = self.expire_due().await?;
+        let callbacks_sent = self.send_due_callbacks().await?;
+        Ok(HitlRound { leader: true, expired, callbacks_sent })
+    }
+
+    /// Takes or renews the lease when it is not held or a third of it has passed.
+    async fn keep_lease(&self, worker: &mut HitlWorker) -> Result<bool> {
+        let now = self.ports.clock.now();
+        let ttl = time::Duration::try_from(self.settings.lease_ttl).unwrap_or(time::Duration::seconds(15));
+        if let Some(until) = worker.lease_until
+            && until - now > ttl * 2 / 3
+        {
+            return Ok(true);
+        }
+        let until = now + ttl;
+        let held = self.ports.store.try_lease(LEASE, self.holder, now, until).await?;
+        worker.lease_until = held.then_some(until);
+        Ok(held)
+    }
+
+    /// Gives the lease up (on shutdown), so another replica takes over at once.
+    pub async fn release(&self, worker: &mut HitlWorker) {
+        if worker.lease_until.take().is_some()
+            && let Err(e) = self.ports.store.release_lease(LEASE, self.holder).await
+        {
+            tracing::warn!(error = %e, "could not release the HITL lease");
+        }
+    }
+
+    /// Marks every pending request past its `expires_at` as `expired`.
+    async fn expire_due(&self) -> Result<usize> {
+        let mut expired = 0;
+        loop {
+            let now = self.ports.clock.now();
+            let due = self.ports.store.expired_hitl(now, self.settings.expiry_batch).await?;
+            let full = due.len() as i64 >= self.settings.expiry_batch;
+            for request in due {
+                let after = self.finalised(request, HitlStatus::Expired, Actor::system("hitl_expiry"), None, now);
+                if self.ports.store.decide_hitl(&after).await? {
+                    self.transitioned(&after, HITL_EXPIRED).await?;
+                    expired += 1;
+                }
+            }
+            if !full {
+                return Ok(expired);
+            }
+        }
+    }
+
+    /// Sends the callbacks that are due, a few at a time; each ends delivered, scheduled
+    /// again with backoff, or given up.
+    async fn send_due_callbacks(&self) -> Result<usize> {
+        let now = self.ports.clock.now();
+        let due = self.ports.store.due_hitl_callbacks(now, self.settings.callback_batch).await?;
+        let sent = due.len();
+        let results: Vec<Result<()>> = futures::stream::iter(due)
+            .map(|request| self.send_callback(request).boxed())
+            .buffer_unordered(self.settings.callback_concurrency.max(1))
+            .collect()
+            .await;
+        results.into_iter().collect::<Result<Vec<()>>>()?;
+        Ok(sent)
+    }
+
+    async fn send_callback(&self, request: HitlRequest) -> Result<()> {
+        let Some(callback) = request.callback.clone() else { return Ok(()) };
+        let body = self.callback_body(&request)?;
+        let headers = [
+            ("content-type", "application/json".to_owned()),
+            ("x-webhook-signature", self.signer.sign(&body)),
+            ("x-webhook-id", request.id.to_string()),
+            ("x-webhook-event", event_type(request.status).to_owned()),
+        ];
+        let outcome = self.ports.callbacks.post(&callback.url, &headers, &body).await;
+        let now = self.ports.clock.now();
+        let attempts = callback.attempts.saturating_add(1);
+        let next = match outcome {
+            Ok(status) if (200..300).contains(&status) => HitlCallback {
+                status: CallbackStatus::Delivered,
+                attempts,
+                next_attempt_at: None,
+                delivered_at: Some(now),
+                last_error: None,
+                ..callback
+            },
+            failed => {
+                let error = match failed {
+                    Ok(status) => format!("the receiver answered {status}"),
+                    Err(e) => e,
+                };
+                if attempts >= self.settings.callback_max_attempts {
+                    HitlCallback {
+                        status: CallbackStatus::Failed,
+                        attempts,
+                        next_attempt_at: None,
+                        last_error: Some(error),
+                        ..callback
+                    }
+                } else {
+                    HitlCallback {
+                        status: CallbackStatus::Scheduled,
+                        attempts,
+                        next_attempt_at: Some(now + self.backoff(attempts)),
+                        last_error: Some(error),
+                        ..callback
+                    }
+                }
+            }
+        };
+        self.ports.store.update_hitl_callback(request.tenant_id, request.id, &next).await?;
+        if next.status == CallbackStatus::Failed {
+            let event = AuditEvent::new(request.tenant_id, Actor::system("hitl_callback"), HITL_CALLBACK_FAILED)
+                .action("callback")
+                .resource(format!("hitl/{}", request.id))
+                .details(serde_json::json!({
+                    "hitl_request_id": request.id, "callback_url": next.url,
+                    "attempts": next.attempts, "last_error": next.last_error,
+                }));
+            self.audit.record_after(event).await;
+        }
+        Ok(())
+    }
+
+    /// The wait after `attempts` failed attempts: the base, doubled each time, capped.
+    fn backoff(&self, attempts: u32) -> time::Duration {
+        let base = self.settings.callback_backoff;
+        let doubled = base.saturating_mul(1u32 << attempts.saturating_sub(1).min(20));
+        time::Duration::try_from(doubled.min(self.settings.callback_backoff_max)).unwrap_or(time::Duration::MAX)
+    }
+
+    /// The signed body of a request's callback: the same bytes on every attempt.
+    fn callback_body(&self, request: &HitlRequest) -> Result<Vec<u8>> {
+        let data = HitlRequest { callback: None, ..request.clone() };
+        let body = CallbackBody {
+            id: request.id,
+            event_type: event_type(request.status),
+            tenant_id: request.tenant_id,
+            ts: request.decided_at.unwrap_or(request.updated_at),
+            data: &data,
+        };
+        serde_json::to_vec(&body).map_err(DomainError::internal)
+    }
+
+    /// The signature a callback body carries (for receivers' tests and the docs).
+    pub fn sign(&self, body: &[u8]) -> String {
+        self.signer.sign(body)
+    }
+}
+
+/// What opening a request needs beyond the caller.
+struct Opened<'a> {
+    agent: &'a Agent,
+    action: String,
+    resource: String,
+    context: JsonObject,
+    reason: String,
+    risk_score: f64,
+    decision_id: Option<AuditId>,
+    timeout_secs: u32,
+    callback: Option<String>,
+}
+
+fn event_type(status: HitlStatus) -> &'static str {
+    match status {
+        HitlStatus::Pending => HITL_REQUESTED,
+        HitlStatus::Approved => HITL_APPROVED,
+        HitlStatus::Rejected => HITL_REJECTED,
+        HitlStatus::Expired => HITL_EXPIRED,
+        HitlStatus::Cancelled => HITL_CANCELLED,
+    }
+}
+
+fn fmt_time(t: OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// 409 for a request that can no longer be decided.
+fn already(request: &HitlRequest) -> DomainError {
+    DomainError::Conflict(format!("approval request {} is already {}", request.id, request.status.as_str()))
+}
+
+/// `Ok` while the request can still be decided at `now`.
+fn check_open(request: &HitlRequest, now: OffsetDateTime) -> Result<()> {
+    if request.status.is_final() {
+        return Err(already(request));
+    }
+    if request.expires_at <= now {
+        return Err(DomainError::Conflict(format!(
+            "approval request {} expired at {}",
+            request.id,
+            fmt_time(request.expires_at)
+        )));
+    }
+    Ok(())
+}
+
+/// Validates `POST /hitl/request`: the agent id, the window and the callback URL.
+fn validate_request(req: &NewHitlRequest) -> Result<(AgentId, Option<u32>, Option<String>)> {
+    let mut v = Violations::new();
+    let agent_id = req.agent_id.trim().parse::<AgentId>().ok();
+    v.check(agent_id.is_some(), "agent_id", "must be a UUID");
+    check_text(&mut v, "action", req.action.trim(), MAX_ACTION_LEN);
+    check_text(&mut v, "resource", req.resource.trim(), MAX_RESOURCE_LEN);
+    check_object(&mut v, "context", &req.context, MAX_CONTEXT_BYTES);
+    let reason = req.reason.trim();
+    if reason.is_empty() {
+        v.add("reason", "must not be empty");
+    } else {
+        check_description(&mut v, "reason", reason, MAX_REASON_LEN);
+    }
+    let timeout = match req.timeout_seconds {
+        None => None,
+        Some(t) => match u32::try_from(t) {
+            Ok(t) if (1..=MAX_HITL_TIMEOUT_SECS).contains(&t) => Some(t),
+            _ => {
+                v.add("timeout_seconds", format!("must be between 1 and {MAX_HITL_TIMEOUT_SECS}"));
+                None
+            }
+        },
+    };
+    let callback = match req.callback_url.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(url) => match check_callback_url(url) {
+            Ok(()) => Some(url.to_owned()),
+            Err(message) => {
+                v.add("callback_url", message);
+                None
+            }
+        },
+    };
+    v.into_result()?;
+    let agent_id = agent_id.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))?;
+    Ok((agent_id, timeout, callback))
+}
+
+/// A callback URL: absolute `http` or `https` with a host, no credentials, no fragment.
+fn check_callback_url(raw: &str) -> std::result::Result<(), String> {
+    if raw.len() > MAX_URL_LEN {
+        return Err(format!("must be at most {MAX_URL_LEN} characters"));
+    }
+    let url = url::Url::parse(raw).map_err(|e| format!("is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("must be an http or https URL".into());
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("must name a host".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("must not carry credentials; the body is signed instead".into());
+    }
+    if url.fragment().is_some() {
+        return Err("must not have a fragment".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,440 @@
+//! Approval requests against in-memory fakes: every transition, the 409 and expiry cases,
+//! the lease, long-poll wake-ups and signed callbacks with retries.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::*;
+use crate::model::{ActorType, AuditFilter, AuditScan, SeqOrder};
+use crate::ports::{AuditRepo, Clock};
+use crate::services::Settings;
+use crate::services::agents::AgentRequest;
+use crate::services::policies::{CheckRequest, PolicyRequest};
+use crate::services::tests::{Harness, harness, replica};
+
+async fn admin(h: &Harness, tenant: &str) -> Caller {
+    h.tenant(tenant).await;
+    h.login(&format!("admin@{tenant}.test")).await.1
+}
+
+async fn agent(h: &Harness, caller: &Caller, name: &str) -> Agent {
+    let req = AgentRequest {
+        name: name.into(),
+        agent_type: "llm".into(),
+        description: None,
+        capabilities: vec!["read".into()],
+        permissions: JsonObject::new(),
+        metadata: JsonObject::new(),
+        status: None,
+    };
+    h.svc.agents.register(caller, req).await.unwrap()
+}
+
+fn ask(agent: &Agent) -> NewHitlRequest {
+    NewHitlRequest {
+        agent_id: agent.id.to_string(),
+        action: "delete".into(),
+        resource: "prod/db/customers".into(),
+        context: json!({"environment": "production"}).as_object().cloned().unwrap(),
+        reason: "bulk delete in production".into(),
+        timeout_seconds: Some(60),
+        callback_url: None,
+    }
+}
+
+fn comment(text: &str) -> HitlDecision {
+    HitlDecision { comment: Some(text.into()) }
+}
+
+fn fields(err: DomainError) -> Vec<String> {
+    match err {
+        DomainError::Validation(errors) => errors.into_iter().map(|e| e.field).collect(),
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+async fn audit_types(h: &Harness, tenant: TenantId) -> Vec<String> {
+    let scan = AuditScan { after_seq: None, limit: 500, order: SeqOrder::Asc };
+    let records = h.store.scan_audit(tenant, &AuditFilter::default(), scan).await.unwrap();
+    records.into_iter().map(|r| r.event_type).filter(|t| t.starts_with("hitl.")).collect()
+}
+
+fn published(h: &Harness) -> Vec<String> {
+    h.bus.published.lock().unwrap().iter().map(|e| e.event_type.clone()).filter(|t| t.starts_with("hitl.")).collect()
+}
+
+#[tokio::test]
+async fn a_request_is_opened_pending_audited_and_published() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    assert_eq!(r.status, HitlStatus::Pending);
+    assert_eq!((r.agent_id, r.agent_name.as_str()), (bot.id, "bot"));
+    assert_eq!(r.expires_at - r.created_at, time::Duration::seconds(60));
+    assert!(r.risk_score > 0.0 && r.risk_score <= 1.0, "{r:?}");
+    assert_eq!(r.requested_by.kind, ActorType::User);
+    assert_eq!(h.svc.hitl.get(&a, r.id).await.unwrap(), r);
+    assert_eq!(audit_types(&h, a.tenant_id()).await, ["hitl.requested"]);
+    assert_eq!(published(&h), ["hitl.requested"]);
+    let event = h.bus.published.lock().unwrap().iter().find(|e| e.event_type == HITL_REQUESTED).cloned().unwrap();
+    assert_eq!(event.data["id"], json!(r.id));
+    assert_eq!(event.tenant_id, a.tenant_id());
+}
+
+#[tokio::test]
+async fn without_timeout_the_tenant_window_applies() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: None, ..ask(&bot) }).await.unwrap();
+    assert_eq!(r.expires_at - r.created_at, time::Duration::hours(1), "the server's default");
+
+    let change = crate::services::SettingsChange { hitl_timeout_secs: Some(Some(90)), ..Default::default() };
+    let update = crate::services::UpdateTenant { name: None, settings: Some(change) };
+    h.svc.tenants.update_own(&a, update).await.unwrap();
+    let r = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: None, ..ask(&bot) }).await.unwrap();
+    assert_eq!(r.expires_at - r.created_at, time::Duration::seconds(90), "the tenant's own");
+}
+
+#[tokio::test]
+async fn invalid_requests_name_every_bad_field() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let bad = NewHitlRequest {
+        agent_id: "nope".into(),
+        action: "".into(),
+        resource: "r".repeat(1001),
+        reason: "  ".into(),
+        timeout_seconds: Some(0),
+        callback_url: Some("ftp://example.test/x".into()),
+        ..ask(&bot)
+    };
+    assert_eq!(
+        fields(h.svc.hitl.request(&a, bad).await.unwrap_err()),
+        ["agent_id", "action", "resource", "reason", "timeout_seconds", "callback_url"]
+    );
+    for url in ["not a url", "https://user:pw@example.test/", "https://", "http://example.test/#frag"] {
+        let req = NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) };
+        assert_eq!(fields(h.svc.hitl.request(&a, req).await.unwrap_err()), ["callback_url"], "{url}");
+    }
+    let long = NewHitlRequest { timeout_seconds: Some(i64::from(MAX_HITL_TIMEOUT_SECS) + 1), ..ask(&bot) };
+    assert_eq!(fields(h.svc.hitl.request(&a, long).await.unwrap_err()), ["timeout_seconds"]);
+    let unknown = NewHitlRequest { agent_id: uuid::Uuid::now_v7().to_string(), ..ask(&bot) };
+    assert!(matches!(h.svc.hitl.request(&a, unknown).await, Err(DomainError::NotFound { .. })));
+}
+
+#[tokio::test]
+async fn approve_then_every_further_decision_conflicts() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
+
+    let approved = h.svc.hitl.approve(&analyst, r.id, comment("  looks fine ")).await.unwrap();
+    assert_eq!(approved.status, HitlStatus::Approved);
+    assert_eq!(approved.comment.as_deref(), Some("looks fine"));
+    assert_eq!(approved.decided_by, Some(Actor::new(ActorType::User, analyst.user.id)));
+    assert_eq!(approved.decided_at, Some(h.clock.now()));
+    assert_eq!(h.svc.hitl.get(&a, r.id).await.unwrap(), approved);
+
+    for second in [
+        h.svc.hitl.approve(&analyst, r.id, HitlDecision::default()).await,
+        h.svc.hitl.reject(&analyst, r.id, HitlDecision::default()).await,
+        h.svc.hitl.cancel(&a, r.id, HitlDecision::default()).await,
+    ] {
+        let Err(DomainError::Conflict(msg)) = second else { panic!("{second:?}") };
+        assert!(msg.ends_with("is already approved"), "{msg}");
+    }
+    assert_eq!(audit_types(&h, a.tenant_id()).await, ["hitl.requested", "hitl.approved"]);
+    assert_eq!(published(&h), ["hitl.requested", "hitl.approved"]);
+}
+
+#[tokio::test]
+async fn reject_and_cancel_are_final_too() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let rejected = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let rejected = h.svc.hitl.reject(&a, rejected.id, comment("no")).await.unwrap();
+    assert_eq!(rejected.status, HitlStatus::Rejected);
+    let cancelled = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let cancelled = h.svc.hitl.cancel(&a, cancelled.id, HitlDecision::default()).await.unwrap();
+    assert_eq!((cancelled.status, cancelled.comment.as_deref()), (HitlStatus::Cancelled, None));
+    assert!(matches!(
+        h.svc.hitl.approve(&a, cancelled.id, HitlDecision::default()).await,
+        Err(DomainError::Conflict(_))
+    ));
+    assert_eq!(
+        audit_types(&h, a.tenant_id()).await,
+        ["hitl.requested", "hitl.rejected", "hitl.requested", "hitl.cancelled"]
+    );
+    let long = HitlDecision { comment: Some("x".repeat(2001)) };
+    let open = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    assert_eq!(fields(h.svc.hitl.approve(&a, open.id, long).await.unwrap_err()), ["comment"]);
+}
+
+#[tokio::test]
+async fn deciding_needs_an_analyst_and_requesting_needs_the_permission() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let viewer = h.user(&a, "vic@acme.test", Role::Viewer).await;
+    assert!(matches!(h.svc.hitl.approve(&viewer, r.id, HitlDecision::default()).await, Err(DomainError::Forbidden(_))));
+    assert!(matches!(h.svc.hitl.reject(&viewer, r.id, HitlDecision::default()).await, Err(DomainError::Forbidden(_))));
+    assert!(matches!(h.svc.hitl.pending(&viewer, None, None).await, Err(DomainError::Forbidden(_))));
+    assert!(matches!(h.svc.hitl.request(&viewer, ask(&bot)).await, Err(DomainError::Forbidden(_))));
+    assert_eq!(h.svc.hitl.get(&viewer, r.id).await.unwrap().id, r.id, "viewers may read");
+}
+
+#[tokio::test]
+async fn another_tenant_sees_nothing() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let b = admin(&h, "globex").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    for outcome in [
+        h.svc.hitl.get(&b, r.id).await,
+        h.svc.hitl.approve(&b, r.id, HitlDecision::default()).await,
+        h.svc.hitl.reject(&b, r.id, HitlDecision::default()).await,
+        h.svc.hitl.cancel(&b, r.id, HitlDecision::default()).await,
+    ] {
+        assert!(matches!(outcome, Err(DomainError::NotFound { .. })), "{outcome:?}");
+    }
+    assert!(matches!(h.svc.hitl.watch(&b, r.id).await, Err(DomainError::NotFound { .. })));
+    assert!(h.svc.hitl.pending(&b, None, None).await.unwrap().items.is_empty());
+    let other_agent = NewHitlRequest { agent_id: bot.id.to_string(), ..ask(&bot) };
+    assert!(matches!(h.svc.hitl.request(&b, other_agent).await, Err(DomainError::NotFound { .. })));
+    assert_eq!(h.svc.hitl.get(&a, r.id).await.unwrap().status, HitlStatus::Pending);
+}
+
+#[tokio::test]
+async fn the_pending_queue_is_oldest_first_and_pages() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(h.svc.hitl.request(&a, ask(&bot)).await.unwrap().id);
+    }
+    h.svc.hitl.approve(&a, ids[1], HitlDecision::default()).await.unwrap();
+    let first = h.svc.hitl.pending(&a, Some(2), None).await.unwrap();
+    assert_eq!(first.items.iter().map(|r| r.id).collect::<Vec<_>>(), [ids[0], ids[2]]);
+    let rest = h.svc.hitl.pending(&a, Some(2), first.next_cursor.as_deref()).await.unwrap();
+    assert_eq!(rest.items.iter().map(|r| r.id).collect::<Vec<_>>(), [ids[3], ids[4]]);
+    assert!(rest.next_cursor.is_none());
+    assert!(h.svc.hitl.pending(&a, Some(0), None).await.is_err());
+}
+
+#[tokio::test]
+async fn a_late_decision_conflicts_and_the_worker_expires_the_request_once() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let later = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: Some(600), ..ask(&bot) }).await.unwrap();
+    h.clock.advance(Duration::from_secs(60));
+
+    let Err(DomainError::Conflict(msg)) = h.svc.hitl.approve(&a, r.id, HitlDecision::default()).await else {
+        panic!("a late approval must conflict")
+    };
+    assert!(msg.contains("expired at"), "{msg}");
+
+    let other = replica(&h);
+    let mut mine = HitlWorker::default();
+    let mut theirs = HitlWorker::default();
+    let round = h.svc.hitl.step(&mut mine).await.unwrap();
+    assert_eq!(round, HitlRound { leader: true, expired: 1, callbacks_sent: 0 });
+    assert_eq!(other.svc.hitl.step(&mut theirs).await.unwrap(), HitlRound::default(), "the lease is held");
+    assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().expired, 0, "expired once");
+
+    let expired = h.svc.hitl.get(&a, r.id).await.unwrap();
+    assert_eq!(expired.status, HitlStatus::Expired);
+    assert_eq!(expired.decided_by, Some(Actor::system("hitl_expiry")));
+    assert_eq!(h.svc.hitl.get(&a, later.id).await.unwrap().status, HitlStatus::Pending);
+    let Err(DomainError::Conflict(msg)) = h.svc.hitl.approve(&a, r.id, HitlDecision::default()).await else { panic!() };
+    assert!(msg.ends_with("is already expired"), "{msg}");
+    assert_eq!(audit_types(&h, a.tenant_id()).await, ["hitl.requested", "hitl.requested", "hitl.expired"]);
+
+    // The holder gives the lease up on stop; the other replica takes over at once.
+    h.svc.hitl.release(&mut mine).await;
+    assert!(other.svc.hitl.step(&mut theirs).await.unwrap().leader);
+}
+
+#[tokio::test]
+async fn a_watch_wakes_on_a_decision_here_or_on_another_replica() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+
+    let (seen, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    assert_eq!(seen.status, HitlStatus::Pending);
+    let waiting = tokio::spawn(watch.unwrap().changed());
+    h.svc.hitl.approve(&a, r.id, HitlDecision::default()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(1), waiting).await.unwrap().unwrap();
+    let (decided, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    assert!(watch.is_none() && decided.status == HitlStatus::Approved, "no wait once decided");
+
+    // Decided on another replica: this one hears of it through the bus.
+    let other = replica(&h);
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let (_, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    let waiting = tokio::spawn(watch.unwrap().changed());
+    other.svc.hitl.reject(&a, r.id, HitlDecision::default()).await.unwrap();
+    let event = other.bus.published.lock().unwrap().iter().find(|e| e.event_type == HITL_REJECTED).cloned().unwrap();
+    h.svc.on_bus_event(&event);
+    tokio::time::timeout(Duration::from_secs(1), waiting).await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn too_many_waiters_answer_429() {
+    let settings =
+        Settings { hitl: HitlSettings { max_watchers: 2, ..HitlSettings::default() }, ..Settings::default() };
+    let h = crate::services::tests::harness_with_settings(settings);
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let _w1 = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    let _w2 = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    assert!(matches!(h.svc.hitl.watch(&a, r.id).await, Err(DomainError::RateLimited { .. })));
+    drop(_w1);
+    assert!(h.svc.hitl.watch(&a, r.id).await.is_ok(), "a finished long-poll frees its place");
+}
+
+#[tokio::test]
+async fn callbacks_are_signed_retried_with_backoff_and_delivered_once() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let url = "https://hooks.example.test/hitl?t=1";
+    let r = h.svc.hitl.request(&a, NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) }).await.unwrap();
+    assert_eq!(r.callback.as_ref().unwrap().status, CallbackStatus::Waiting);
+    let mut worker = HitlWorker::default();
+    assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0, "nothing to send while pending");
+
+    h.callbacks.script([Err("could not connect: refused".to_owned()), Ok(503)]);
+    let approved = h.svc.hitl.approve(&a, r.id, comment("ok")).await.unwrap();
+    assert_eq!(approved.callback.as_ref().unwrap().status, CallbackStatus::Scheduled);
+
+    assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 1);
+    let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
+    assert_eq!((cb.status, cb.attempts), (CallbackStatus::Scheduled, 1));
+    assert_eq!(cb.next_attempt_at, Some(h.clock.now() + time::Duration::seconds(2)));
+    assert_eq!(cb.last_error.as_deref(), Some("could not connect: refused"));
+    assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0, "not due yet");
+
+    h.clock.advance(Duration::from_secs(2));
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
+    assert_eq!((cb.attempts, cb.last_error.as_deref()), (2, Some("the receiver answered 503")));
+    assert_eq!(cb.next_attempt_at, Some(h.clock.now() + time::Duration::seconds(4)), "doubled");
+
+    h.clock.advance(Duration::from_secs(4));
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
+    assert_eq!((cb.status, cb.attempts, cb.delivered_at), (CallbackStatus::Delivered, 3, Some(h.clock.now())));
+    h.clock.advance(Duration::from_secs(600));
+    h.svc.hitl.step(&mut worker).await.unwrap();
+
+    let sent = h.callbacks.sent();
+    assert_eq!(sent.len(), 3, "delivered once, after two failures");
+    assert!(sent.windows(2).all(|w| w[0].body == w[1].body), "every attempt sends the same bytes");
+    let last = sent.last().unwrap();
+    assert_eq!(last.url, url);
+    assert_eq!(last.header("x-webhook-id"), Some(r.id.to_string().as_str()));
+    assert_eq!(last.header("x-webhook-event"), Some("hitl.approved"));
+    let verifier = crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789");
+    verifier.verify(&last.body, last.header("x-webhook-signature")).unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&last.body).unwrap();
+    assert_eq!((body["id"].clone(), body["type"].clone()), (json!(r.id), json!("hitl.approved")));
+    assert_eq!(body["data"]["status"], "approved");
+    assert_eq!(body["data"]["comment"], "ok");
+    assert!(body["data"].get("callback").is_none_or(serde_json::Value::is_null));
+}
+
+#[tokio::test]
+async fn a_callback_is_given_up_after_its_last_attempt_and_that_is_audited() {
+    let settings =
+        Settings { hitl: HitlSettings { callback_max_attempts: 2, ..HitlSettings::default() }, ..Settings::default() };
+    let h = crate::services::tests::harness_with_settings(settings);
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let req =
+        NewHitlRequest { callback_url: Some("http://127.0.0.1:9/x".into()), timeout_seconds: Some(5), ..ask(&bot) };
+    let r = h.svc.hitl.request(&a, req).await.unwrap();
+    h.callbacks.script([Ok(500), Ok(500)]);
+    h.clock.advance(Duration::from_secs(5));
+    let mut worker = HitlWorker::default();
+    let round = h.svc.hitl.step(&mut worker).await.unwrap();
+    assert_eq!((round.expired, round.callbacks_sent), (1, 1), "expiry schedules the callback at once");
+    h.clock.advance(Duration::from_secs(2));
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
+    assert_eq!((cb.status, cb.attempts, cb.next_attempt_at), (CallbackStatus::Failed, 2, None));
+    h.clock.advance(Duration::from_secs(3600));
+    assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0);
+    assert_eq!(h.callbacks.sent().len(), 2);
+    assert_eq!(h.callbacks.sent()[0].header("x-webhook-event"), Some("hitl.expired"));
+    // The audit append of the failure is not awaited by the worker; give it a moment.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(audit_types(&h, a.tenant_id()).await, ["hitl.requested", "hitl.expired", "hitl.callback_failed"]);
+}
+
+#[tokio::test]
+async fn a_check_that_needs_approval_opens_a_request() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    let approve = PolicyRequest {
+        name: "approve prod".into(),
+        description: None,
+        rego: Some("when environment production\napprove prod needs a human".into()),
+        template: None,
+        enabled: None,
+        version: None,
+    };
+    h.svc.policies.create(&a, approve).await.unwrap();
+    let check = |env: &str, dry_run: bool| CheckRequest {
+        agent_id: bot.id.to_string(),
+        action: "read".into(),
+        resource: "docs/handbook".into(),
+        context: json!({ "environment": env }).as_object().cloned().unwrap(),
+        dry_run,
+    };
+    let allowed = h.svc.policies.check(&a, check("staging", false)).await.unwrap();
+    assert!(allowed.allowed && allowed.hitl_request_id.is_none(), "{allowed:?}");
+    let dry = h.svc.policies.check(&a, check("production", true)).await.unwrap();
+    assert!(dry.required_approval && dry.hitl_request_id.is_none(), "a dry run opens nothing");
+
+    let checked = h.svc.policies.check(&a, check("production", false)).await.unwrap();
+    assert!(checked.required_approval);
+    let r = h.svc.hitl.get(&a, checked.hitl_request_id.unwrap()).await.unwrap();
+    assert_eq!(r.status, HitlStatus::Pending);
+    assert_eq!(r.decision_id, checked.decision_id);
+    assert_eq!((r.action.as_str(), r.resource.as_str()), ("read", "docs/handbook"));
+    assert_eq!(r.reason, checked.reason);
+    assert_eq!(r.risk_score, checked.risk_score);
+    assert_eq!(r.context["environment"], "production");
+    assert_eq!(r.expires_at - r.created_at, time::Duration::hours(1));
+    assert_eq!(h.svc.hitl.pending(&a, None, None).await.unwrap().items.len(), 1);
+}
+
+#[tokio::test]
+async fn an_api_key_can_request_and_cancel_but_the_key_is_named_as_requester() {
+    let h = harness();
+    let t = h.tenant("acme").await;
+    let a = h.login("admin@acme.test").await.1;
+    let bot = agent(&h, &a, "bot").await;
+    let by_key = h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
+    let r = h.svc.hitl.request(&by_key, ask(&bot)).await.unwrap();
+    assert_eq!(r.requested_by.kind, ActorType::ApiKey);
+    let cancelled = h.svc.hitl.cancel(&by_key, r.id, HitlDecision::default()).await.unwrap();
+    assert_eq!(cancelled.decided_by.unwrap().kind, ActorType::ApiKey);
+}

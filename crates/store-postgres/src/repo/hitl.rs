@@ -1,0 +1,186 @@
+//! Human-in-the-loop approval requests.
+//!
+//! Storage: a request keeps the columns its queries filter and order on (`tenant_id`,
+//! `agent_id`, `status`, `expires_at`, and `callback_due_at`, the callback's due time
+//! `HitlRequest::callback_due_at`, NULL when none is due) beside `body`, the JSON text of the
+//! record's `Serialize` form, which leaves the tenant out; reading sets it from the column.
+//! Every write sets those columns from the record it writes, so they never disagree with
+//! `body`.
+//!
+//! Deciding a request is one conditional `UPDATE … WHERE status = 'pending'`. Postgres
+//! re-checks such a condition on the row a concurrent writer left once it commits, so of two
+//! racing decisions (an analyst's and the expiry job's) only the first applies. A callback
+//! update locks the row (`FOR UPDATE`), checks that it is final and writes the new body in
+//! the same transaction.
+//!
+//! The expiry and callback scans read every tenant's requests through the partial indexes
+//! `hitl_requests_expiry_idx` (`WHERE status = 'pending'`) and `hitl_requests_callback_idx`
+//! (`WHERE callback_due_at IS NOT NULL`).
+
+use agentgov_domain::ids::{HitlId, TenantId};
+use agentgov_domain::model::{HitlCallback, HitlFilter, HitlRequest, HitlStatus};
+use agentgov_domain::page::{Page, PageRequest};
+use agentgov_domain::ports::HitlRepo;
+use agentgov_domain::{DomainError, Result};
+use async_trait::async_trait;
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::Bool;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use time::OffsetDateTime;
+
+use crate::error::{self, TxError};
+use crate::rows::{HitlBodyRow, HitlRow};
+use crate::schema::hitl_requests;
+use crate::store::PgStore;
+
+use super::page_of;
+
+const PENDING: &str = "pending";
+
+/// The condition of `hitl_requests_expiry_idx` as written there: a bound `status = $1`
+/// would not let a generic plan use the partial index.
+const IS_PENDING: &str = "status = 'pending'";
+
+fn not_found(id: HitlId) -> DomainError {
+    DomainError::not_found("approval request", id)
+}
+
+/// The tenant's request `id`.
+macro_rules! request {
+    ($tenant:expr, $id:expr) => {
+        hitl_requests::table
+            .filter(hitl_requests::id.eq($id.as_uuid()))
+            .filter(hitl_requests::tenant_id.eq($tenant.as_uuid()))
+    };
+}
+
+#[async_trait]
+impl HitlRepo for PgStore {
+    async fn insert_hitl(&self, request: &HitlRequest) -> Result<()> {
+        let row = HitlRow::try_from(request)?;
+        let mut conn = self.conn().await?;
+        // A missing tenant fails the foreign key, a taken id the primary key: `Conflict`.
+        diesel::insert_into(hitl_requests::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
+        Ok(())
+    }
+
+    async fn get_hitl(&self, tenant: TenantId, id: HitlId) -> Result<Option<HitlRequest>> {
+        let mut conn = self.conn().await?;
+        let row = request!(tenant, id)
+            .select(HitlBodyRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(error::db)?;
+        row.map(HitlRequest::try_from).transpose()
+    }
+
+    async fn list_hitl(&self, tenant: TenantId, filter: &HitlFilter, page: &PageRequest) -> Result<Page<HitlRequest>> {
+        // Oldest first: `(tenant_id, status, id)` or `(tenant_id, id)` answers in id order.
+        let mut query = hitl_requests::table
+            .filter(hitl_requests::tenant_id.eq(tenant.as_uuid()))
+            .select(HitlBodyRow::as_select())
+            .order(hitl_requests::id.asc())
+            .limit(page.fetch_limit())
+            .into_boxed();
+        if let Some(after) = page.after {
+            query = query.filter(hitl_requests::id.gt(after));
+        }
+        if let Some(status) = filter.status {
+            query = query.filter(hitl_requests::status.eq(status.as_str()));
+        }
+        if let Some(agent) = filter.agent_id {
+            query = query.filter(hitl_requests::agent_id.eq(agent.as_uuid()));
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<HitlBodyRow> = query.load(&mut conn).await.map_err(error::db)?;
+        page_of(rows, page, |r: &HitlRequest| r.id.as_uuid())
+    }
+
+    async fn decide_hitl(&self, request: &HitlRequest) -> Result<bool> {
+        let (tenant, id) = (request.tenant_id, request.id);
+        let row = HitlRow::try_from(request)?;
+        let mut conn = self.conn().await?;
+        // One statement: a concurrent writer holding the row is waited for, and the status
+        // is checked again on the row it left.
+        let updated = diesel::update(request!(tenant, id).filter(hitl_requests::status.eq(PENDING)))
+            .set((
+                hitl_requests::agent_id.eq(row.agent_id),
+                hitl_requests::status.eq(row.status),
+                hitl_requests::expires_at.eq(row.expires_at),
+                hitl_requests::callback_due_at.eq(row.callback_due_at),
+                hitl_requests::body.eq(row.body),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(error::db)?;
+        if updated > 0 {
+            return Ok(true);
+        }
+        let present: bool =
+            diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(&mut conn).await.map_err(error::db)?;
+        if present { Ok(false) } else { Err(not_found(id)) }
+    }
+
+    async fn expired_hitl(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
+        if limit <= 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        let rows: Vec<HitlBodyRow> = hitl_requests::table
+            .filter(sql::<Bool>(IS_PENDING))
+            .filter(hitl_requests::expires_at.le(now))
+            .order((hitl_requests::expires_at.asc(), hitl_requests::id.asc()))
+            .limit(limit)
+            .select(HitlBodyRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(error::db)?;
+        rows.into_iter().map(HitlRequest::try_from).collect()
+    }
+
+    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
+        if limit <= 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        // `callback_due_at <= $1` implies the partial index's `IS NOT NULL`.
+        let rows: Vec<HitlBodyRow> = hitl_requests::table
+            .filter(hitl_requests::callback_due_at.le(now))
+            .order((hitl_requests::callback_due_at.asc(), hitl_requests::id.asc()))
+            .limit(limit)
+            .select(HitlBodyRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(error::db)?;
+        rows.into_iter().map(HitlRequest::try_from).collect()
+    }
+
+    async fn update_hitl_callback(&self, tenant: TenantId, id: HitlId, callback: &HitlCallback) -> Result<()> {
+        let callback = callback.clone();
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async move |conn| -> Result<(), TxError> {
+            // The row first: a concurrent decision or callback update waits for this commit.
+            let row: Option<HitlBodyRow> =
+                request!(tenant, id).select(HitlBodyRow::as_select()).for_update().first(conn).await.optional()?;
+            let Some(row) = row else { return Err(TxError::Domain(not_found(id))) };
+            let mut request = HitlRequest::try_from(row)?;
+            if request.status == HitlStatus::Pending {
+                return Err(TxError::Domain(DomainError::Conflict(
+                    "the approval request is still pending: its callback is the decision's to set".into(),
+                )));
+            }
+            request.callback = Some(callback);
+            let row = HitlRow::try_from(&request)?;
+            diesel::update(request!(tenant, id))
+                .set((hitl_requests::callback_due_at.eq(row.callback_due_at), hitl_requests::body.eq(row.body)))
+                .execute(conn)
+                .await?;
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
+    }
+}
