@@ -13,7 +13,7 @@ mod agents;
 pub(crate) mod audit;
 mod guard;
 pub(crate) mod http;
-mod mem;
+pub(crate) mod mem;
 mod oha;
 mod policy;
 mod report;

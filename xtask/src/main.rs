@@ -12,6 +12,7 @@ mod discovery_eval;
 mod guard_eval;
 mod openapi;
 mod siem_bench;
+mod ws_bench;
 
 use anyhow::bail;
 
@@ -53,6 +54,13 @@ commands:
                       batches of --batch (AGENTGOV_SIEM_BATCH_SIZE, default 500); every
                       record checked to have arrived; --rsyslog-async writes rsyslog's
                       file with asyncWriting; --analyze runs ANALYZE on Postgres first
+  ws-bench [--clients N] [--events N] [--interval-ms N] [--skip-postgres]
+                      the real-time feed through a release server (embedded, then
+                      Postgres with the Redis bus): --clients WebSocket clients (default
+                      1000) subscribed to hitl.requested, --events approval requests
+                      (default 100, one per --interval-ms, default 100); prints the fan-out latency from
+                      publish to each client (p50, p99, max; and until every client had
+                      it) and the server memory per idle socket
   help                print this message
 ";
 
@@ -76,6 +84,7 @@ fn run() -> anyhow::Result<()> {
         "guard-eval" => guard_eval::run(rest),
         "discovery-eval" => discovery_eval::run(rest),
         "siem-bench" => siem_bench::run(rest),
+        "ws-bench" => ws_bench::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

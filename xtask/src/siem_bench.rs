@@ -482,7 +482,7 @@ impl std::fmt::Display for CpuUse {
 }
 
 /// utime + stime of a process, every thread (`/proc/<pid>/stat`).
-fn process_ticks(pid: u32) -> anyhow::Result<u64> {
+pub(crate) fn process_ticks(pid: u32) -> anyhow::Result<u64> {
     let stat =
         std::fs::read_to_string(format!("/proc/{pid}/stat")).with_context(|| format!("reading /proc/{pid}/stat"))?;
     parse_process_ticks(&stat).with_context(|| format!("unexpected /proc/{pid}/stat: {stat}"))
@@ -517,7 +517,7 @@ fn machine_ticks(stat: &str) -> Option<(u64, u64)> {
     Some((total - idle, total))
 }
 
-fn clock_ticks_per_second() -> f64 {
+pub(crate) fn clock_ticks_per_second() -> f64 {
     cmd::output(Command::new("getconf").arg("CLK_TCK")).ok().and_then(|out| out.trim().parse().ok()).unwrap_or(100.0)
 }
 

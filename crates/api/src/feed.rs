@@ -319,8 +319,12 @@ impl Socket {
             }
         };
         if let End::Close(code, why) = end {
+            // A slow client's close frame queues behind what it has not read yet; it gets
+            // the frame if it reads within twice the send timeout, else the connection is
+            // dropped. Either way the socket holds no more than that queue meanwhile.
             let reason = CloseReason { code, description: Some(why.to_owned()) };
-            let _ = actix_web::rt::time::timeout(Duration::from_secs(1), self.session.close(Some(reason))).await;
+            let grace = self.settings.send_timeout * 2;
+            let _ = actix_web::rt::time::timeout(grace, self.session.close(Some(reason))).await;
         }
     }
 

@@ -164,3 +164,64 @@ async fn a_tenant_settings_change_reaches_every_replica_through_the_bus() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
 }
+
+/// Issue 6's multi-replica case: two servers on one Postgres and one Redis. A WebSocket
+/// client on replica A sees the request created on replica B, then its approval made on B;
+/// a long-poll on A is answered by a decision on B; and every expiry is made by one replica
+/// (the `hitl` lease holder), once per request.
+#[tokio::test]
+async fn hitl_events_cross_replicas_and_one_replica_expires_requests() {
+    use std::time::Duration;
+    let Some((apps, _guard)) = spawn_replicas(2, |_, c| c.hitl_poll_ms = 50).await else { return };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let other = b.create_tenant("globex").await;
+    let mut socket = crate::ws::connect(a, &t.token).await;
+    crate::ws::subscribe(&mut socket, &["hitl.*"]).await;
+    let mut outsider = crate::ws::connect(a, &other.token).await;
+
+    let body = json!({"name": "bot", "type": "llm", "capabilities": ["read"], "permissions": {}});
+    let agent = expect(b.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    let ask = |timeout: u32| {
+        json!({"agent_id": agent["id"], "action": "delete", "resource": "prod/db", "reason": "cleanup",
+            "timeout_seconds": timeout})
+    };
+    let r = expect(b.post("/hitl/request").header("X-API-Key", &t.api_key).json(&ask(600)), 201).await;
+    let event = crate::ws::next_event(&mut socket, "hitl.requested", Duration::from_secs(5)).await;
+    assert_eq!((event["data"]["id"].clone(), event["tenant_id"].clone()), (r["id"].clone(), json!(t.id)));
+
+    let id = r["id"].as_str().unwrap();
+    let poll = {
+        let (client, url, key) = (a.client.clone(), a.url(&format!("/hitl/status/{id}?wait=30")), t.api_key.clone());
+        tokio::spawn(async move { read(client.get(url).header("X-API-Key", key).send().await.unwrap()).await.1 })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    expect(b.post(&format!("/hitl/approve/{id}")).bearer_auth(&t.token), 200).await;
+    let event = crate::ws::next_event(&mut socket, "hitl.approved", Duration::from_secs(5)).await;
+    assert_eq!(event["data"]["id"], r["id"]);
+    let polled = tokio::time::timeout(Duration::from_secs(10), poll).await.unwrap().unwrap();
+    assert_eq!(polled["status"], "approved", "the long-poll on A was woken by B's decision");
+    assert!(crate::ws::next_json(&mut outsider, Duration::from_millis(300)).await.is_none(), "globex saw nothing");
+
+    // Short requests opened on both replicas expire once each, all by one replica.
+    let mut ids = Vec::new();
+    for (i, app) in [a, b, a, b, a, b].into_iter().enumerate() {
+        let r =
+            expect(app.post("/hitl/request").header("X-API-Key", &t.api_key).json(&ask(1 + (i as u32 % 2))), 201).await;
+        ids.push(r["id"].as_str().unwrap().to_owned());
+    }
+    for id in &ids {
+        let done = expect(a.get(&format!("/hitl/status/{id}?wait=15")).header("X-API-Key", &t.api_key), 200).await;
+        assert_eq!(done["status"], "expired", "{done}");
+    }
+    let audit = expect(a.get("/audit?event_type=hitl.expired&limit=100").header("X-API-Key", &t.api_key), 200).await;
+    let records = audit["items"].as_array().unwrap();
+    let mut expired: Vec<&str> = records.iter().map(|r| r["details"]["hitl_request_id"].as_str().unwrap()).collect();
+    expired.sort_unstable();
+    let mut expected: Vec<&str> = ids.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(expired, expected, "one hitl.expired record per request");
+    let replicas: std::collections::HashSet<&str> =
+        records.iter().map(|r| r["details"]["replica"].as_str().unwrap()).collect();
+    assert_eq!(replicas.len(), 1, "every expiry was made by the one lease holder: {replicas:?}");
+}

@@ -171,3 +171,56 @@ async fn the_socket_is_closed_when_its_session_is_revoked() {
     .unwrap();
     assert_eq!(closed.unwrap().code, CloseCode::Policy);
 }
+
+/// A client that stops reading is closed with 1013 once the server cannot hand it more
+/// (its socket buffers full, a send waits past the timeout, or it falls a buffer behind),
+/// instead of the server queueing for it without bound; a client that reads keeps getting
+/// everything.
+#[tokio::test]
+async fn a_client_that_stops_reading_is_dropped_with_1013() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "bot").await;
+    let mut stalled = connect(&app, &t.token).await;
+    subscribe(&mut stalled, &["hitl.requested"]).await;
+    let mut reader = connect(&app, &t.token).await;
+    subscribe(&mut reader, &["hitl.requested"]).await;
+    let sent = 1500;
+    let reading = tokio::spawn(async move {
+        let mut got = 0;
+        while got < sent {
+            match reader.next().await {
+                Some(Ok(Message::Text(_))) => got += 1,
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
+        got
+    });
+
+    // 1,500 events of about 16 KiB each: far more than loopback's socket buffers hold.
+    let filler = "x".repeat(15_000);
+    let ask = json!({"agent_id": agent["id"], "action": "read", "resource": "docs", "reason": "load",
+        "context": {"filler": filler}});
+    for _ in 0..sent {
+        expect(app.post("/hitl/request").header("X-API-Key", &t.api_key).json(&ask), 201).await;
+    }
+    // Past the server's send timeout (5 s) for the stalled client.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let mut got = 0;
+    let close = loop {
+        match tokio::time::timeout(Duration::from_secs(10), stalled.next()).await {
+            Ok(Some(Ok(Message::Text(_)))) => got += 1,
+            Ok(Some(Ok(Message::Close(frame)))) => break frame,
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("expected the server to close the stalled socket, got {other:?} after {got} events"),
+        }
+    };
+    let frame = close.expect("a close frame with a code");
+    assert_eq!(frame.code, CloseCode::Again, "{}", frame.reason);
+    assert!(frame.reason.contains("too slow"), "{}", frame.reason);
+    assert!(got < sent, "the stalled client was cut off ({got} of {sent})");
+    // The reading client got every event: the stalled one held nothing back.
+    let read = tokio::time::timeout(Duration::from_secs(20), reading).await.unwrap().unwrap();
+    assert_eq!(read, sent);
+}

@@ -329,18 +329,23 @@ impl HitlService {
             HITL_REQUESTED => request.requested_by.clone(),
             _ => request.decided_by.clone().unwrap_or_else(|| Actor::system("hitl_expiry")),
         };
+        let mut details = serde_json::json!({
+            "hitl_request_id": request.id,
+            "status": request.status,
+            "reason": request.reason,
+            "comment": request.comment,
+            "decision_id": request.decision_id,
+            "expires_at": fmt_time(request.expires_at),
+            "callback_url": request.callback.as_ref().map(|c| &c.url),
+        });
+        if event_type == HITL_EXPIRED {
+            // Which replica's worker expired it (the `hitl` lease holder).
+            details["replica"] = serde_json::json!(self.holder);
+        }
         let mut event = AuditEvent::new(request.tenant_id, actor, event_type)
             .action(request.action.clone())
             .resource(request.resource.clone())
-            .details(serde_json::json!({
-                "hitl_request_id": request.id,
-                "status": request.status,
-                "reason": request.reason,
-                "comment": request.comment,
-                "decision_id": request.decision_id,
-                "expires_at": fmt_time(request.expires_at),
-                "callback_url": request.callback.as_ref().map(|c| &c.url),
-            }));
+            .details(details);
         event.agent_id = Some(request.agent_id.as_uuid());
         event.risk_score = Some(request.risk_score);
         if request.status.is_final() {
