@@ -79,20 +79,27 @@ async fn a_tenant_reads_its_settings_and_its_admin_changes_them() {
     assert_eq!(own["settings"], json!({}));
     assert_eq!(
         own["effective_settings"],
-        json!({"approval_threshold": 0.8, "risk_levels": {"medium": 0.3, "high": 0.6, "critical": 0.85}})
+        json!({"approval_threshold": 0.8, "risk_levels": {"medium": 0.3, "high": 0.6, "critical": 0.85},
+            "hitl_timeout_secs": 3600})
     );
     assert_eq!(own["updated_at"], own["created_at"]);
 
-    let change =
-        json!({"settings": {"approval_threshold": 0.5, "risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.7}}});
+    let change = json!({"settings": {"approval_threshold": 0.5, "hitl_timeout_secs": 90,
+        "risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.7}}});
     let changed = expect(app.patch("/tenant").bearer_auth(&t.token).json(&change), 200).await;
     assert_eq!(changed["settings"], change["settings"]);
     assert_eq!(changed["effective_settings"], change["settings"]);
+    let bad = json!({"settings": {"hitl_timeout_secs": 0}});
+    let body = expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&bad), 422).await;
+    assert_eq!(body["errors"][0]["field"], "settings.hitl_timeout_secs");
     // `null` returns a setting to the server's default; what is left out stays.
     let reset = json!({"settings": {"approval_threshold": null}});
     let reset = expect(app.patch("/tenant").bearer_auth(&t.token).json(&reset), 200).await;
     assert_eq!(reset["effective_settings"]["approval_threshold"], 0.8);
-    assert_eq!(reset["settings"], json!({"risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.7}}));
+    assert_eq!(
+        reset["settings"],
+        json!({"hitl_timeout_secs": 90, "risk_levels": {"medium": 0.2, "high": 0.4, "critical": 0.7}})
+    );
 
     // The operator reads and changes any tenant by id.
     let by_id = expect(app.get(&format!("/tenants/{}", t.id)).header("X-Admin-Key", ADMIN_KEY), 200).await;

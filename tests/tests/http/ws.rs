@@ -224,3 +224,40 @@ async fn a_client_that_stops_reading_is_dropped_with_1013() {
     let read = tokio::time::timeout(Duration::from_secs(20), reading).await.unwrap().unwrap();
     assert_eq!(read, sent);
 }
+
+/// Policy decisions that deny or need approval reach the feed (allowed ones do not), and
+/// so does the approval request the check opened.
+#[tokio::test]
+async fn denied_and_approval_decisions_reach_the_feed() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "bot").await;
+    let deny = "package acme.deletes\n\nimport rego.v1\n\ndeny contains msg if {\n\tinput.action == \"delete\"\n\tmsg := \"no deletes\"\n}\n";
+    expect(app.post("/policies").bearer_auth(&t.token).json(&json!({"name": "no deletes", "rego": deny})), 201).await;
+    let approval = json!({"name": "consent", "template": {"id": "require-consent-personal-data",
+        "parameters": {"effect": "approval"}}});
+    expect(app.post("/policies").bearer_auth(&t.token).json(&approval), 201).await;
+    let mut socket = connect(&app, &t.token).await;
+    subscribe(&mut socket, &["policy.decision", "hitl.requested"]).await;
+    let check = |action: &str, context: Value| {
+        app.post("/policies/check").header("X-API-Key", &t.api_key).json(&json!({
+            "agent_id": agent["id"], "action": action, "resource": "crm/contacts", "context": context}))
+    };
+    let allowed = expect(check("read", json!({})), 200).await;
+    assert_eq!(allowed["allowed"], true, "{allowed}");
+    let denied = expect(check("delete", json!({})), 200).await;
+    let asked = expect(check("read", json!({"personal_data": true, "consent": false})), 200).await;
+
+    let first = next_json(&mut socket, Duration::from_secs(5)).await.unwrap();
+    assert_eq!((first["type"].clone(), first["data"]["decision"].clone()), (json!("policy.decision"), json!("deny")));
+    assert_eq!(first["data"]["decision_id"], denied["decision_id"]);
+    let second = next_json(&mut socket, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(second["data"]["decision"], "require_approval", "{second}");
+    assert_eq!(second["data"]["decision_id"], asked["decision_id"]);
+    let third = next_json(&mut socket, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(
+        (third["type"].clone(), third["data"]["id"].clone()),
+        (json!("hitl.requested"), asked["hitl_request_id"].clone())
+    );
+    assert!(next_json(&mut socket, Duration::from_millis(300)).await.is_none(), "nothing for the allowed check");
+}
