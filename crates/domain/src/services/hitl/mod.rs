@@ -24,7 +24,7 @@ use time::OffsetDateTime;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
-use super::policies::action_context;
+use super::policies::{CheckRequest, CheckResponse, action_context};
 use super::validate::{check_description, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -157,10 +157,19 @@ impl Watchers {
         let (sender, receiver) = oneshot::channel();
         let mut waiting = self.waiting.lock().map_err(|_| DomainError::internal("HITL watchers poisoned"))?;
         let list = waiting.entry(id).or_default();
-        // Long-polls that timed out leave their senders behind; drop them as we pass.
+        // Long-polls that ended leave their senders behind; drop them as we pass.
         list.retain(|s| !s.is_canceled());
         list.push(sender);
-        let total: usize = waiting.values().map(Vec::len).sum();
+        let mut total: usize = waiting.values().map(Vec::len).sum();
+        if total > max {
+            // Waits that ended on other requests (timed out, or for ids that were never
+            // found) are only left behind: drop them all before refusing anyone.
+            waiting.retain(|_, list| {
+                list.retain(|s| !s.is_canceled());
+                !list.is_empty()
+            });
+            total = waiting.values().map(Vec::len).sum();
+        }
         if total > max {
             if let Some(list) = waiting.get_mut(&id) {
                 list.pop();
@@ -266,26 +275,22 @@ impl HitlService {
 
     /// Opens the request a policy check asked for (its decision already recorded as
     /// `decision_id`), with the tenant's approval window.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn open_for_check(
         &self,
         caller: &Caller,
         agent: &Agent,
-        action: &str,
-        resource: &str,
-        context: &JsonObject,
-        reason: &str,
-        risk_score: f64,
+        check: &CheckRequest,
+        decided: &CheckResponse,
         decision_id: AuditId,
         settings: &EffectiveSettings,
     ) -> Result<HitlRequest> {
         let opened = Opened {
             agent,
-            action: action.trim().to_owned(),
-            resource: resource.trim().to_owned(),
-            context: context.clone(),
-            reason: reason.to_owned(),
-            risk_score,
+            action: check.action.trim().to_owned(),
+            resource: check.resource.trim().to_owned(),
+            context: check.context.clone(),
+            reason: decided.reason.clone(),
+            risk_score: decided.risk_score,
             decision_id: Some(decision_id),
             timeout_secs: settings.hitl_timeout_secs,
             callback: None,
@@ -732,6 +737,20 @@ fn check_callback_url(raw: &str) -> std::result::Result<(), String> {
     }
     if url.fragment().is_some() {
         return Err("must not have a fragment".into());
+    }
+    // Link-local addresses are where cloud metadata services answer; an unspecified or
+    // broadcast address is never a receiver.
+    let refused = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_link_local() || ip.is_unspecified() || ip.is_broadcast(),
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_unicast_link_local()
+                || ip.is_unspecified()
+                || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local())
+        }
+        _ => false,
+    };
+    if refused {
+        return Err("must not be a link-local, unspecified or broadcast address".into());
     }
     Ok(())
 }

@@ -117,7 +117,15 @@ async fn invalid_requests_name_every_bad_field() {
         fields(h.svc.hitl.request(&a, bad).await.unwrap_err()),
         ["agent_id", "action", "resource", "reason", "timeout_seconds", "callback_url"]
     );
-    for url in ["not a url", "https://user:pw@example.test/", "https://", "http://example.test/#frag"] {
+    for url in [
+        "not a url",
+        "https://user:pw@example.test/",
+        "https://",
+        "http://example.test/#frag",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[fe80::1]/",
+        "http://0.0.0.0:8080/",
+    ] {
         let req = NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) };
         assert_eq!(fields(h.svc.hitl.request(&a, req).await.unwrap_err()), ["callback_url"], "{url}");
     }
@@ -306,6 +314,25 @@ async fn too_many_waiters_answer_429() {
     assert!(matches!(h.svc.hitl.watch(&a, r.id).await, Err(DomainError::RateLimited { .. })));
     drop(_w1);
     assert!(h.svc.hitl.watch(&a, r.id).await.is_ok(), "a finished long-poll frees its place");
+}
+
+#[tokio::test]
+async fn waits_that_ended_do_not_count_against_the_cap() {
+    let settings =
+        Settings { hitl: HitlSettings { max_watchers: 3, ..HitlSettings::default() }, ..Settings::default() };
+    let h = crate::services::tests::harness_with_settings(settings);
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot").await;
+    // Long-polls of ids that do not exist (or another tenant's) end at once...
+    for _ in 0..10 {
+        let ghost = HitlId(uuid::Uuid::now_v7());
+        assert!(matches!(h.svc.hitl.watch(&a, ghost).await, Err(DomainError::NotFound { .. })));
+    }
+    // ...and leave nothing that keeps real ones out.
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let held: Vec<_> = futures::future::join_all((0..3).map(|_| h.svc.hitl.watch(&a, r.id))).await;
+    assert!(held.iter().all(Result::is_ok));
+    assert!(matches!(h.svc.hitl.watch(&a, r.id).await, Err(DomainError::RateLimited { .. })));
 }
 
 #[tokio::test]

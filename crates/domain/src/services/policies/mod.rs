@@ -489,20 +489,7 @@ impl PolicyService {
         }
         let mut response = self.record_decision(caller, &agent, &req, response).await?;
         if let (true, Some(decision_id)) = (response.required_approval, response.decision_id) {
-            let request = self
-                .hitl
-                .open_for_check(
-                    caller,
-                    &agent,
-                    &req.action,
-                    &req.resource,
-                    &req.context,
-                    &response.reason,
-                    response.risk_score,
-                    decision_id,
-                    &set.settings,
-                )
-                .await?;
+            let request = self.hitl.open_for_check(caller, &agent, &req, &response, decision_id, &set.settings).await?;
             response.hitl_request_id = Some(request.id);
         }
         Ok(response)
