@@ -48,7 +48,8 @@ impl Default for HttpSettings {
 /// Every route under `/api/v1`.
 fn register(cfg: &mut ServiceConfig) {
     use routes::{
-        agents, api_keys, audit, auth, discovery, guard, health, hitl, policies, siem, tenants, users, webhook,
+        agents, anomalies, api_keys, audit, auth, discovery, guard, health, hitl, policies, siem, tenants, users,
+        webhook,
     };
     // One scope per resource: a request is matched against its resource's few routes, not
     // against every route's pattern in turn (the router, the request span and the metrics
@@ -102,6 +103,15 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(discovery::candidate)
                     .service(discovery::confirm)
                     .service(discovery::dismiss),
+            )
+            .service(
+                utoipa_actix_web::scope("/anomalies")
+                    .service(anomalies::report)
+                    .service(anomalies::list)
+                    // Fixed paths before `/anomalies/{id}`.
+                    .service(anomalies::stats)
+                    .service(anomalies::get)
+                    .service(anomalies::update),
             )
             .service(
                 utoipa_actix_web::scope("/hitl")

@@ -93,3 +93,7 @@ id_type!(
     /// A human-in-the-loop approval request.
     HitlId
 );
+id_type!(
+    /// An anomaly report about one agent.
+    AnomalyId
+);

@@ -6,15 +6,16 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use agentgov_domain::ids::{
-    AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardFeedbackId, GuardTaskId,
-    HitlId, PolicyId, SessionId, TenantId, UserId,
+    AgentId, AnomalyId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardFeedbackId,
+    GuardTaskId, HitlId, PolicyId, SessionId, TenantId, UserId,
 };
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, ApiKey, ApiKeyKind, AuditEntry, AuditFilter, CandidateStatus,
-    ClusterJob, DiscoveryCandidate, DiscoveryEvent, EventDisposition, ExportFormat, ExportJob, Fingerprint,
-    FingerprintValue, GuardClassMetrics, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardMetrics,
-    GuardModelInfo, GuardModelRecord, GuardScores, GuardTask, HitlCallback, HitlRequest, HitlStatus, JobStatus,
-    JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Tenant, TenantSettings, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType,
+    ApiKey, ApiKeyKind, AuditEntry, AuditFilter, CandidateStatus, ClusterJob, DiscoveryCandidate, DiscoveryEvent,
+    EventDisposition, ExportFormat, ExportJob, Fingerprint, FingerprintValue, GuardClassMetrics, GuardExample,
+    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores,
+    GuardTask, HitlCallback, HitlRequest, HitlStatus, JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel,
+    Role, Session, Severity, Tenant, TenantSettings, User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -414,6 +415,35 @@ pub fn new_hitl_request(tenant: TenantId, agent: AgentId, expires_at: OffsetDate
         expires_at,
         created_at: precise(600 + s, 11),
         updated_at: precise(600 + s, 11),
+    }
+}
+
+/// An open anomaly report of `tenant` about `agent`, created at `created_at`, with every
+/// field set (a detector's model version, a nested `evidence` with non-ASCII text, a status
+/// change already recorded). `seed` varies every other field.
+pub fn new_anomaly(tenant: TenantId, agent: AgentId, created_at: OffsetDateTime, seed: u8) -> AnomalyReport {
+    let s = i64::from(seed);
+    AnomalyReport {
+        id: AnomalyId(Uuid::now_v7()),
+        tenant_id: tenant,
+        agent_id: agent,
+        anomaly_type: AnomalyType::RateSpike,
+        severity: Severity::High,
+        score: 0.8125 + f64::from(seed) / 1024.0,
+        description: format!("{seed}: 40× the usual rate of «transfer» calls (résumé ✓)"),
+        evidence: json_object(serde_json::json!({
+            "window_secs": 300 + s,
+            "events": [format!("evt-{seed}"), null, "é \"q\" ✓"],
+            "features": {"rate": 41.5, "baseline": 1.25, "z": [3.5, -0.0625]},
+        })),
+        source: AnomalySource::Detector,
+        status: AnomalyStatus::Open,
+        model_version: Some(3 + i32::from(seed)),
+        reported_by: Actor::system("anomaly_detector"),
+        status_changed_by: Some(Actor::new(ActorType::User, Uuid::now_v7())),
+        status_changed_at: Some(precise(700 + s, 13)),
+        created_at,
+        updated_at: precise(800 + s, 999_999),
     }
 }
 

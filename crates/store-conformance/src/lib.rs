@@ -15,6 +15,7 @@ use std::sync::Arc;
 use agentgov_domain::ports::Store;
 
 pub mod agents;
+pub mod anomaly;
 pub mod audit;
 pub mod cache;
 pub mod discovery;

@@ -118,6 +118,11 @@ macro_rules! store_conformance_tests {
             hitl_expired_are_pending_past_their_expiry_soonest_first,
             hitl_due_callbacks_are_scheduled_ones_due_by_now_soonest_first,
             hitl_callback_updates_apply_to_final_requests_only,
+            anomaly_reports_round_trip_every_field,
+            anomaly_insert_conflicts_on_a_taken_id_or_an_unknown_tenant,
+            anomaly_lists_page_newest_first_and_filter_by_every_field,
+            anomaly_update_replaces_the_body_and_columns,
+            anomaly_counts_group_by_agent_type_severity_status_and_hour,
             lease_is_taken_when_free_renewed_by_its_holder_and_taken_over_when_expired,
             lease_release_frees_it_only_for_its_holder,
             lease_racers_for_a_free_or_expired_lease_let_one_win,
@@ -156,6 +161,7 @@ macro_rules! __store_conformance_tests {
 use crate::fixtures::*;
 
 pub use crate::agents::*;
+pub use crate::anomaly::*;
 pub use crate::audit::*;
 pub use crate::discovery::*;
 pub use crate::guard::*;

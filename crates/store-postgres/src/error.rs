@@ -94,6 +94,7 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("discovery_jobs_pkey") => "a clustering job with this id exists",
         Some("discovery_jobs_active_key") => "the tenant already has a clustering job queued or running",
         Some("hitl_requests_pkey") => "an approval request with this id exists",
+        Some("anomaly_reports_pkey") => "an anomaly report with this id exists",
         _ => "record already exists",
     }
 }

@@ -3,10 +3,11 @@
 
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditHash, AuditRecord,
-    ChainHead, ClusterJob, ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample,
-    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus,
-    JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind, AuditHash,
+    AuditRecord, ChainHead, ClusterJob, ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob,
+    GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask,
+    HitlRequest, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User,
+    UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -15,9 +16,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, discovery_candidates, discovery_events,
-    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies, sessions, tenants,
-    users,
+    agent_embeddings, agents, anomaly_reports, api_keys, audit_heads, audit_records, discovery_candidates,
+    discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies,
+    sessions, tenants, users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -1003,6 +1004,61 @@ impl TryFrom<HitlBodyRow> for HitlRequest {
             serde_json::from_str(&r.body).map_err(|e| corrupt("hitl_requests", r.id, format!("body: {e}")))?;
         request.tenant_id = r.tenant_id.into();
         Ok(request)
+    }
+}
+
+/// An anomaly report as written: `body` is the JSON text of its `Serialize` form (without
+/// the tenant); `agent_id`, `anomaly_type`, `severity`, `status` and `created_at` are copies
+/// that queries filter, order and group on.
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = anomaly_reports, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct AnomalyRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub agent_id: Uuid,
+    pub anomaly_type: String,
+    pub severity: String,
+    pub status: String,
+    pub created_at: OffsetDateTime,
+    pub body: String,
+}
+
+impl TryFrom<&AnomalyReport> for AnomalyRow {
+    type Error = DomainError;
+
+    fn try_from(r: &AnomalyReport) -> Result<Self> {
+        Ok(Self {
+            id: r.id.as_uuid(),
+            tenant_id: r.tenant_id.as_uuid(),
+            agent_id: r.agent_id.as_uuid(),
+            anomaly_type: r.anomaly_type.as_str().to_owned(),
+            severity: r.severity.as_str().to_owned(),
+            status: r.status.as_str().to_owned(),
+            created_at: r.created_at,
+            body: serde_json::to_string(r)
+                .map_err(|e| DomainError::Internal(format!("encoding anomaly report {}: {e}", r.id)))?,
+        })
+    }
+}
+
+/// An anomaly report as read: its tenant and its body, as [`HitlBodyRow`].
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = anomaly_reports, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AnomalyBodyRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub body: String,
+}
+
+impl TryFrom<AnomalyBodyRow> for AnomalyReport {
+    type Error = DomainError;
+
+    fn try_from(r: AnomalyBodyRow) -> Result<Self> {
+        let mut report: AnomalyReport =
+            serde_json::from_str(&r.body).map_err(|e| corrupt("anomaly_reports", r.id, format!("body: {e}")))?;
+        report.tenant_id = r.tenant_id.into();
+        Ok(report)
     }
 }
 

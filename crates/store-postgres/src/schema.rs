@@ -279,6 +279,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    anomaly_reports (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        agent_id -> Uuid,
+        anomaly_type -> Text,
+        severity -> Text,
+        status -> Text,
+        created_at -> Timestamptz,
+        body -> Text,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Uuid,
@@ -333,6 +346,7 @@ diesel::joinable!(discovery_events -> tenants (tenant_id));
 diesel::joinable!(discovery_candidates -> tenants (tenant_id));
 diesel::joinable!(discovery_jobs -> tenants (tenant_id));
 diesel::joinable!(hitl_requests -> tenants (tenant_id));
+diesel::joinable!(anomaly_reports -> tenants (tenant_id));
 
 diesel::joinable!(siem_cursors -> tenants (tenant_id));
 
@@ -357,6 +371,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_candidates,
     discovery_jobs,
     hitl_requests,
+    anomaly_reports,
     leases,
     siem_sinks,
     siem_cursors,

@@ -11,16 +11,18 @@ use std::time::Duration;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{AgentId, SessionId};
 use agentgov_domain::model::{
-    AgentFilter, ApiKey, ApiKeyKind, CandidateStatus, ClusterOutcome, DiscoveryCandidate, EventDisposition, GuardLabel,
-    GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
+    AgentFilter, AnomalyFilter, ApiKey, ApiKeyKind, CandidateStatus, ClusterOutcome, DiscoveryCandidate,
+    EventDisposition, GuardLabel, GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
 };
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
-    AgentRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, HitlRepo, SessionRepo, Store, TenantRepo, UserRepo,
+    AgentRepo, AnomalyRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, HitlRepo, SessionRepo, Store, TenantRepo,
+    UserRepo,
 };
 use agentgov_store_conformance::fixtures::{
-    guard_examples, json_object, new_agent, new_candidate, new_cluster_job, new_discovery_event, new_embedding,
-    new_entry, new_guard_model, new_guard_task, new_hitl_request, new_key, new_tenant, new_user, now, seed_pair,
+    guard_examples, json_object, new_agent, new_anomaly, new_candidate, new_cluster_job, new_discovery_event,
+    new_embedding, new_entry, new_guard_model, new_guard_task, new_hitl_request, new_key, new_tenant, new_user, now,
+    seed_pair,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -145,6 +147,7 @@ async fn migrations_go_up_down_and_up_again() {
         "discovery_candidates",
         "discovery_jobs",
         "hitl_requests",
+        "anomaly_reports",
         "leases",
         "siem_sinks",
         "siem_cursors",
@@ -178,6 +181,11 @@ async fn migrations_go_up_down_and_up_again() {
     let request = new_hitl_request(t.id, AgentId(Uuid::now_v7()), now(), 1);
     store.insert_hitl(&request).await.unwrap();
     assert_eq!(store.expired_hitl(now(), 10).await.unwrap(), [request]);
+    // And the anomaly reports.
+    let report = new_anomaly(t.id, AgentId(Uuid::now_v7()), now(), 1);
+    store.insert_anomaly(&report).await.unwrap();
+    assert_eq!(store.get_anomaly(t.id, report.id).await.unwrap(), Some(report.clone()));
+    assert_eq!(store.anomaly_counts(t.id, &AnomalyFilter::default()).await.unwrap().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -669,6 +677,23 @@ async fn corrupt_hitl_rows_are_internal_errors() {
     let err = store.get_hitl(t.id, request.id).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
     let err = store.expired_hitl(now(), 10).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+}
+
+/// Likewise an anomaly report whose body no longer reads as one.
+#[tokio::test]
+async fn corrupt_anomaly_rows_are_internal_errors() {
+    let Some((url, _guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, _) = seed_pair(&store, "alpha").await;
+    let report = new_anomaly(t.id, AgentId(Uuid::now_v7()), now(), 1);
+    store.insert_anomaly(&report).await.unwrap();
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("UPDATE anomaly_reports SET body = '{\"id\": 1}'").execute(&mut conn).await.unwrap();
+    let err = store.get_anomaly(t.id, report.id).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
+    let err = store.list_anomalies(t.id, &AnomalyFilter::default(), &PageRequest::default()).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "{err:?}");
 }
 

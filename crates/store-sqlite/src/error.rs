@@ -90,6 +90,7 @@ fn unique_violation_message(message: &str) -> &'static str {
         "discovery_jobs.tenant_id" => CLUSTER_JOB_ACTIVE,
         "discovery_jobs.id" => "a clustering job with this id exists",
         "hitl_requests.id" => "an approval request with this id exists",
+        "anomaly_reports.id" => "an anomaly report with this id exists",
         _ => "record already exists",
     }
 }

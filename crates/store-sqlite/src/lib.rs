@@ -7,6 +7,7 @@
 //! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`).
 
 mod agents;
+mod anomaly;
 mod audit;
 mod checkpoint;
 mod conn;

@@ -4,10 +4,11 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, ApiKey, ApiKeyKind, AuditFilter, AuditHash,
-    AuditRecord, ChainHead, ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample,
-    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus,
-    JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind, AuditFilter,
+    AuditHash, AuditRecord, ChainHead, ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob,
+    GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask,
+    HitlRequest, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User,
+    UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -15,9 +16,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, api_keys, audit_heads, audit_records, discovery_candidates, discovery_events,
-    discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies, sessions, tenants,
-    users,
+    agent_embeddings, agents, anomaly_reports, api_keys, audit_heads, audit_records, discovery_candidates,
+    discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies,
+    sessions, tenants, users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -1054,6 +1055,56 @@ impl TryFrom<HitlBody> for HitlRequest {
         let mut request: HitlRequest = serde_json::from_str(&r.body).map_err(|_| bad("hitl_requests.body", &r.body))?;
         request.tenant_id = parse_id("hitl_requests.tenant_id", &r.tenant_id)?;
         Ok(request)
+    }
+}
+
+/// An anomaly report: `body` is the JSON text of its `Serialize` form (without
+/// `tenant_id`); `agent_id`, `anomaly_type`, `severity`, `status` and `created_at` (unix
+/// microseconds) are copies SQL filters and groups on.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = anomaly_reports, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct AnomalyRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub agent_id: String,
+    pub anomaly_type: String,
+    pub severity: String,
+    pub status: String,
+    pub created_at: i64,
+    pub body: String,
+}
+
+impl TryFrom<&AnomalyReport> for AnomalyRow {
+    type Error = DomainError;
+    fn try_from(r: &AnomalyReport) -> Result<Self> {
+        Ok(Self {
+            id: id_text(r.id.0),
+            tenant_id: id_text(r.tenant_id.0),
+            agent_id: id_text(r.agent_id.0),
+            anomaly_type: r.anomaly_type.as_str().to_owned(),
+            severity: r.severity.as_str().to_owned(),
+            status: r.status.as_str().to_owned(),
+            created_at: unix_micros(r.created_at),
+            body: serde_json::to_string(r).map_err(DomainError::internal)?,
+        })
+    }
+}
+
+/// What reading an anomaly report needs: its tenant and its body.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = anomaly_reports, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct AnomalyBody {
+    pub tenant_id: String,
+    pub body: String,
+}
+
+impl TryFrom<AnomalyBody> for AnomalyReport {
+    type Error = DomainError;
+    fn try_from(r: AnomalyBody) -> Result<Self> {
+        let mut report: AnomalyReport =
+            serde_json::from_str(&r.body).map_err(|_| bad("anomaly_reports.body", &r.body))?;
+        report.tenant_id = parse_id("anomaly_reports.tenant_id", &r.tenant_id)?;
+        Ok(report)
     }
 }
 

@@ -286,6 +286,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    anomaly_reports (id) {
+        id -> Text,
+        tenant_id -> Text,
+        agent_id -> Text,
+        anomaly_type -> Text,
+        severity -> Text,
+        status -> Text,
+        created_at -> BigInt,
+        body -> Text,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Text,
@@ -342,6 +355,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_candidates,
     discovery_jobs,
     hitl_requests,
+    anomaly_reports,
     leases,
     siem_sinks,
     siem_cursors

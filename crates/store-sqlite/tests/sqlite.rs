@@ -7,16 +7,16 @@ use std::sync::Arc;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
-    AgentFilter, DiscoveryEvent, EventDisposition, ExportFormat, Heartbeat, Role, Tenant, User,
+    AgentFilter, AnomalyFilter, DiscoveryEvent, EventDisposition, ExportFormat, Heartbeat, Role, Tenant, User,
 };
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::{
-    AgentRepo as _, ApiKeyRepo as _, AuditRepo as _, DiscoveryRepo as _, ExportRepo as _, GuardRepo as _,
-    HitlRepo as _, PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
+    AgentRepo as _, AnomalyRepo as _, ApiKeyRepo as _, AuditRepo as _, DiscoveryRepo as _, ExportRepo as _,
+    GuardRepo as _, HitlRepo as _, PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
-    guard_examples, new_agent, new_discovery_event, new_embedding, new_entry, new_export_job, new_guard_task,
-    new_hitl_request, new_key, new_policy, new_user, now, precise, seed_pair,
+    guard_examples, new_agent, new_anomaly, new_discovery_event, new_embedding, new_entry, new_export_job,
+    new_guard_task, new_hitl_request, new_key, new_policy, new_user, now, precise, seed_pair,
 };
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
@@ -68,6 +68,8 @@ async fn migrations_go_up_down_and_up_again() {
     }
     let err = store.expired_hitl(now(), 10).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no hitl table after down: {err:?}");
+    let err = store.anomaly_counts(before.id, &AnomalyFilter::default()).await.unwrap_err();
+    assert!(matches!(err, DomainError::Internal(_)), "no anomaly table after down: {err:?}");
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());
@@ -100,6 +102,11 @@ async fn migrations_go_up_down_and_up_again() {
     let request = new_hitl_request(tenant.id, AgentId(Uuid::now_v7()), now(), 1);
     store.insert_hitl(&request).await.unwrap();
     assert_eq!(store.expired_hitl(now(), 10).await.unwrap(), [request]);
+    // And the anomaly reports.
+    let report = new_anomaly(tenant.id, AgentId(Uuid::now_v7()), now(), 1);
+    store.insert_anomaly(&report).await.unwrap();
+    assert_eq!(store.get_anomaly(tenant.id, report.id).await.unwrap(), Some(report.clone()));
+    assert_eq!(store.anomaly_counts(tenant.id, &AnomalyFilter::default()).await.unwrap().len(), 1);
     // Running them again is a no-op.
     store.run_migrations().await.unwrap();
 }

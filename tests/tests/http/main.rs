@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents;
+mod anomalies;
 mod api_keys;
 mod audit;
 mod auth;

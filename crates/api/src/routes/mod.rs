@@ -2,6 +2,7 @@
 //! extractor, calls one domain service and renders.
 
 pub mod agents;
+pub mod anomalies;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;

@@ -1,6 +1,7 @@
 //! The records the domain works on.
 
 pub mod agent;
+pub mod anomaly;
 pub mod api_key;
 pub mod audit;
 pub mod discovery;
@@ -18,6 +19,7 @@ pub mod user;
 pub use agent::{
     Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel, RiskLevels,
 };
+pub use anomaly::{AnomalyCount, AnomalyFilter, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType, Severity};
 pub use api_key::{ApiKey, ApiKeyKind};
 pub use audit::{
     Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,

@@ -9,15 +9,15 @@ use time::OffsetDateTime;
 
 use crate::error::Result;
 use crate::ids::{
-    AgentId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardTaskId, HitlId,
-    PolicyId, SessionId, TenantId, UserId,
+    AgentId, AnomalyId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardTaskId,
+    HitlId, PolicyId, SessionId, TenantId, UserId,
 };
 use crate::model::{
-    Agent, AgentEmbedding, AgentFilter, AgentVector, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan,
-    CandidateFilter, CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent,
-    ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo,
-    GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter,
-    RiskLevels, Session, SiemBacklog, SiemSinkState, Tenant, User,
+    Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyReport, ApiKey, AuditEntry,
+    AuditFilter, AuditRecord, AuditScan, CandidateFilter, CandidateStatus, ChainHead, ClusterJob, ClusterOutcome,
+    DiscoveryCandidate, DiscoveryEvent, ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback,
+    GuardLabel, GuardModelInfo, GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter,
+    HitlRequest, Policy, PolicyFilter, RiskLevels, Session, SiemBacklog, SiemSinkState, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -362,6 +362,27 @@ pub trait DiscoveryRepo: Send + Sync {
     ) -> Result<()>;
 }
 
+/// Anomaly reports.
+#[async_trait]
+pub trait AnomalyRepo: Send + Sync {
+    /// `Conflict` when the id is taken or the tenant does not exist.
+    async fn insert_anomaly(&self, report: &AnomalyReport) -> Result<()>;
+    async fn get_anomaly(&self, tenant: TenantId, id: AnomalyId) -> Result<Option<AnomalyReport>>;
+    /// The tenant's reports passing `filter`, newest first (by id).
+    async fn list_anomalies(
+        &self,
+        tenant: TenantId,
+        filter: &AnomalyFilter,
+        page: &PageRequest,
+    ) -> Result<Page<AnomalyReport>>;
+    /// Replaces the stored report (every field but id, tenant and `created_at`).
+    /// `NotFound` when absent.
+    async fn update_anomaly(&self, report: &AnomalyReport) -> Result<()>;
+    /// The tenant's reports passing `filter`, counted per agent, type, severity, status
+    /// and hour of `created_at`, in no particular order.
+    async fn anomaly_counts(&self, tenant: TenantId, filter: &AnomalyFilter) -> Result<Vec<AnomalyCount>>;
+}
+
 /// Human-in-the-loop approval requests. Only a `pending` request changes; the expiry and
 /// callback scans read every tenant's requests, for the background work of one replica.
 #[async_trait]
@@ -448,6 +469,7 @@ pub trait Store:
     + GuardRepo
     + DiscoveryRepo
     + HitlRepo
+    + AnomalyRepo
     + LeaseRepo
     + SiemRepo
 {

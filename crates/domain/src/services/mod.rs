@@ -2,6 +2,7 @@
 //! what the caller may do, validates input, and talks to the ports.
 
 pub mod agents;
+pub mod anomalies;
 mod api_keys;
 pub mod audit;
 mod auth;
@@ -24,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use agents::{AgentService, AgentSettings, BuiltinEmbedder};
+pub use anomalies::{AnomalyParams, AnomalyService, AnomalyStats, AnomalyUpdate, NewAnomalyReport};
 pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
 pub use auth::{AuthService, CREDENTIALS_CHANGED, LoginResult, LoginUser};
@@ -156,6 +158,7 @@ pub struct Services {
     pub sso: SsoService,
     pub siem: SiemService,
     pub hitl: HitlService,
+    pub anomalies: AnomalyService,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -224,6 +227,7 @@ impl Services {
             DiscoveryService::new(ports.clone(), log.clone(), agents.clone(), settings.discovery, wake_clustering);
         let sso = SsoService::new(ports.clone(), auth.clone(), log.clone(), settings.sso);
         let siem = SiemService::new(ports.clone(), ports.siem_sinks.to_vec(), settings.siem);
+        let anomalies = AnomalyService::new(ports.clone(), log.clone(), agents.clone());
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -247,6 +251,7 @@ impl Services {
             sso,
             siem,
             hitl,
+            anomalies,
             auth,
         };
         (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups, hitl_wakeups })

@@ -1,5 +1,7 @@
 //! Field validation shared by the services.
 
+use time::OffsetDateTime;
+
 use crate::error::Violations;
 use crate::model::JsonObject;
 use crate::secrets::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
@@ -60,6 +62,22 @@ pub fn check_description(v: &mut Violations, field: &str, text: &str, max: usize
         v.add(field, format!("must be at most {max} characters"));
     } else if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         v.add(field, "must not contain control characters other than newlines and tabs");
+    }
+}
+
+/// Parses an RFC 3339 bound, rounded up to whole microseconds (the precision stored): for
+/// integer-microsecond timestamps `ts >= b` and `ts < b` mean the same with `b` rounded up.
+pub(crate) fn parse_time(v: &mut Violations, field: &str, text: Option<&str>) -> Option<OffsetDateTime> {
+    let text = text?;
+    match OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
+        Ok(t) if t.nanosecond() % 1_000 != 0 => {
+            Some(crate::ports::clock::truncate_to_micros(t) + std::time::Duration::from_micros(1))
+        }
+        Ok(t) => Some(t),
+        Err(_) => {
+            v.add(field, "must be an RFC 3339 timestamp, e.g. 2026-01-31T12:00:00Z");
+            None
+        }
     }
 }
 

@@ -42,6 +42,8 @@ pub struct MemoryStore {
     pub(super) discovery: Mutex<super::memory_discovery::DiscoveryTables>,
     /// Human-in-the-loop approval requests.
     pub(super) hitl: Mutex<super::memory_hitl::HitlTables>,
+    /// Anomaly reports.
+    pub(super) anomalies: Mutex<super::memory_anomaly::AnomalyTables>,
     /// Leases and SIEM forwarding state.
     pub(super) siem: Mutex<super::memory_siem::SiemTables>,
 }

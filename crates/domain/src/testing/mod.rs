@@ -2,6 +2,7 @@
 
 mod fakes;
 mod memory_agents;
+mod memory_anomaly;
 mod memory_audit;
 mod memory_discovery;
 mod memory_guard;

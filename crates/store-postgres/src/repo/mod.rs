@@ -36,6 +36,7 @@ macro_rules! next_claimable {
 }
 
 mod agents;
+mod anomaly;
 mod api_keys;
 pub(crate) mod audit;
 mod discovery;

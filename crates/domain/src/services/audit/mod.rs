@@ -9,13 +9,12 @@ use std::time::Duration;
 use futures::channel::mpsc;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use time::OffsetDateTime;
 use uuid::Uuid;
 
 pub use export::{CSV_COLUMNS, Encoder, ExportPiece, export_stream};
 pub use log::{AuditEvent, AuditLog, AuditLogSettings, AuditWriter};
 
-use super::validate::check_text;
+use super::validate::{check_text, parse_time};
 use super::{Caller, Credential, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AuditId, ExportJobId, TenantId};
@@ -98,22 +97,6 @@ pub struct AuditFilterParams {
     pub from: Option<String>,
     /// Records before this instant (RFC 3339).
     pub to: Option<String>,
-}
-
-/// Parses an RFC 3339 bound, rounded up to whole microseconds (the precision stored): for
-/// integer-microsecond timestamps `ts >= b` and `ts < b` mean the same with `b` rounded up.
-fn parse_time(v: &mut Violations, field: &str, text: Option<&str>) -> Option<OffsetDateTime> {
-    let text = text?;
-    match OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339) {
-        Ok(t) if t.nanosecond() % 1_000 != 0 => {
-            Some(crate::ports::clock::truncate_to_micros(t) + std::time::Duration::from_micros(1))
-        }
-        Ok(t) => Some(t),
-        Err(_) => {
-            v.add(field, "must be an RFC 3339 timestamp, e.g. 2026-01-31T12:00:00Z");
-            None
-        }
-    }
 }
 
 /// An optional text field: absent is fine; present, it follows [`check_text`].

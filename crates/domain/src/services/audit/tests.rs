@@ -10,6 +10,7 @@ use super::*;
 use crate::model::Role;
 use crate::ports::{AuditRepo, Clock, ExportRepo};
 use crate::services::tests::{Harness, harness, harness_with};
+use time::OffsetDateTime;
 
 fn entry(event_type: &str) -> NewAuditEntry {
     NewAuditEntry {

@@ -1,0 +1,155 @@
+//! Anomaly reports (spec 4.8): what the detector, the Prompt Guard or a person found odd
+//! about an agent, and what analysts decided about it.
+//!
+//! A report's `status` is the labelled feedback the detector learns from: `resolved` (a
+//! real anomaly, dealt with) and `false_positive` (not one).
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::agent::JsonObject;
+use super::audit::Actor;
+use crate::ids::{AgentId, AnomalyId, TenantId};
+
+fn nil_tenant() -> TenantId {
+    TenantId(uuid::Uuid::nil())
+}
+
+macro_rules! string_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+        #[serde(rename_all = "snake_case")]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            pub fn parse(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+            }
+        }
+    };
+}
+
+string_enum!(
+    /// What kind of oddity.
+    AnomalyType {
+        UnusualAction => "unusual_action",
+        UnusualResource => "unusual_resource",
+        RateSpike => "rate_spike",
+        OffHours => "off_hours",
+        DeniedBurst => "denied_burst",
+        GuardAttack => "guard_attack",
+        Manual => "manual",
+    }
+);
+
+string_enum!(
+    /// How bad, ordered.
+    Severity { Low => "low", Medium => "medium", High => "high", Critical => "critical" }
+);
+
+string_enum!(
+    /// Who found it.
+    AnomalySource { Detector => "detector", Manual => "manual", Guard => "guard" }
+);
+
+string_enum!(
+    /// What analysts made of it.
+    AnomalyStatus { Open => "open", Acknowledged => "acknowledged", Resolved => "resolved", FalsePositive => "false_positive" }
+);
+
+/// A report, as stored and served.
+///
+/// Adapters keep `id`, `tenant_id`, `agent_id`, `anomaly_type`, `severity`, `status` and
+/// `created_at` in columns (lists filter on them, statistics group by them) and the whole
+/// record as the JSON text of its `Serialize` form (which leaves out `tenant_id`); reading
+/// it back, they set `tenant_id` from its column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AnomalyReport {
+    pub id: AnomalyId,
+    #[serde(skip, default = "nil_tenant")]
+    #[schema(ignore)]
+    pub tenant_id: TenantId,
+    pub agent_id: AgentId,
+    #[serde(rename = "type")]
+    pub anomaly_type: AnomalyType,
+    pub severity: Severity,
+    /// From 0 (ordinary) to 1 (as odd as it gets).
+    pub score: f64,
+    pub description: String,
+    /// What triggered it: the events and features behind a detector's report.
+    #[schema(value_type = Object)]
+    pub evidence: JsonObject,
+    pub source: AnomalySource,
+    pub status: AnomalyStatus,
+    /// The detector version that scored it (detector reports only).
+    pub model_version: Option<i32>,
+    /// The API key, user or component that filed it.
+    pub reported_by: Actor,
+    /// Who last changed `status`, and when.
+    pub status_changed_by: Option<Actor>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub status_changed_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// Filters of the report list and the statistics; each given one must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnomalyFilter {
+    pub agent_id: Option<AgentId>,
+    pub anomaly_type: Option<AnomalyType>,
+    pub severity: Option<Severity>,
+    pub status: Option<AnomalyStatus>,
+    /// `created_at` at or after.
+    pub from: Option<OffsetDateTime>,
+    /// `created_at` before.
+    pub to: Option<OffsetDateTime>,
+}
+
+impl AnomalyFilter {
+    pub fn matches(&self, r: &AnomalyReport) -> bool {
+        self.agent_id.is_none_or(|a| a == r.agent_id)
+            && self.anomaly_type.is_none_or(|t| t == r.anomaly_type)
+            && self.severity.is_none_or(|s| s == r.severity)
+            && self.status.is_none_or(|s| s == r.status)
+            && self.from.is_none_or(|f| r.created_at >= f)
+            && self.to.is_none_or(|t| r.created_at < t)
+    }
+}
+
+/// How many of a tenant's reports share an agent, type, severity, status and the hour they
+/// were created in (`hour`: whole hours since the Unix epoch, UTC).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AnomalyCount {
+    pub agent_id: AgentId,
+    pub anomaly_type: AnomalyType,
+    pub severity: Severity,
+    pub status: AnomalyStatus,
+    pub hour: i64,
+    pub count: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enumerations_round_trip_and_severities_are_ordered() {
+        assert!(AnomalyType::ALL.iter().all(|v| AnomalyType::parse(v.as_str()) == Some(*v)));
+        assert!(Severity::ALL.iter().all(|v| Severity::parse(v.as_str()) == Some(*v)));
+        assert!(AnomalySource::ALL.iter().all(|v| AnomalySource::parse(v.as_str()) == Some(*v)));
+        assert!(AnomalyStatus::ALL.iter().all(|v| AnomalyStatus::parse(v.as_str()) == Some(*v)));
+        assert!(Severity::Low < Severity::Medium && Severity::High < Severity::Critical);
+        assert_eq!(AnomalyStatus::parse("False_Positive"), None);
+        assert_eq!(serde_json::to_string(&AnomalyStatus::FalsePositive).unwrap_or_default(), "\"false_positive\"");
+    }
+}

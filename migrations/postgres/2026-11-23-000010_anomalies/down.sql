@@ -1,0 +1,1 @@
+DROP TABLE anomaly_reports;
