@@ -107,6 +107,26 @@ impl Harness {
         self.svc.users.create(admin, req).await.unwrap();
         self.login(email).await.1
     }
+
+    /// A new tenant's admin, signed in.
+    pub(crate) async fn admin(&self, tenant: &str) -> Caller {
+        self.tenant(tenant).await;
+        self.login(&format!("admin@{tenant}.test")).await.1
+    }
+
+    /// A registered `llm` agent with one capability, `read`.
+    pub(crate) async fn agent(&self, caller: &Caller, name: &str) -> crate::model::Agent {
+        let req = agents::AgentRequest {
+            name: name.into(),
+            agent_type: "llm".into(),
+            description: None,
+            capabilities: vec!["read".into()],
+            permissions: crate::model::JsonObject::new(),
+            metadata: crate::model::JsonObject::new(),
+            status: None,
+        };
+        self.svc.agents.register(caller, req).await.unwrap()
+    }
 }
 
 #[tokio::test]

@@ -8,26 +8,7 @@ use serde_json::json;
 use super::*;
 use crate::model::{ActorType, Agent};
 use crate::ports::Clock;
-use crate::services::agents::AgentRequest;
-use crate::services::tests::{Harness, harness};
-
-async fn admin(h: &Harness, tenant: &str) -> Caller {
-    h.tenant(tenant).await;
-    h.login(&format!("admin@{tenant}.test")).await.1
-}
-
-async fn agent(h: &Harness, caller: &Caller, name: &str) -> Agent {
-    let req = AgentRequest {
-        name: name.into(),
-        agent_type: "llm".into(),
-        description: None,
-        capabilities: vec![],
-        permissions: JsonObject::new(),
-        metadata: JsonObject::new(),
-        status: None,
-    };
-    h.svc.agents.register(caller, req).await.unwrap()
-}
+use crate::services::tests::harness;
 
 fn new(agent: &Agent, kind: AnomalyType, severity: Severity) -> NewAnomalyReport {
     NewAnomalyReport {
@@ -51,8 +32,8 @@ fn fields(err: DomainError) -> Vec<String> {
 #[tokio::test]
 async fn a_report_is_stored_audited_and_published() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.anomalies.report(&a, new(&bot, AnomalyType::RateSpike, Severity::High)).await.unwrap();
     assert_eq!((r.status, r.source, r.score), (AnomalyStatus::Open, AnomalySource::Manual, 0.75));
     assert_eq!(r.reported_by.kind, ActorType::User);
@@ -64,8 +45,8 @@ async fn a_report_is_stored_audited_and_published() {
 #[tokio::test]
 async fn invalid_reports_name_every_bad_field() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let bad = NewAnomalyReport {
         agent_id: "x".into(),
         score: Some(1.5),
@@ -82,7 +63,7 @@ async fn invalid_reports_name_every_bad_field() {
         ..new(&bot, AnomalyType::Manual, Severity::Low)
     };
     assert!(matches!(h.svc.anomalies.report(&a, ghost).await, Err(DomainError::NotFound { .. })));
-    let b = admin(&h, "globex").await;
+    let b = h.admin("globex").await;
     assert!(matches!(
         h.svc.anomalies.report(&b, new(&bot, AnomalyType::Manual, Severity::Low)).await,
         Err(DomainError::NotFound { .. })
@@ -92,8 +73,8 @@ async fn invalid_reports_name_every_bad_field() {
 #[tokio::test]
 async fn analysts_label_reports_and_viewers_cannot() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.anomalies.report(&a, new(&bot, AnomalyType::OffHours, Severity::Medium)).await.unwrap();
     let viewer = h.user(&a, "vic@acme.test", Role::Viewer).await;
     let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
@@ -110,7 +91,7 @@ async fn analysts_label_reports_and_viewers_cannot() {
     assert_eq!(labelled.updated_at, r.created_at + time::Duration::seconds(5));
     let filter = AnomalyParams { status: Some("false_positive".into()), ..AnomalyParams::default() };
     assert_eq!(h.svc.anomalies.list(&viewer, &filter).await.unwrap().items.len(), 1);
-    let b = admin(&h, "globex").await;
+    let b = h.admin("globex").await;
     assert!(matches!(
         h.svc.anomalies.update(&b, r.id, label(AnomalyStatus::Resolved)).await,
         Err(DomainError::NotFound { .. })
@@ -120,8 +101,8 @@ async fn analysts_label_reports_and_viewers_cannot() {
 #[tokio::test]
 async fn lists_filter_and_reject_bad_filters() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let (x, y) = (agent(&h, &a, "x").await, agent(&h, &a, "y").await);
+    let a = h.admin("acme").await;
+    let (x, y) = (h.agent(&a, "x").await, h.agent(&a, "y").await);
     h.svc.anomalies.report(&a, new(&x, AnomalyType::RateSpike, Severity::High)).await.unwrap();
     h.clock.advance(Duration::from_secs(60));
     let since = h.clock.now();
@@ -157,8 +138,8 @@ async fn lists_filter_and_reject_bad_filters() {
 #[tokio::test]
 async fn stats_count_by_every_dimension_and_fill_every_bucket() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let (x, y) = (agent(&h, &a, "x").await, agent(&h, &a, "y").await);
+    let a = h.admin("acme").await;
+    let (x, y) = (h.agent(&a, "x").await, h.agent(&a, "y").await);
     // The window: the last 3 hours before `to`, in hour buckets.
     let start = h.clock.now();
     h.svc.anomalies.report(&a, new(&x, AnomalyType::RateSpike, Severity::High)).await.unwrap();
@@ -198,6 +179,6 @@ async fn stats_count_by_every_dimension_and_fill_every_bucket() {
     ] {
         assert_eq!(fields(h.svc.anomalies.stats(&a, &bad).await.unwrap_err()), [field]);
     }
-    let b = admin(&h, "globex").await;
+    let b = h.admin("globex").await;
     assert_eq!(h.svc.anomalies.stats(&b, &params).await.unwrap().total, 0, "another tenant counts nothing");
 }

@@ -10,27 +10,8 @@ use super::*;
 use crate::model::{ActorType, AuditFilter, AuditScan, SeqOrder};
 use crate::ports::{AuditRepo, Clock};
 use crate::services::Settings;
-use crate::services::agents::AgentRequest;
 use crate::services::policies::{CheckRequest, PolicyRequest};
 use crate::services::tests::{Harness, harness, replica};
-
-async fn admin(h: &Harness, tenant: &str) -> Caller {
-    h.tenant(tenant).await;
-    h.login(&format!("admin@{tenant}.test")).await.1
-}
-
-async fn agent(h: &Harness, caller: &Caller, name: &str) -> Agent {
-    let req = AgentRequest {
-        name: name.into(),
-        agent_type: "llm".into(),
-        description: None,
-        capabilities: vec!["read".into()],
-        permissions: JsonObject::new(),
-        metadata: JsonObject::new(),
-        status: None,
-    };
-    h.svc.agents.register(caller, req).await.unwrap()
-}
 
 fn ask(agent: &Agent) -> NewHitlRequest {
     NewHitlRequest {
@@ -68,8 +49,8 @@ fn published(h: &Harness) -> Vec<String> {
 #[tokio::test]
 async fn a_request_is_opened_pending_audited_and_published() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     assert_eq!(r.status, HitlStatus::Pending);
     assert_eq!((r.agent_id, r.agent_name.as_str()), (bot.id, "bot"));
@@ -87,8 +68,8 @@ async fn a_request_is_opened_pending_audited_and_published() {
 #[tokio::test]
 async fn without_timeout_the_tenant_window_applies() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: None, ..ask(&bot) }).await.unwrap();
     assert_eq!(r.expires_at - r.created_at, time::Duration::hours(1), "the server's default");
 
@@ -102,8 +83,8 @@ async fn without_timeout_the_tenant_window_applies() {
 #[tokio::test]
 async fn invalid_requests_name_every_bad_field() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let bad = NewHitlRequest {
         agent_id: "nope".into(),
         action: "".into(),
@@ -138,8 +119,8 @@ async fn invalid_requests_name_every_bad_field() {
 #[tokio::test]
 async fn approve_then_every_further_decision_conflicts() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
 
@@ -165,8 +146,8 @@ async fn approve_then_every_further_decision_conflicts() {
 #[tokio::test]
 async fn reject_and_cancel_are_final_too() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let rejected = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     let rejected = h.svc.hitl.reject(&a, rejected.id, comment("no")).await.unwrap();
     assert_eq!(rejected.status, HitlStatus::Rejected);
@@ -189,8 +170,8 @@ async fn reject_and_cancel_are_final_too() {
 #[tokio::test]
 async fn deciding_needs_an_analyst_and_requesting_needs_the_permission() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     let viewer = h.user(&a, "vic@acme.test", Role::Viewer).await;
     assert!(matches!(h.svc.hitl.approve(&viewer, r.id, HitlDecision::default()).await, Err(DomainError::Forbidden(_))));
@@ -203,9 +184,9 @@ async fn deciding_needs_an_analyst_and_requesting_needs_the_permission() {
 #[tokio::test]
 async fn another_tenant_sees_nothing() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let b = admin(&h, "globex").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let b = h.admin("globex").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     for outcome in [
         h.svc.hitl.get(&b, r.id).await,
@@ -225,8 +206,8 @@ async fn another_tenant_sees_nothing() {
 #[tokio::test]
 async fn the_pending_queue_is_oldest_first_and_pages() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let mut ids = Vec::new();
     for _ in 0..5 {
         ids.push(h.svc.hitl.request(&a, ask(&bot)).await.unwrap().id);
@@ -243,8 +224,8 @@ async fn the_pending_queue_is_oldest_first_and_pages() {
 #[tokio::test]
 async fn a_late_decision_conflicts_and_the_worker_expires_the_request_once() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     let later = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: Some(600), ..ask(&bot) }).await.unwrap();
     h.clock.advance(Duration::from_secs(60));
@@ -278,8 +259,8 @@ async fn a_late_decision_conflicts_and_the_worker_expires_the_request_once() {
 #[tokio::test]
 async fn a_watch_wakes_on_a_decision_here_or_on_another_replica() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
 
     let (seen, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
@@ -306,8 +287,8 @@ async fn too_many_waiters_answer_429() {
     let settings =
         Settings { hitl: HitlSettings { max_watchers: 2, ..HitlSettings::default() }, ..Settings::default() };
     let h = crate::services::tests::harness_with_settings(settings);
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
     let _w1 = h.svc.hitl.watch(&a, r.id).await.unwrap();
     let _w2 = h.svc.hitl.watch(&a, r.id).await.unwrap();
@@ -321,8 +302,8 @@ async fn waits_that_ended_do_not_count_against_the_cap() {
     let settings =
         Settings { hitl: HitlSettings { max_watchers: 3, ..HitlSettings::default() }, ..Settings::default() };
     let h = crate::services::tests::harness_with_settings(settings);
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     // Long-polls of ids that do not exist (or another tenant's) end at once...
     for _ in 0..10 {
         let ghost = HitlId(uuid::Uuid::now_v7());
@@ -338,8 +319,8 @@ async fn waits_that_ended_do_not_count_against_the_cap() {
 #[tokio::test]
 async fn callbacks_are_signed_retried_with_backoff_and_delivered_once() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let url = "https://hooks.example.test/hitl?t=1";
     let r = h.svc.hitl.request(&a, NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) }).await.unwrap();
     assert_eq!(r.callback.as_ref().unwrap().status, CallbackStatus::Waiting);
@@ -391,8 +372,8 @@ async fn a_callback_is_given_up_after_its_last_attempt_and_that_is_audited() {
     let settings =
         Settings { hitl: HitlSettings { callback_max_attempts: 2, ..HitlSettings::default() }, ..Settings::default() };
     let h = crate::services::tests::harness_with_settings(settings);
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let req =
         NewHitlRequest { callback_url: Some("http://127.0.0.1:9/x".into()), timeout_seconds: Some(5), ..ask(&bot) };
     let r = h.svc.hitl.request(&a, req).await.unwrap();
@@ -417,8 +398,8 @@ async fn a_callback_is_given_up_after_its_last_attempt_and_that_is_audited() {
 #[tokio::test]
 async fn a_check_that_needs_approval_opens_a_request() {
     let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot").await;
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
     let approve = PolicyRequest {
         name: "approve prod".into(),
         description: None,
@@ -458,7 +439,7 @@ async fn an_api_key_can_request_and_cancel_but_the_key_is_named_as_requester() {
     let h = harness();
     let t = h.tenant("acme").await;
     let a = h.login("admin@acme.test").await.1;
-    let bot = agent(&h, &a, "bot").await;
+    let bot = h.agent(&a, "bot").await;
     let by_key = h.svc.auth.authenticate_api_key(&t.api_key).await.unwrap();
     let r = h.svc.hitl.request(&by_key, ask(&bot)).await.unwrap();
     assert_eq!(r.requested_by.kind, ActorType::ApiKey);
