@@ -100,11 +100,6 @@ impl Feed {
         let _no_sockets = self.sender.send(Arc::new(item));
     }
 
-    /// Sockets open in this process.
-    pub fn sockets(&self) -> usize {
-        self.sockets.load(Ordering::Relaxed)
-    }
-
     /// Counts a socket for as long as the guard lives; `None` when the process is full.
     fn admit(&self) -> Option<SocketGuard> {
         let admitted = self
@@ -337,7 +332,12 @@ impl Socket {
         if !self.filter.matches(&item.event_type) {
             return Ok(());
         }
-        match actix_web::rt::time::timeout(self.settings.send_timeout, self.session.text(item.text.clone())).await {
+        self.send(item.text.clone()).await
+    }
+
+    /// Sends one text message, giving a client that does not read `send_timeout`.
+    async fn send(&mut self, text: ByteString) -> Result<(), End> {
+        match actix_web::rt::time::timeout(self.settings.send_timeout, self.session.text(text)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_closed)) => Err(End::Gone),
             Err(_slow) => Err(End::Close(CloseCode::Again, "too slow: a send timed out; reconnect")),
@@ -386,11 +386,7 @@ impl Socket {
     }
 
     async fn send_json(&mut self, value: &serde_json::Value) -> Result<(), End> {
-        match actix_web::rt::time::timeout(self.settings.send_timeout, self.session.text(value.to_string())).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_closed)) => Err(End::Gone),
-            Err(_slow) => Err(End::Close(CloseCode::Again, "too slow: a send timed out; reconnect")),
-        }
+        self.send(value.to_string().into()).await
     }
 }
 

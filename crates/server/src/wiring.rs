@@ -125,17 +125,19 @@ const CLUSTERING_POLL: Duration = Duration::from_secs(2);
 
 /// Starts the work that runs beside the handlers on the current runtime: the audit log's
 /// group-commit writer, the export worker, the guard's training worker and its statistics,
-/// and the discovery clustering worker.
-fn spawn_background(services: &Services, background: Background, export_worker_on: bool) {
-    tokio::spawn(background.audit_writer.run());
+/// and the discovery clustering worker. Answers the HITL worker's wake-ups: that worker
+/// runs under a lease, so `serve` starts it.
+fn spawn_background(services: &Services, background: Background, export_worker_on: bool) -> Receiver<()> {
+    let Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups, hitl_wakeups } = background;
+    tokio::spawn(audit_writer.run());
     tokio::task::spawn_blocking(agentgov_domain::services::guard::warm_up);
     if export_worker_on {
-        tokio::spawn(export_worker(services.audit.clone(), background.export_wakeups));
+        tokio::spawn(export_worker(services.audit.clone(), export_wakeups));
     }
     let (guard, guard_) = (services.guard.clone(), services.guard.clone());
     tokio::spawn(job_worker(
         "guard training",
-        background.training_wakeups,
+        training_wakeups,
         TRAINING_POLL,
         move || {
             let guard = guard.clone();
@@ -150,7 +152,7 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
     let (discovery, discovery_) = (services.discovery.clone(), services.discovery.clone());
     tokio::spawn(job_worker(
         "discovery clustering",
-        background.clustering_wakeups,
+        clustering_wakeups,
         CLUSTERING_POLL,
         move || {
             let discovery = discovery.clone();
@@ -161,6 +163,7 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
             async move { run_clustering(&discovery, run).await }
         },
     ));
+    hitl_wakeups
 }
 
 /// This process's SIEM forwarders. [`SiemForwarders::stop`] ends them, each giving its
@@ -557,14 +560,9 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         started_at: agentgov_domain::ports::Clock::now(clock.as_ref()),
     };
     let bus = ports.bus.clone();
-    let (services, mut background) = Services::new(ports, secrets, settings, info.clone());
-    // The HITL worker's wake-ups go to `serve`, which starts it; the rest is started here.
-    let (_, idle) = futures::channel::mpsc::channel(1);
-    let work = LeaseWork {
-        hitl_wakeups: std::mem::replace(&mut background.hitl_wakeups, idle),
-        hitl_poll: Duration::from_millis(config.hitl_poll_ms),
-    };
-    spawn_background(&services, background, config.audit_export_worker);
+    let (services, background) = Services::new(ports, secrets, settings, info.clone());
+    let hitl_wakeups = spawn_background(&services, background, config.audit_export_worker);
+    let work = LeaseWork { hitl_wakeups, hitl_poll: Duration::from_millis(config.hitl_poll_ms) };
     let feed = Feed::new(FeedSettings { max_sockets: config.ws_max_connections, ..FeedSettings::default() });
     tokio::spawn(follow_bus(bus, services.clone(), feed.clone()));
     Ok(Built { services, info, feed, lease_work: work })

@@ -15,27 +15,6 @@ fn nil_tenant() -> TenantId {
     TenantId(uuid::Uuid::nil())
 }
 
-macro_rules! string_enum {
-    ($(#[$doc:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-
-            pub fn parse(s: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|v| v.as_str() == s)
-            }
-        }
-    };
-}
-
 string_enum!(
     /// What kind of oddity.
     AnomalyType {

@@ -16,68 +16,35 @@ fn nil_tenant() -> TenantId {
     TenantId(uuid::Uuid::nil())
 }
 
-/// A request's state. `pending` is the only one that changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum HitlStatus {
-    Pending,
-    Approved,
-    Rejected,
-    Expired,
-    Cancelled,
-}
+string_enum!(
+    /// A request's state. `pending` is the only one that changes.
+    HitlStatus {
+        Pending => "pending",
+        Approved => "approved",
+        Rejected => "rejected",
+        Expired => "expired",
+        Cancelled => "cancelled",
+    }
+);
 
 impl HitlStatus {
-    pub const ALL: [HitlStatus; 5] =
-        [HitlStatus::Pending, HitlStatus::Approved, HitlStatus::Rejected, HitlStatus::Expired, HitlStatus::Cancelled];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HitlStatus::Pending => "pending",
-            HitlStatus::Approved => "approved",
-            HitlStatus::Rejected => "rejected",
-            HitlStatus::Expired => "expired",
-            HitlStatus::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
-    }
-
     /// Whether the request is decided for good.
     pub fn is_final(self) -> bool {
         self != HitlStatus::Pending
     }
 }
 
-/// Where a request's callback stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CallbackStatus {
-    /// The request is still pending; nothing to send yet.
-    Waiting,
-    /// The outcome is to be sent (again) at `next_attempt_at`.
-    Scheduled,
-    /// The receiver answered 2xx.
-    Delivered,
-    /// Every attempt failed; no more will be made.
-    Failed,
-}
-
-impl CallbackStatus {
-    pub const ALL: [CallbackStatus; 4] =
-        [CallbackStatus::Waiting, CallbackStatus::Scheduled, CallbackStatus::Delivered, CallbackStatus::Failed];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallbackStatus::Waiting => "waiting",
-            CallbackStatus::Scheduled => "scheduled",
-            CallbackStatus::Delivered => "delivered",
-            CallbackStatus::Failed => "failed",
-        }
+string_enum!(
+    /// Where a request's callback stands: `waiting` while the request is pending,
+    /// `scheduled` to be sent (again) at `next_attempt_at`, `delivered` when the receiver
+    /// answered 2xx, `failed` when every attempt failed.
+    CallbackStatus {
+        Waiting => "waiting",
+        Scheduled => "scheduled",
+        Delivered => "delivered",
+        Failed => "failed",
     }
-}
+);
 
 /// The delivery of a request's outcome to its `callback_url`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

@@ -24,8 +24,8 @@ use time::OffsetDateTime;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
-use super::policies::{CheckRequest, CheckResponse, action_context};
-use super::validate::{check_description, check_object, check_text};
+use super::policies::{CheckRequest, CheckResponse, action_context, check_agent_action, round_score};
+use super::validate::check_description;
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
@@ -41,11 +41,8 @@ use crate::secrets::WebhookVerifier;
 pub const MAX_HITL_TIMEOUT_SECS: u32 = 604_800;
 /// Longest long-poll of `GET /hitl/status/{id}?wait=`.
 pub const MAX_WAIT_SECS: u32 = 60;
-const MAX_ACTION_LEN: usize = 200;
-const MAX_RESOURCE_LEN: usize = 1000;
 const MAX_REASON_LEN: usize = 2000;
 const MAX_COMMENT_LEN: usize = 2000;
-const MAX_CONTEXT_BYTES: usize = 16 * 1024;
 const MAX_URL_LEN: usize = 2048;
 /// The lease of the replica that expires requests and sends callbacks.
 const LEASE: &str = "hitl";
@@ -242,10 +239,6 @@ impl HitlService {
         Self { ports, audit, agents, defaults, settings, signer, watchers: Arc::default(), holder, wake_worker }
     }
 
-    pub fn settings(&self) -> &HitlSettings {
-        &self.settings
-    }
-
     /// `POST /hitl/request`: opens a pending request for the caller's agent.
     pub async fn request(&self, caller: &Caller, req: NewHitlRequest) -> Result<HitlRequest> {
         caller.require_permission(Permission::HitlRequest)?;
@@ -258,7 +251,7 @@ impl HitlService {
         };
         let context = action_context(&agent, &req.context);
         let score = agentgov_detect::risk::assess_action(req.action.trim(), req.resource.trim(), &context).score;
-        let risk_score = (score.clamp(0.0, 1.0) * 1e4).round() / 1e4;
+        let risk_score = round_score(score);
         let opened = Opened {
             agent: &agent,
             action: req.action.trim().to_owned(),
@@ -627,11 +620,6 @@ impl HitlService {
         };
         serde_json::to_vec(&body).map_err(DomainError::internal)
     }
-
-    /// The signature a callback body carries (for receivers' tests and the docs).
-    pub fn sign(&self, body: &[u8]) -> String {
-        self.signer.sign(body)
-    }
 }
 
 /// What opening a request needs beyond the caller.
@@ -684,11 +672,7 @@ fn check_open(request: &HitlRequest, now: OffsetDateTime) -> Result<()> {
 /// Validates `POST /hitl/request`: the agent id, the window and the callback URL.
 fn validate_request(req: &NewHitlRequest) -> Result<(AgentId, Option<u32>, Option<String>)> {
     let mut v = Violations::new();
-    let agent_id = req.agent_id.trim().parse::<AgentId>().ok();
-    v.check(agent_id.is_some(), "agent_id", "must be a UUID");
-    check_text(&mut v, "action", req.action.trim(), MAX_ACTION_LEN);
-    check_text(&mut v, "resource", req.resource.trim(), MAX_RESOURCE_LEN);
-    check_object(&mut v, "context", &req.context, MAX_CONTEXT_BYTES);
+    let agent_id = check_agent_action(&mut v, &req.agent_id, &req.action, &req.resource, &req.context);
     let reason = req.reason.trim();
     if reason.is_empty() {
         v.add("reason", "must not be empty");

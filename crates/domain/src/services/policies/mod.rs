@@ -575,7 +575,7 @@ impl PolicyService {
                 matched.push(entry("risk_adjustment", Vec::new(), Some(adjustment)));
             }
         }
-        let risk_score = (score.clamp(0.0, 1.0) * 1e4).round() / 1e4;
+        let risk_score = round_score(score);
         let threshold = settings.approval_threshold;
 
         let (allowed, required_approval, reason) = if agent.status == AgentStatus::Suspended {
@@ -711,13 +711,31 @@ struct DecisionDetails<'a> {
 /// Validates a check request; the agent id parsed.
 fn validate_check(req: &CheckRequest) -> Result<AgentId> {
     let mut v = Violations::new();
-    let agent_id = req.agent_id.trim().parse::<AgentId>().ok();
-    v.check(agent_id.is_some(), "agent_id", "must be a UUID");
-    check_text(&mut v, "action", req.action.trim(), MAX_ACTION_LEN);
-    check_text(&mut v, "resource", req.resource.trim(), MAX_RESOURCE_LEN);
-    check_object(&mut v, "context", &req.context, MAX_CONTEXT_BYTES);
+    let agent_id = check_agent_action(&mut v, &req.agent_id, &req.action, &req.resource, &req.context);
     v.into_result()?;
     agent_id.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))
+}
+
+/// The fields a check and an approval request share: an agent id (parsed when it is a
+/// UUID), an action, a resource and a context, each within its limits.
+pub(crate) fn check_agent_action(
+    v: &mut Violations,
+    agent_id: &str,
+    action: &str,
+    resource: &str,
+    context: &JsonObject,
+) -> Option<AgentId> {
+    let parsed = agent_id.trim().parse::<AgentId>().ok();
+    v.check(parsed.is_some(), "agent_id", "must be a UUID");
+    check_text(v, "action", action.trim(), MAX_ACTION_LEN);
+    check_text(v, "resource", resource.trim(), MAX_RESOURCE_LEN);
+    check_object(v, "context", context, MAX_CONTEXT_BYTES);
+    parsed
+}
+
+/// A risk score as answered and stored: within 0 and 1, to four decimals.
+pub(crate) fn round_score(score: f64) -> f64 {
+    (score.clamp(0.0, 1.0) * 1e4).round() / 1e4
 }
 
 /// What the risk model reads from the check's context (docs/policies.md names the keys).
