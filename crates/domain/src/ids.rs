@@ -97,3 +97,7 @@ id_type!(
     /// An anomaly report about one agent.
     AnomalyId
 );
+id_type!(
+    /// A training run of a tenant's anomaly detector.
+    AnomalyTaskId
+);

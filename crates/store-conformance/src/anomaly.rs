@@ -1,7 +1,9 @@
 //! Conformance of the `AnomalyRepo` port: anomaly reports round-trip every field, list
 //! newest first by keyset pages of one tenant filtered on agent, type, severity, status and
 //! creation time, are replaced whole by an update (but for id, tenant and `created_at`), and
-//! are counted per agent, type, severity, status and hour. Expanded by
+//! are counted per agent, type, severity, status and hour; and the anomaly detector's
+//! versions (numbered per tenant, at most one active, none when off) and training tasks (one
+//! pending per tenant, claimed under a lease, completed into a new version). Expanded by
 //! `store_conformance_tests!` with the rest.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -10,10 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::{AgentId, AnomalyId, TenantId};
+use agentgov_domain::ids::{AgentId, AnomalyId, AnomalyTaskId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, AnomalyCount, AnomalyFilter, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType,
-    JsonObject, Severity,
+    Actor, ActorType, AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
+    AnomalyStatus, AnomalyTask, AnomalyType, JobStatus, JsonObject, Lease, Severity,
 };
 use agentgov_domain::page::{PageRequest, encode_cursor};
 use agentgov_domain::ports::Store;
@@ -497,4 +499,390 @@ pub async fn anomaly_counts_group_by_agent_type_severity_status_and_hour(store: 
         "b's counts hold only b's reports"
     );
     assert!(store.anomaly_counts(TenantId(Uuid::now_v7()), &all).await.unwrap().is_empty());
+}
+
+// The anomaly detector's versions and training tasks.
+
+const LEASE: Duration = Duration::from_secs(60);
+
+/// Bytes of a version's model text in most behaviours (one holds a much larger one).
+const SMALL_MODEL: usize = 2_048;
+
+/// Queues a task of `tenant` and claims it at `at` (the store must hold no other claimable
+/// task); answers it as claimed, with its lease token.
+async fn claimed_task(store: &Arc<dyn Store>, tenant: TenantId, at: OffsetDateTime) -> (AnomalyTask, Uuid) {
+    let task = new_anomaly_task(tenant, 30);
+    store.insert_anomaly_task(&task).await.unwrap();
+    let token = Uuid::now_v7();
+    let got = store.claim_anomaly_task(at, token, at + LEASE).await.unwrap().expect("a task to claim");
+    assert_eq!(got.id, task.id);
+    (got, token)
+}
+
+/// Trains one version of `tenant` through a task's whole life; answers the version.
+async fn train(store: &Arc<dyn Store>, tenant: TenantId, seed: u8) -> i32 {
+    let at = now();
+    let (task, token) = claimed_task(store, tenant, at).await;
+    let model = new_anomaly_model(tenant, Some(task.id), seed, SMALL_MODEL);
+    store.complete_anomaly_task(task.id, token, at, &model).await.unwrap()
+}
+
+/// What the store keeps of `model` as `tenant`'s `version`.
+fn kept(model: &AnomalyModelRecord, tenant: TenantId, version: i32, active: bool) -> AnomalyModelRecord {
+    AnomalyModelRecord {
+        info: AnomalyModelInfo { version, tenant_id: tenant, active, ..model.info.clone() },
+        model: model.model.clone(),
+    }
+}
+
+fn versions(models: &[AnomalyModelInfo]) -> Vec<(i32, bool)> {
+    models.iter().map(|m| (m.version, m.active)).collect()
+}
+
+async fn listed_versions(store: &Arc<dyn Store>, tenant: TenantId) -> Vec<(i32, bool)> {
+    versions(&store.list_anomaly_models(tenant).await.unwrap())
+}
+
+async fn active_version(store: &Arc<dyn Store>, tenant: TenantId) -> Option<i32> {
+    store.active_anomaly_model(tenant).await.unwrap().map(|m| m.info.version)
+}
+
+pub async fn anomaly_versions_number_from_one_per_tenant_and_the_newest_is_active(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-am-num").await;
+    let b = tenant(&store, "b-am-num").await;
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), None, "off at first");
+    assert!(store.list_anomaly_models(a).await.unwrap().is_empty());
+
+    let at = now();
+    let (task, token) = claimed_task(&store, a, at).await;
+    let mut first = new_anomaly_model(a, Some(task.id), 1, SMALL_MODEL);
+    // The store numbers, activates and assigns versions itself.
+    first.info.version = 42;
+    first.info.active = false;
+    first.info.tenant_id = b;
+    assert_eq!(store.complete_anomaly_task(task.id, token, at, &first).await.unwrap(), 1);
+    assert_eq!(store.get_anomaly_model(a, 1).await.unwrap(), Some(kept(&first, a, 1, true)));
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), Some(kept(&first, a, 1, true)));
+    assert_eq!(store.get_anomaly_model(a, 42).await.unwrap(), None);
+    assert_eq!(store.get_anomaly_model(b, 1).await.unwrap(), None, "not b's, whatever the record said");
+
+    assert_eq!(train(&store, a, 2).await, 2);
+    assert_eq!(listed_versions(&store, a).await, [(2, true), (1, false)], "the new one is the only active one");
+    let at = now();
+    let (task, token) = claimed_task(&store, a, at).await;
+    let third = new_anomaly_model(a, Some(task.id), 3, SMALL_MODEL);
+    assert_eq!(store.complete_anomaly_task(task.id, token, at, &third).await.unwrap(), 3, "answers the version");
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), Some(kept(&third, a, 3, true)));
+
+    let list = store.list_anomaly_models(a).await.unwrap();
+    assert_eq!(versions(&list), [(3, true), (2, false), (1, false)], "newest first, only the newest active");
+    assert_eq!(list[2], kept(&first, a, 1, false).info, "listed without the model, every field kept");
+    assert_eq!(list[0], kept(&third, a, 3, true).info);
+    assert_eq!(store.get_anomaly_model(a, 1).await.unwrap(), Some(kept(&first, a, 1, false)));
+    assert_eq!(store.get_anomaly_model(a, 0).await.unwrap(), None, "version 0 is never stored");
+    assert_eq!(store.get_anomaly_model(a, 4).await.unwrap(), None);
+
+    // b numbers its own versions from 1, and neither tenant sees the other's.
+    assert!(store.list_anomaly_models(b).await.unwrap().is_empty(), "no leak from a");
+    assert_eq!(store.active_anomaly_model(b).await.unwrap(), None);
+    assert_eq!(train(&store, b, 9).await, 1, "each tenant numbers its own versions");
+    assert_eq!(train(&store, b, 10).await, 2);
+    assert_eq!(listed_versions(&store, b).await, [(2, true), (1, false)]);
+    assert_eq!(listed_versions(&store, a).await, [(3, true), (2, false), (1, false)], "a's left alone");
+    assert_eq!(active_version(&store, a).await, Some(3));
+    let of_b = store.get_anomaly_model(b, 1).await.unwrap().unwrap();
+    assert_eq!(of_b.info.tenant_id, b);
+    assert_eq!(of_b.model, new_anomaly_model(b, None, 9, SMALL_MODEL).model, "b's own model");
+    assert!(store.list_anomaly_models(b).await.unwrap().iter().all(|m| m.tenant_id == b));
+    assert!(store.list_anomaly_models(TenantId(Uuid::now_v7())).await.unwrap().is_empty());
+}
+
+pub async fn anomaly_activation_switches_versions_and_turns_the_detector_off(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-am-act").await;
+    let b = tenant(&store, "b-am-act").await;
+    assert!(store.activate_anomaly_model(a, 0).await.unwrap(), "off is always there");
+    assert!(!store.activate_anomaly_model(a, 1).await.unwrap(), "no version 1 yet");
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), None);
+    train(&store, a, 1).await;
+    train(&store, a, 2).await;
+    train(&store, b, 3).await;
+
+    assert!(store.activate_anomaly_model(a, 1).await.unwrap());
+    assert_eq!(active_version(&store, a).await, Some(1));
+    assert_eq!(listed_versions(&store, a).await, [(2, false), (1, true)]);
+    assert!(store.activate_anomaly_model(a, 1).await.unwrap(), "activating the active version again");
+    assert_eq!(listed_versions(&store, a).await, [(2, false), (1, true)]);
+
+    // A version the tenant does not have: `false`, and nothing changes.
+    for missing in [3, -1, i32::MAX] {
+        assert!(!store.activate_anomaly_model(a, missing).await.unwrap(), "version {missing}");
+    }
+    assert_eq!(listed_versions(&store, a).await, [(2, false), (1, true)], "an unknown version changes nothing");
+    assert_eq!(active_version(&store, a).await, Some(1));
+
+    // Off: none active, `active_anomaly_model` answers None.
+    assert!(store.activate_anomaly_model(a, 0).await.unwrap());
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), None);
+    assert_eq!(listed_versions(&store, a).await, [(2, false), (1, false)]);
+    assert!(store.activate_anomaly_model(a, 0).await.unwrap(), "off again");
+    assert!(!store.activate_anomaly_model(a, 5).await.unwrap());
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), None, "still off");
+    assert_eq!(listed_versions(&store, b).await, [(1, true)], "b's detector stays on");
+
+    // Another tenant's versions are not the tenant's to activate.
+    let c = tenant(&store, "c-am-act").await;
+    assert!(!store.activate_anomaly_model(c, 1).await.unwrap());
+    assert!(store.activate_anomaly_model(c, 0).await.unwrap());
+    assert_eq!(listed_versions(&store, b).await, [(1, true)], "c's switch off leaves b's version active");
+    assert_eq!(listed_versions(&store, a).await, [(2, false), (1, false)]);
+
+    // A new version is active whatever was before, off included.
+    assert_eq!(train(&store, a, 4).await, 3);
+    assert_eq!(listed_versions(&store, a).await, [(3, true), (2, false), (1, false)]);
+    assert!(store.activate_anomaly_model(a, 2).await.unwrap());
+    assert_eq!(store.get_anomaly_model(a, 2).await.unwrap().map(|m| m.info.active), Some(true));
+    assert_eq!(train(&store, a, 5).await, 4);
+    assert_eq!(listed_versions(&store, a).await, [(4, true), (3, false), (2, false), (1, false)]);
+}
+
+pub async fn anomaly_models_keep_a_large_model_text_intact(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-am-big").await;
+    let at = now();
+    let (task, token) = claimed_task(&store, a, at).await;
+    let big = new_anomaly_model(a, Some(task.id), 7, 1 << 20);
+    assert!(big.model.len() >= 1 << 20, "about 1 MB");
+    assert_eq!(store.complete_anomaly_task(task.id, token, at, &big).await.unwrap(), 1);
+
+    let got = store.get_anomaly_model(a, 1).await.unwrap().expect("the version");
+    assert_eq!(got.model.len(), big.model.len());
+    assert!(got.model == big.model, "the model text comes back byte for byte");
+    assert_eq!(got, kept(&big, a, 1, true));
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), Some(kept(&big, a, 1, true)));
+    assert_eq!(store.list_anomaly_models(a).await.unwrap(), [kept(&big, a, 1, true).info]);
+
+    // A later, small version leaves the large one as it was.
+    assert_eq!(train(&store, a, 8).await, 2);
+    assert_eq!(store.get_anomaly_model(a, 1).await.unwrap(), Some(kept(&big, a, 1, false)));
+    assert!(store.activate_anomaly_model(a, 1).await.unwrap());
+    assert_eq!(store.active_anomaly_model(a).await.unwrap().map(|m| m.model.len()), Some(big.model.len()));
+}
+
+pub async fn anomaly_tasks_round_trip_and_are_one_pending_per_tenant(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-at-one").await;
+    let b = tenant(&store, "b-at-one").await;
+    let mut first = new_anomaly_task(a, 14);
+    first.created_at = precise(3, 999_999);
+    first.requested_by = Actor::new(ActorType::ApiKey, Uuid::now_v7());
+    store.insert_anomaly_task(&first).await.unwrap();
+
+    assert_eq!(store.get_anomaly_task(a, first.id).await.unwrap(), Some(first.clone()), "every field as stored");
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), Some(first.clone()));
+    assert_eq!(store.pending_anomaly_task(b).await.unwrap(), None);
+    // Tenant-scoped: another tenant's task is absent.
+    assert_eq!(store.get_anomaly_task(b, first.id).await.unwrap(), None);
+    assert_eq!(store.get_anomaly_task(a, AnomalyTaskId(Uuid::now_v7())).await.unwrap(), None);
+
+    // One pending per tenant: a second queued task of a is refused and not stored.
+    let second = new_anomaly_task(a, 7);
+    let r = store.insert_anomaly_task(&second).await;
+    assert!(is_conflict(&r), "a has one queued: {r:?}");
+    assert_eq!(store.get_anomaly_task(a, second.id).await.unwrap(), None, "nothing stored");
+    let of_b = new_anomaly_task(b, 90);
+    store.insert_anomaly_task(&of_b).await.unwrap();
+    assert_eq!(store.pending_anomaly_task(b).await.unwrap(), Some(of_b.clone()), "b has its own");
+    // A taken id, for a tenant with nothing pending.
+    let c = tenant(&store, "c-at-one").await;
+    let r = store.insert_anomaly_task(&AnomalyTask { tenant_id: c, ..first.clone() }).await;
+    assert!(is_conflict(&r), "the id is taken: {r:?}");
+    assert_eq!(store.get_anomaly_task(c, first.id).await.unwrap(), None, "not c's");
+    assert_eq!(store.pending_anomaly_task(c).await.unwrap(), None);
+    assert_eq!(store.get_anomaly_task(a, first.id).await.unwrap(), Some(first.clone()), "left as it was");
+    let orphan = new_anomaly_task(TenantId(Uuid::now_v7()), 30);
+    let r = store.insert_anomaly_task(&orphan).await;
+    assert!(is_conflict(&r), "the tenant must exist: {r:?}");
+
+    // Still one while it runs.
+    let at = now();
+    let token = Uuid::now_v7();
+    let running = store.claim_anomaly_task(at, token, at + LEASE).await.unwrap().unwrap();
+    assert_eq!(running.id, first.id, "the older one");
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), Some(running.clone()));
+    assert!(is_conflict(&store.insert_anomaly_task(&new_anomaly_task(a, 7)).await), "a's is running");
+
+    // Ended in every way, a task leaves room for the next.
+    let model = new_anomaly_model(a, Some(first.id), 1, SMALL_MODEL);
+    store.complete_anomaly_task(first.id, token, at, &model).await.unwrap();
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), None);
+    let third = new_anomaly_task(a, 7);
+    store.insert_anomaly_task(&third).await.unwrap();
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), Some(third.clone()));
+    // b's queued task is older: claimed first.
+    let got = store.claim_anomaly_task(at, Uuid::now_v7(), at + LEASE).await.unwrap().unwrap();
+    assert_eq!(got.id, of_b.id);
+    let token = Uuid::now_v7();
+    assert_eq!(store.claim_anomaly_task(at, token, at + LEASE).await.unwrap().map(|t| t.id), Some(third.id));
+    store.fail_anomaly_task(third.id, token, now(), "no audit history").await.unwrap();
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), None);
+    store.insert_anomaly_task(&new_anomaly_task(a, 7)).await.unwrap();
+    assert_eq!(store.get_anomaly_task(b, third.id).await.unwrap(), None, "still a's only");
+}
+
+pub async fn anomaly_claims_take_the_oldest_task_and_reclaim_expired_leases(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-at-claim").await;
+    let b = tenant(&store, "b-at-claim").await;
+    let older = new_anomaly_task(a, 30);
+    let newer = new_anomaly_task(b, 7);
+    // Inserted newest first: claims go by id, not by insertion.
+    store.insert_anomaly_task(&newer).await.unwrap();
+    store.insert_anomaly_task(&older).await.unwrap();
+
+    let t0 = precise(10, 250_001);
+    let (first, lease) = (Uuid::now_v7(), t0 + LEASE);
+    let got = store.claim_anomaly_task(t0, first, lease).await.unwrap().unwrap();
+    let expected = AnomalyTask {
+        status: JobStatus::Running,
+        started_at: Some(t0),
+        attempts: 1,
+        lease: Some(Lease { token: first, until: lease }),
+        ..older.clone()
+    };
+    assert_eq!(got, expected, "the oldest queued task");
+    assert_eq!(store.get_anomaly_task(a, older.id).await.unwrap(), Some(expected));
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap().map(|t| t.status), Some(JobStatus::Running));
+
+    let got = store.claim_anomaly_task(t0, Uuid::now_v7(), lease).await.unwrap().unwrap();
+    assert_eq!(got.id, newer.id, "then the next one");
+    assert_eq!(store.claim_anomaly_task(t0, Uuid::now_v7(), lease).await.unwrap(), None, "both held");
+    assert_eq!(
+        store.claim_anomaly_task(lease, Uuid::now_v7(), lease + LEASE).await.unwrap(),
+        None,
+        "a lease that ends at `now` is still live"
+    );
+    assert_eq!(store.get_anomaly_task(a, older.id).await.unwrap().map(|t| t.attempts), Some(1), "not re-claimed");
+
+    store.progress_anomaly_task(older.id, first, 0.5, lease).await.unwrap();
+    let t1 = lease + Duration::from_micros(1);
+    let second = Uuid::now_v7();
+    let again = store.claim_anomaly_task(t1, second, t1 + LEASE).await.unwrap().unwrap();
+    assert_eq!(again.id, older.id, "the oldest expired lease");
+    assert_eq!(again.attempts, 2, "attempts incremented");
+    assert_eq!(again.started_at, Some(t0), "started when first claimed");
+    assert_eq!(again.progress, 0.0, "a new attempt starts over");
+    assert_eq!(again.lease, Some(Lease { token: second, until: t1 + LEASE }));
+    assert_eq!(store.get_anomaly_task(a, older.id).await.unwrap(), Some(again));
+    // The first worker has lost it.
+    assert!(is_conflict(&store.progress_anomaly_task(older.id, first, 0.9, t1 + LEASE).await));
+
+    let third = store.claim_anomaly_task(t1, Uuid::now_v7(), t1 + LEASE).await.unwrap().unwrap();
+    assert_eq!((third.id, third.attempts), (newer.id, 2), "b's expired too");
+    assert_eq!(store.claim_anomaly_task(t1, Uuid::now_v7(), t1 + LEASE).await.unwrap(), None);
+}
+
+pub async fn anomaly_task_writes_need_the_lease_and_write_nothing_without_it(store: Arc<dyn Store>) {
+    let a = tenant(&store, "an-lease").await;
+    let t0 = precise(20, 1);
+    let queued = new_anomaly_task(a, 30);
+    store.insert_anomaly_task(&queued).await.unwrap();
+    let model = new_anomaly_model(a, Some(queued.id), 1, SMALL_MODEL);
+    let r = store.progress_anomaly_task(queued.id, Uuid::now_v7(), 0.1, t0).await;
+    assert!(is_conflict(&r), "never claimed: {r:?}");
+    assert!(is_conflict(&store.complete_anomaly_task(queued.id, Uuid::now_v7(), t0, &model).await), "queued");
+    assert!(is_conflict(&store.fail_anomaly_task(queued.id, Uuid::now_v7(), t0, "queued").await));
+    assert_eq!(store.get_anomaly_task(a, queued.id).await.unwrap(), Some(queued.clone()), "nothing written");
+
+    let token = Uuid::now_v7();
+    store.claim_anomaly_task(t0, token, t0 + LEASE).await.unwrap().unwrap();
+    let extended = t0 + LEASE * 2;
+    store.progress_anomaly_task(queued.id, token, 0.25, extended).await.unwrap();
+    let held = store.get_anomaly_task(a, queued.id).await.unwrap().unwrap();
+    assert_eq!((held.progress, held.lease), (0.25, Some(Lease { token, until: extended })));
+    assert_eq!(store.claim_anomaly_task(t0 + LEASE * 2, Uuid::now_v7(), extended).await.unwrap(), None, "extended");
+
+    // A wrong token, or a wrong id: `Conflict`, and nothing written.
+    let stranger = Uuid::now_v7();
+    assert!(is_conflict(&store.progress_anomaly_task(queued.id, stranger, 0.5, extended + LEASE).await));
+    let r = store.complete_anomaly_task(queued.id, stranger, t0, &model).await;
+    assert!(is_conflict(&r), "{r:?}");
+    assert!(is_conflict(&store.fail_anomaly_task(queued.id, stranger, t0, "not mine").await));
+    let unknown = AnomalyTaskId(Uuid::now_v7());
+    assert!(is_conflict(&store.progress_anomaly_task(unknown, token, 0.5, extended).await));
+    assert!(is_conflict(&store.complete_anomaly_task(unknown, token, t0, &model).await));
+    assert!(is_conflict(&store.fail_anomaly_task(unknown, token, t0, "whose?").await));
+    assert_eq!(store.get_anomaly_task(a, queued.id).await.unwrap(), Some(held.clone()), "nothing written");
+    assert!(store.list_anomaly_models(a).await.unwrap().is_empty(), "no version stored");
+    assert_eq!(store.active_anomaly_model(a).await.unwrap(), None);
+
+    // Reclaimed after its lease ran out: the first worker's token no longer holds it.
+    let t1 = extended + Duration::from_micros(1);
+    let fresh = Uuid::now_v7();
+    store.claim_anomaly_task(t1, fresh, t1 + LEASE).await.unwrap().unwrap();
+    let reclaimed = store.get_anomaly_task(a, queued.id).await.unwrap().unwrap();
+    assert!(is_conflict(&store.progress_anomaly_task(queued.id, token, 0.5, t1 + LEASE).await));
+    assert!(is_conflict(&store.complete_anomaly_task(queued.id, token, t1, &model).await));
+    assert!(is_conflict(&store.fail_anomaly_task(queued.id, token, t1, "stale").await));
+    assert_eq!(store.get_anomaly_task(a, queued.id).await.unwrap(), Some(reclaimed), "nothing written");
+    assert!(store.list_anomaly_models(a).await.unwrap().is_empty(), "still no version stored");
+
+    // The worker holding the lease completes it.
+    assert_eq!(store.complete_anomaly_task(queued.id, fresh, t1, &model).await.unwrap(), 1);
+}
+
+pub async fn anomaly_complete_stores_the_version_and_completes_the_task(store: Arc<dyn Store>) {
+    let a = tenant(&store, "ao-done").await;
+    assert_eq!(train(&store, a, 1).await, 1);
+    let t0 = precise(30, 1);
+    let (task, token) = claimed_task(&store, a, t0).await;
+    store.progress_anomaly_task(task.id, token, 0.75, t0 + LEASE).await.unwrap();
+    let model = new_anomaly_model(a, Some(task.id), 5, SMALL_MODEL);
+    let done_at = precise(31, 999_999);
+    assert_eq!(store.complete_anomaly_task(task.id, token, done_at, &model).await.unwrap(), 2);
+
+    let expected = AnomalyTask {
+        status: JobStatus::Completed,
+        progress: 1.0,
+        model_version: Some(2),
+        finished_at: Some(done_at),
+        lease: None,
+        ..task.clone()
+    };
+    assert_eq!(store.get_anomaly_task(a, task.id).await.unwrap(), Some(expected.clone()));
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), None);
+    assert_eq!(store.get_anomaly_model(a, 2).await.unwrap(), Some(kept(&model, a, 2, true)));
+    assert_eq!(listed_versions(&store, a).await, [(2, true), (1, false)]);
+
+    // Once completed, the task is no longer held: nothing more is written.
+    let again = store.complete_anomaly_task(task.id, token, done_at, &model).await;
+    assert!(is_conflict(&again), "{again:?}");
+    assert!(is_conflict(&store.progress_anomaly_task(task.id, token, 0.5, t0 + LEASE).await));
+    assert!(is_conflict(&store.fail_anomaly_task(task.id, token, done_at, "late").await));
+    assert_eq!(store.get_anomaly_task(a, task.id).await.unwrap(), Some(expected));
+    assert_eq!(listed_versions(&store, a).await, [(2, true), (1, false)]);
+    assert_eq!(store.claim_anomaly_task(done_at + LEASE * 10, Uuid::now_v7(), done_at).await.unwrap(), None);
+}
+
+pub async fn anomaly_fail_marks_the_task_failed(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-ax-fail").await;
+    let b = tenant(&store, "b-ax-fail").await;
+    let t0 = now();
+    let (task, token) = claimed_task(&store, a, t0).await;
+    let at = precise(40, 7);
+    let error = "not enough audit history: 3 checks of 200 — \"window\" ✓";
+    store.fail_anomaly_task(task.id, token, at, error).await.unwrap();
+    let expected = AnomalyTask {
+        status: JobStatus::Failed,
+        error: Some(error.to_owned()),
+        finished_at: Some(at),
+        lease: None,
+        ..task.clone()
+    };
+    assert_eq!(store.get_anomaly_task(a, task.id).await.unwrap(), Some(expected.clone()));
+    assert_eq!(store.get_anomaly_task(b, task.id).await.unwrap(), None, "tenant-scoped");
+    assert_eq!(store.pending_anomaly_task(a).await.unwrap(), None);
+    assert!(is_conflict(&store.fail_anomaly_task(task.id, token, at, "again").await));
+    assert!(is_conflict(&store.progress_anomaly_task(task.id, token, 0.5, at + LEASE).await));
+    let model = new_anomaly_model(a, Some(task.id), 1, SMALL_MODEL);
+    assert!(is_conflict(&store.complete_anomaly_task(task.id, token, at, &model).await));
+    assert_eq!(store.get_anomaly_task(a, task.id).await.unwrap(), Some(expected), "left failed");
+    assert!(store.list_anomaly_models(a).await.unwrap().is_empty());
+    assert_eq!(store.claim_anomaly_task(at + LEASE * 10, Uuid::now_v7(), at).await.unwrap(), None, "not claimable");
 }

@@ -6,16 +6,17 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use agentgov_domain::ids::{
-    AgentId, AnomalyId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardFeedbackId,
-    GuardTaskId, HitlId, PolicyId, SessionId, TenantId, UserId,
+    AgentId, AnomalyId, AnomalyTaskId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId,
+    GuardFeedbackId, GuardTaskId, HitlId, PolicyId, SessionId, TenantId, UserId,
 };
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType,
-    ApiKey, ApiKeyKind, AuditEntry, AuditFilter, CandidateStatus, ClusterJob, DiscoveryCandidate, DiscoveryEvent,
-    EventDisposition, ExportFormat, ExportJob, Fingerprint, FingerprintValue, GuardClassMetrics, GuardExample,
-    GuardFeedback, GuardFeedbackKind, GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores,
-    GuardTask, HitlCallback, HitlRequest, HitlStatus, JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel,
-    Role, Session, Severity, Tenant, TenantSettings, User, UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AnomalyEval, AnomalyModelInfo, AnomalyModelRecord,
+    AnomalyReport, AnomalySource, AnomalyStatus, AnomalyTask, AnomalyType, ApiKey, ApiKeyKind, AuditEntry, AuditFilter,
+    CandidateStatus, ClusterJob, DiscoveryCandidate, DiscoveryEvent, EventDisposition, ExportFormat, ExportJob,
+    Fingerprint, FingerprintValue, GuardClassMetrics, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel,
+    GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardTask, HitlCallback, HitlRequest, HitlStatus,
+    JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Severity, Tenant, TenantSettings,
+    User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -444,6 +445,71 @@ pub fn new_anomaly(tenant: TenantId, agent: AgentId, created_at: OffsetDateTime,
         status_changed_at: Some(precise(700 + s, 13)),
         created_at,
         updated_at: precise(800 + s, 999_999),
+    }
+}
+
+/// A training task of `tenant`'s anomaly detector, queued now, over `window_days` days.
+pub fn new_anomaly_task(tenant: TenantId, window_days: i32) -> AnomalyTask {
+    AnomalyTask {
+        id: AnomalyTaskId(Uuid::now_v7()),
+        tenant_id: tenant,
+        requested_by: Actor::new(ActorType::User, Uuid::now_v7()),
+        status: JobStatus::Queued,
+        progress: 0.0,
+        error: None,
+        model_version: None,
+        window_days,
+        created_at: now(),
+        started_at: None,
+        finished_at: None,
+        attempts: 0,
+        lease: None,
+    }
+}
+
+/// A trained detector as a worker hands it over (its version, `active` and tenant are the
+/// store's to set): one evaluation with every figure, one with the optional ones `null`,
+/// and a model text of about `model_bytes` bytes of JSON with non-ASCII text and escapes.
+/// `seed` varies every field.
+pub fn new_anomaly_model(
+    tenant: TenantId,
+    task: Option<AnomalyTaskId>,
+    seed: u8,
+    model_bytes: usize,
+) -> AnomalyModelRecord {
+    let s = i64::from(seed);
+    let mut model = format!("{{\"seed\":{seed},\"note\":\"résumé \\\"✓\\\"\\n🙂\",\"trees\":[");
+    let mut i = 0_usize;
+    while model.len() < model_bytes {
+        if i > 0 {
+            model.push(',');
+        }
+        model.push_str(&format!("{{\"f\":{},\"t\":{}.{:03},\"d\":[{},{}]}}", i % 17, i, i % 1000, i / 3, seed));
+        i += 1;
+    }
+    model.push_str("]}");
+    AnomalyModelRecord {
+        info: AnomalyModelInfo {
+            version: 0,
+            tenant_id: tenant,
+            active: false,
+            samples: 10_000 + s,
+            agents: 17 + s,
+            threshold: 0.625 + f64::from(seed) / 1024.0,
+            threshold_source: if seed.is_multiple_of(2) { "labelled" } else { "contamination" }.to_owned(),
+            labelled: AnomalyEval {
+                positives: 12 + s,
+                negatives: 30,
+                precision: Some(0.75),
+                recall: Some(2.0 / 3.0),
+                f1: Some(0.705_882_352_941_176_5),
+                auc: Some(0.9 + 1e-9),
+            },
+            synthetic: AnomalyEval { positives: 0, negatives: 5, precision: None, recall: None, f1: None, auc: None },
+            task_id: task,
+            trained_at: precise(900 + s, 123_457),
+        },
+        model,
     }
 }
 

@@ -95,6 +95,10 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("discovery_jobs_active_key") => "the tenant already has a clustering job queued or running",
         Some("hitl_requests_pkey") => "an approval request with this id exists",
         Some("anomaly_reports_pkey") => "an anomaly report with this id exists",
+        Some("anomaly_tasks_active_key") => "the tenant already has an anomaly training task queued or running",
+        Some("anomaly_tasks_pkey") => "an anomaly task with this id exists",
+        Some("anomaly_models_pkey") => "anomaly detector version already exists",
+        Some("anomaly_models_active_key") => "another anomaly detector version is active",
         _ => "record already exists",
     }
 }
@@ -137,6 +141,11 @@ mod tests {
             "the tenant already has a clustering job queued or running"
         );
         assert_eq!(missing_parent_message(Some("discovery_events_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(
+            conflict_message(Some("anomaly_tasks_active_key")),
+            "the tenant already has an anomaly training task queued or running"
+        );
+        assert_eq!(missing_parent_message(Some("anomaly_tasks_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(None), "a referenced record does not exist");
     }
 

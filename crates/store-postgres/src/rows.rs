@@ -3,11 +3,11 @@
 
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind, AuditHash,
-    AuditRecord, ChainHead, ClusterJob, ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob,
-    GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask,
-    HitlRequest, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User,
-    UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyModelInfo, AnomalyModelRecord,
+    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditHash, AuditRecord, ChainHead, ClusterJob, ClusterSummary,
+    DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind,
+    GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject, JsonText, Lease,
+    Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -16,9 +16,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, anomaly_reports, api_keys, audit_heads, audit_records, discovery_candidates,
-    discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies,
-    sessions, tenants, users,
+    agent_embeddings, agents, anomaly_models, anomaly_reports, anomaly_tasks, api_keys, audit_heads, audit_records,
+    discovery_candidates, discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks,
+    hitl_requests, policies, sessions, tenants, users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -1059,6 +1059,136 @@ impl TryFrom<AnomalyBodyRow> for AnomalyReport {
             serde_json::from_str(&r.body).map_err(|e| corrupt("anomaly_reports", r.id, format!("body: {e}")))?;
         report.tenant_id = r.tenant_id.into();
         Ok(report)
+    }
+}
+
+/// A version of the anomaly detector with its model: `info` is the JSON text of its
+/// `AnomalyModelInfo` (whose `Serialize` form leaves out the tenant), `version` and `active`
+/// copies of its fields that queries key and filter on; `model` the detector's JSON.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = anomaly_models, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AnomalyModelRow {
+    pub tenant_id: Uuid,
+    pub version: i32,
+    pub active: bool,
+    pub info: String,
+    pub model: String,
+}
+
+impl AnomalyModelRow {
+    /// `model` as `tenant`'s `version`, active.
+    pub(crate) fn new(tenant: Uuid, version: i32, model: &AnomalyModelRecord) -> Result<Self> {
+        let info = AnomalyModelInfo { version, tenant_id: tenant.into(), active: true, ..model.info.clone() };
+        let info = serde_json::to_string(&info)
+            .map_err(|e| DomainError::Internal(format!("encoding an anomaly detector version: {e}")))?;
+        Ok(Self { tenant_id: tenant, version, active: true, info, model: model.model.clone() })
+    }
+}
+
+impl TryFrom<AnomalyModelRow> for AnomalyModelRecord {
+    type Error = DomainError;
+
+    fn try_from(r: AnomalyModelRow) -> Result<Self> {
+        let info = AnomalyModelInfoRow { tenant_id: r.tenant_id, version: r.version, active: r.active, info: r.info };
+        Ok(Self { info: info.try_into()?, model: r.model })
+    }
+}
+
+/// A version of the anomaly detector without its model, for lists.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = anomaly_models, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct AnomalyModelInfoRow {
+    pub tenant_id: Uuid,
+    pub version: i32,
+    pub active: bool,
+    pub info: String,
+}
+
+impl TryFrom<AnomalyModelInfoRow> for AnomalyModelInfo {
+    type Error = DomainError;
+
+    fn try_from(r: AnomalyModelInfoRow) -> Result<Self> {
+        let mut info: AnomalyModelInfo = serde_json::from_str(&r.info)
+            .map_err(|e| corrupt("anomaly_models", r.tenant_id, format!("version {}: info: {e}", r.version)))?;
+        // The columns are authoritative.
+        info.tenant_id = r.tenant_id.into();
+        info.version = r.version;
+        info.active = r.active;
+        Ok(info)
+    }
+}
+
+/// A training task of the anomaly detector.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = anomaly_tasks, check_for_backend(diesel::pg::Pg))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct AnomalyTaskRow {
+    pub id: Uuid,
+    pub tenant_id: Uuid,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub status: String,
+    pub progress: f64,
+    pub error: Option<String>,
+    pub model_version: Option<i32>,
+    pub window_days: i32,
+    pub created_at: OffsetDateTime,
+    pub started_at: Option<OffsetDateTime>,
+    pub finished_at: Option<OffsetDateTime>,
+    pub attempts: i32,
+    pub lease_token: Option<Uuid>,
+    pub lease_until: Option<OffsetDateTime>,
+}
+
+impl From<&AnomalyTask> for AnomalyTaskRow {
+    fn from(t: &AnomalyTask) -> Self {
+        Self {
+            id: t.id.as_uuid(),
+            tenant_id: t.tenant_id.as_uuid(),
+            requested_by_type: t.requested_by.kind.as_str().to_owned(),
+            requested_by_id: t.requested_by.id.clone(),
+            status: t.status.as_str().to_owned(),
+            progress: t.progress,
+            error: t.error.clone(),
+            model_version: t.model_version,
+            window_days: t.window_days,
+            created_at: t.created_at,
+            started_at: t.started_at,
+            finished_at: t.finished_at,
+            attempts: t.attempts,
+            lease_token: t.lease.map(|l| l.token),
+            lease_until: t.lease.map(|l| l.until),
+        }
+    }
+}
+
+impl TryFrom<AnomalyTaskRow> for AnomalyTask {
+    type Error = DomainError;
+
+    fn try_from(r: AnomalyTaskRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("anomaly_tasks", r.id, problem);
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
+        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
+        let lease = match (r.lease_token, r.lease_until) {
+            (Some(token), Some(until)) => Some(Lease { token, until }),
+            _ => None,
+        };
+        Ok(Self {
+            id: r.id.into(),
+            tenant_id: r.tenant_id.into(),
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status,
+            progress: r.progress,
+            error: r.error,
+            model_version: r.model_version,
+            window_days: r.window_days,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            attempts: r.attempts,
+            lease,
+        })
     }
 }
 

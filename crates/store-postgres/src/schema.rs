@@ -292,6 +292,36 @@ diesel::table! {
 }
 
 diesel::table! {
+    anomaly_models (tenant_id, version) {
+        tenant_id -> Uuid,
+        version -> Int4,
+        active -> Bool,
+        info -> Text,
+        model -> Text,
+    }
+}
+
+diesel::table! {
+    anomaly_tasks (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Float8,
+        error -> Nullable<Text>,
+        model_version -> Nullable<Int4>,
+        window_days -> Int4,
+        created_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        finished_at -> Nullable<Timestamptz>,
+        attempts -> Int4,
+        lease_token -> Nullable<Uuid>,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Uuid,
@@ -347,6 +377,8 @@ diesel::joinable!(discovery_candidates -> tenants (tenant_id));
 diesel::joinable!(discovery_jobs -> tenants (tenant_id));
 diesel::joinable!(hitl_requests -> tenants (tenant_id));
 diesel::joinable!(anomaly_reports -> tenants (tenant_id));
+diesel::joinable!(anomaly_models -> tenants (tenant_id));
+diesel::joinable!(anomaly_tasks -> tenants (tenant_id));
 
 diesel::joinable!(siem_cursors -> tenants (tenant_id));
 
@@ -372,6 +404,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_jobs,
     hitl_requests,
     anomaly_reports,
+    anomaly_models,
+    anomaly_tasks,
     leases,
     siem_sinks,
     siem_cursors,

@@ -148,6 +148,8 @@ async fn migrations_go_up_down_and_up_again() {
         "discovery_jobs",
         "hitl_requests",
         "anomaly_reports",
+        "anomaly_models",
+        "anomaly_tasks",
         "leases",
         "siem_sinks",
         "siem_cursors",

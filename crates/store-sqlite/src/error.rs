@@ -62,6 +62,9 @@ const GUARD_TASK_ACTIVE: &str = "the tenant already has a training task queued o
 /// The unique index `discovery_jobs_active_key` (one queued or running job per tenant).
 const CLUSTER_JOB_ACTIVE: &str = "the tenant already has a clustering job queued or running";
 
+/// The unique index `anomaly_tasks_active_key` (one queued or running task per tenant).
+const ANOMALY_TASK_ACTIVE: &str = "the tenant already has an anomaly training task queued or running";
+
 /// SQLite reports `UNIQUE constraint failed: table.column` (`table.a, table.b` for a
 /// constraint on several columns).
 fn unique_violation_message(message: &str) -> &'static str {
@@ -91,6 +94,10 @@ fn unique_violation_message(message: &str) -> &'static str {
         "discovery_jobs.id" => "a clustering job with this id exists",
         "hitl_requests.id" => "an approval request with this id exists",
         "anomaly_reports.id" => "an anomaly report with this id exists",
+        "anomaly_tasks.tenant_id" => ANOMALY_TASK_ACTIVE,
+        "anomaly_tasks.id" => "an anomaly task with this id exists",
+        "anomaly_models.tenant_id, anomaly_models.version" => "anomaly detector version already exists",
+        "anomaly_models.tenant_id" => "another anomaly detector version is active",
         _ => "record already exists",
     }
 }
@@ -131,6 +138,7 @@ mod tests {
         );
         assert_eq!(unique_violation_message("UNIQUE constraint failed: guard_tasks.tenant_id"), GUARD_TASK_ACTIVE);
         assert_eq!(unique_violation_message("UNIQUE constraint failed: discovery_jobs.tenant_id"), CLUSTER_JOB_ACTIVE);
+        assert_eq!(unique_violation_message("UNIQUE constraint failed: anomaly_tasks.tenant_id"), ANOMALY_TASK_ACTIVE);
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }
 }

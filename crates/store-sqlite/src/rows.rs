@@ -4,11 +4,11 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind, AuditFilter,
-    AuditHash, AuditRecord, ChainHead, ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob,
-    GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask,
-    HitlRequest, JobStatus, JsonObject, JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User,
-    UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyModelInfo, AnomalyModelRecord,
+    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditFilter, AuditHash, AuditRecord, ChainHead, ClusterJob,
+    DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind,
+    GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject, JsonText, Lease,
+    Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -16,9 +16,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, anomaly_reports, api_keys, audit_heads, audit_records, discovery_candidates,
-    discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks, hitl_requests, policies,
-    sessions, tenants, users,
+    agent_embeddings, agents, anomaly_models, anomaly_reports, anomaly_tasks, api_keys, audit_heads, audit_records,
+    discovery_candidates, discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks,
+    hitl_requests, policies, sessions, tenants, users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -1105,6 +1105,133 @@ impl TryFrom<AnomalyBody> for AnomalyReport {
             serde_json::from_str(&r.body).map_err(|_| bad("anomaly_reports.body", &r.body))?;
         report.tenant_id = parse_id("anomaly_reports.tenant_id", &r.tenant_id)?;
         Ok(report)
+    }
+}
+
+/// A version of the anomaly detector with its model: `info` is the JSON text of its
+/// `AnomalyModelInfo` (whose `Serialize` form leaves out `tenant_id`), `version` and
+/// `active` copies of its fields that SQL keys and filters on; `model` the detector's JSON.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = anomaly_models, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct AnomalyModelRow {
+    pub tenant_id: String,
+    pub version: i32,
+    pub active: bool,
+    pub info: String,
+    pub model: String,
+}
+
+impl AnomalyModelRow {
+    /// `model` as `tenant`'s `version`, active.
+    pub(crate) fn new(tenant: TenantId, version: i32, model: &AnomalyModelRecord) -> Result<Self> {
+        let info = AnomalyModelInfo { version, tenant_id: tenant, active: true, ..model.info.clone() };
+        Ok(Self {
+            tenant_id: id_text(tenant.0),
+            version,
+            active: true,
+            info: serde_json::to_string(&info).map_err(DomainError::internal)?,
+            model: model.model.clone(),
+        })
+    }
+}
+
+impl TryFrom<AnomalyModelRow> for AnomalyModelRecord {
+    type Error = DomainError;
+    fn try_from(r: AnomalyModelRow) -> Result<Self> {
+        let info = AnomalyModelInfoRow { tenant_id: r.tenant_id, version: r.version, active: r.active, info: r.info };
+        Ok(AnomalyModelRecord { info: info.try_into()?, model: r.model })
+    }
+}
+
+/// A version of the anomaly detector without its model, for lists.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = anomaly_models, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct AnomalyModelInfoRow {
+    pub tenant_id: String,
+    pub version: i32,
+    pub active: bool,
+    pub info: String,
+}
+
+impl TryFrom<AnomalyModelInfoRow> for AnomalyModelInfo {
+    type Error = DomainError;
+    fn try_from(r: AnomalyModelInfoRow) -> Result<Self> {
+        let mut info: AnomalyModelInfo =
+            serde_json::from_str(&r.info).map_err(|_| bad("anomaly_models.info", &r.info))?;
+        // The columns are authoritative.
+        info.tenant_id = parse_id("anomaly_models.tenant_id", &r.tenant_id)?;
+        info.version = r.version;
+        info.active = r.active;
+        Ok(info)
+    }
+}
+
+/// A training task of the anomaly detector; timestamps are unix microseconds.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = anomaly_tasks, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct AnomalyTaskRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub requested_by_type: String,
+    pub requested_by_id: String,
+    pub status: String,
+    pub progress: f64,
+    pub error: Option<String>,
+    pub model_version: Option<i32>,
+    pub window_days: i32,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub attempts: i32,
+    pub lease_token: Option<String>,
+    pub lease_until: Option<i64>,
+}
+
+impl From<&AnomalyTask> for AnomalyTaskRow {
+    fn from(t: &AnomalyTask) -> Self {
+        Self {
+            id: id_text(t.id.0),
+            tenant_id: id_text(t.tenant_id.0),
+            requested_by_type: t.requested_by.kind.as_str().to_owned(),
+            requested_by_id: t.requested_by.id.clone(),
+            status: t.status.as_str().to_owned(),
+            progress: t.progress,
+            error: t.error.clone(),
+            model_version: t.model_version,
+            window_days: t.window_days,
+            created_at: unix_micros(t.created_at),
+            started_at: t.started_at.map(unix_micros),
+            finished_at: t.finished_at.map(unix_micros),
+            attempts: t.attempts,
+            lease_token: t.lease.map(|l| id_text(l.token)),
+            lease_until: t.lease.map(|l| unix_micros(l.until)),
+        }
+    }
+}
+
+impl TryFrom<AnomalyTaskRow> for AnomalyTask {
+    type Error = DomainError;
+    fn try_from(r: AnomalyTaskRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad("anomaly_tasks.requested_by_type", &r.requested_by_type))?;
+        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
+        let lease = lease("anomaly_tasks", r.lease_token, r.lease_until)?;
+        Ok(AnomalyTask {
+            id: parse_id("anomaly_tasks.id", &r.id)?,
+            tenant_id: parse_id("anomaly_tasks.tenant_id", &r.tenant_id)?,
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status: JobStatus::parse(&r.status).ok_or_else(|| bad("anomaly_tasks.status", &r.status))?,
+            progress: r.progress,
+            error: r.error,
+            model_version: r.model_version,
+            window_days: r.window_days,
+            created_at: instant("anomaly_tasks.created_at", r.created_at)?,
+            started_at: optional("anomaly_tasks.started_at", r.started_at)?,
+            finished_at: optional("anomaly_tasks.finished_at", r.finished_at)?,
+            attempts: r.attempts,
+            lease,
+        })
     }
 }
 

@@ -4,8 +4,9 @@
 //! compares them exactly, and hashes as 32-byte blobs. So do the agent tables, whose JSON
 //! columns are text and whose vectors are little-endian `f32` blobs, the policies table and
 //! the Prompt Guard's tables (models, feedback, tasks, stats), the discovery tables
-//! (events, candidates, jobs), whose records are JSON text beside the columns queried, and
-//! the lease and SIEM tables.
+//! (events, candidates, jobs), whose records are JSON text beside the columns queried, the
+//! anomaly tables (reports, detector versions, training tasks), and the lease and SIEM
+//! tables.
 
 diesel::table! {
     tenants (id) {
@@ -299,6 +300,36 @@ diesel::table! {
 }
 
 diesel::table! {
+    anomaly_models (tenant_id, version) {
+        tenant_id -> Text,
+        version -> Integer,
+        active -> Bool,
+        info -> Text,
+        model -> Text,
+    }
+}
+
+diesel::table! {
+    anomaly_tasks (id) {
+        id -> Text,
+        tenant_id -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Double,
+        error -> Nullable<Text>,
+        model_version -> Nullable<Integer>,
+        window_days -> Integer,
+        created_at -> BigInt,
+        started_at -> Nullable<BigInt>,
+        finished_at -> Nullable<BigInt>,
+        attempts -> Integer,
+        lease_token -> Nullable<Text>,
+        lease_until -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
     leases (name) {
         name -> Text,
         holder -> Text,
@@ -356,6 +387,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     discovery_jobs,
     hitl_requests,
     anomaly_reports,
+    anomaly_models,
+    anomaly_tasks,
     leases,
     siem_sinks,
     siem_cursors

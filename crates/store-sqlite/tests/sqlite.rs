@@ -70,6 +70,12 @@ async fn migrations_go_up_down_and_up_again() {
     assert!(matches!(err, DomainError::Internal(_)), "no hitl table after down: {err:?}");
     let err = store.anomaly_counts(before.id, &AnomalyFilter::default()).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no anomaly table after down: {err:?}");
+    for err in [
+        store.list_anomaly_models(before.id).await.unwrap_err(),
+        store.pending_anomaly_task(before.id).await.map(drop).unwrap_err(),
+    ] {
+        assert!(matches!(err, DomainError::Internal(_)), "no anomaly detector tables after down: {err:?}");
+    }
 
     store.run_migrations().await.unwrap();
     assert!(store.list_tenants(&PageRequest::default()).await.unwrap().items.is_empty());

@@ -9,7 +9,8 @@ use time::OffsetDateTime;
 
 use super::agent::JsonObject;
 use super::audit::Actor;
-use crate::ids::{AgentId, AnomalyId, TenantId};
+use super::export::{JobStatus, Lease};
+use crate::ids::{AgentId, AnomalyId, AnomalyTaskId, TenantId};
 
 fn nil_tenant() -> TenantId {
     TenantId(uuid::Uuid::nil())
@@ -115,6 +116,93 @@ pub struct AnomalyCount {
     pub status: AnomalyStatus,
     pub hour: i64,
     pub count: i64,
+}
+
+/// How well a detector version separates anomalies from ordinary behaviour on one set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AnomalyEval {
+    /// Anomalies in the set (labelled `resolved`, or injected).
+    pub positives: i64,
+    /// Ordinary items in the set (labelled `false_positive`, or not injected).
+    pub negatives: i64,
+    /// At the version's threshold; `null` when nothing was flagged.
+    pub precision: Option<f64>,
+    /// At the version's threshold; `null` without positives.
+    pub recall: Option<f64>,
+    pub f1: Option<f64>,
+    /// Area under the ROC curve; `null` without both positives and negatives.
+    pub auc: Option<f64>,
+}
+
+/// A trained version of a tenant's anomaly detector, as listed.
+///
+/// Adapters keep `tenant_id`, `version` and `active` in columns and the rest as the JSON
+/// text of its `Serialize` form (which leaves out `tenant_id`; `active` is read from its
+/// column).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AnomalyModelInfo {
+    pub version: i32,
+    #[serde(skip, default = "nil_tenant")]
+    #[schema(ignore)]
+    pub tenant_id: TenantId,
+    #[serde(skip_deserializing)]
+    pub active: bool,
+    /// Policy checks it was trained on.
+    pub samples: i64,
+    /// Agents with a baseline of their own.
+    pub agents: i64,
+    /// Scores at or above it are anomalies.
+    pub threshold: f64,
+    /// How the threshold was chosen: `labelled` (from analysts' labels) or `contamination`.
+    pub threshold_source: String,
+    /// On reports that analysts labelled `resolved` or `false_positive` and that name a
+    /// decision (`evidence.decision_id`) in the training window.
+    pub labelled: AnomalyEval,
+    /// On a seeded synthetic history with injected anomalies of every type.
+    pub synthetic: AnomalyEval,
+    /// The training task that produced it.
+    pub task_id: Option<AnomalyTaskId>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub trained_at: OffsetDateTime,
+}
+
+/// A detector version with its model, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnomalyModelRecord {
+    pub info: AnomalyModelInfo,
+    /// The JSON text of `agentgov_detect::anomaly::Detector`.
+    pub model: String,
+}
+
+/// An asynchronous training run of a tenant's anomaly detector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AnomalyTask {
+    #[serde(rename = "task_id")]
+    pub id: AnomalyTaskId,
+    #[serde(skip, default = "nil_tenant")]
+    #[schema(ignore)]
+    pub tenant_id: TenantId,
+    pub requested_by: Actor,
+    pub status: JobStatus,
+    /// From 0 to 1.
+    pub progress: f64,
+    pub error: Option<String>,
+    /// The version it produced, once completed.
+    pub model_version: Option<i32>,
+    /// Days of audit history it trains on.
+    pub window_days: i32,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub started_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub finished_at: Option<OffsetDateTime>,
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub attempts: i32,
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub lease: Option<Lease>,
 }
 
 #[cfg(test)]

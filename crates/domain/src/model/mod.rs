@@ -44,7 +44,10 @@ pub mod user;
 pub use agent::{
     Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel, RiskLevels,
 };
-pub use anomaly::{AnomalyCount, AnomalyFilter, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType, Severity};
+pub use anomaly::{
+    AnomalyCount, AnomalyEval, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
+    AnomalyStatus, AnomalyTask, AnomalyType, Severity,
+};
 pub use api_key::{ApiKey, ApiKeyKind};
 pub use audit::{
     Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,

@@ -9,15 +9,16 @@ use time::OffsetDateTime;
 
 use crate::error::Result;
 use crate::ids::{
-    AgentId, AnomalyId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId, GuardTaskId,
-    HitlId, PolicyId, SessionId, TenantId, UserId,
+    AgentId, AnomalyId, AnomalyTaskId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId,
+    GuardTaskId, HitlId, PolicyId, SessionId, TenantId, UserId,
 };
 use crate::model::{
-    Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyReport, ApiKey, AuditEntry,
-    AuditFilter, AuditRecord, AuditScan, CandidateFilter, CandidateStatus, ChainHead, ClusterJob, ClusterOutcome,
-    DiscoveryCandidate, DiscoveryEvent, ExportJob, ExportOutcome, ExportProgress, GuardExample, GuardFeedback,
-    GuardLabel, GuardModelInfo, GuardModelRecord, GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter,
-    HitlRequest, Policy, PolicyFilter, RiskLevels, Session, SiemBacklog, SiemSinkState, Tenant, User,
+    Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord,
+    AnomalyReport, AnomalyTask, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan, CandidateFilter,
+    CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, ExportJob,
+    ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo, GuardModelRecord,
+    GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter, RiskLevels,
+    Session, SiemBacklog, SiemSinkState, Tenant, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -381,6 +382,65 @@ pub trait AnomalyRepo: Send + Sync {
     /// The tenant's reports passing `filter`, counted per agent, type, severity, status
     /// and hour of `created_at`, in no particular order.
     async fn anomaly_counts(&self, tenant: TenantId, filter: &AnomalyFilter) -> Result<Vec<AnomalyCount>>;
+
+    // The anomaly detector's versions and training tasks. A tenant's versions are numbered
+    // 1, 2, 3… in the order stored; at most one is active, and none active (version 0)
+    // means the detector is off. A tenant has at most one task `queued` or `running`.
+
+    /// The tenant's versions, newest first, without their models.
+    async fn list_anomaly_models(&self, tenant: TenantId) -> Result<Vec<AnomalyModelInfo>>;
+    /// One version with its model.
+    async fn get_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<Option<AnomalyModelRecord>>;
+    /// The active version with its model; `None` when the detector is off.
+    async fn active_anomaly_model(&self, tenant: TenantId) -> Result<Option<AnomalyModelRecord>>;
+    /// Makes `version` the only active one (0: none, always `true`); `false`, changing
+    /// nothing, when the tenant has no such version.
+    async fn activate_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<bool>;
+    /// Stores a queued task. `Conflict` when the tenant already has one `queued` or
+    /// `running`, or does not exist.
+    async fn insert_anomaly_task(&self, task: &AnomalyTask) -> Result<()>;
+    /// The tenant's task that is `queued` or `running`, if any.
+    async fn pending_anomaly_task(&self, tenant: TenantId) -> Result<Option<AnomalyTask>>;
+    async fn get_anomaly_task(&self, tenant: TenantId, id: AnomalyTaskId) -> Result<Option<AnomalyTask>>;
+    /// Claims the oldest task (by id) that is `queued`, or `running` with a lease that ended
+    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
+    /// to `now` if unset, adds one to `attempts` and resets `progress`. Atomic.
+    async fn claim_anomaly_task(
+        &self,
+        now: OffsetDateTime,
+        token: uuid::Uuid,
+        lease_until: OffsetDateTime,
+    ) -> Result<Option<AnomalyTask>>;
+    /// Records `progress` and extends the lease if the task is still `running` under
+    /// `token`; `Conflict` otherwise.
+    async fn progress_anomaly_task(
+        &self,
+        id: AnomalyTaskId,
+        token: uuid::Uuid,
+        progress: f64,
+        lease_until: OffsetDateTime,
+    ) -> Result<()>;
+    /// In one transaction, if the task is `running` under `token`: stores `model` as the
+    /// task's tenant's next version (highest stored + 1; `info.version`, `info.active` and
+    /// `info.tenant_id` are ignored, the rest is stored as given), makes it the only active
+    /// one, and marks the task `completed` at `now` with progress 1, that version and no
+    /// lease. Answers the version; `Conflict`, writing nothing, otherwise.
+    async fn complete_anomaly_task(
+        &self,
+        id: AnomalyTaskId,
+        token: uuid::Uuid,
+        now: OffsetDateTime,
+        model: &AnomalyModelRecord,
+    ) -> Result<i32>;
+    /// Marks the task `failed` with `error` at `now` (clearing its lease) if it is
+    /// `running` under `token`; `Conflict` otherwise.
+    async fn fail_anomaly_task(
+        &self,
+        id: AnomalyTaskId,
+        token: uuid::Uuid,
+        now: OffsetDateTime,
+        error: &str,
+    ) -> Result<()>;
 }
 
 /// Human-in-the-loop approval requests. Only a `pending` request changes; the expiry and

@@ -55,7 +55,7 @@ macro_rules! pending {
 }
 
 /// Locks the tenant's row until the transaction ends; `false` when there is no such tenant.
-async fn lock_tenant(conn: &mut AsyncPgConnection, tenant: Uuid) -> QueryResult<bool> {
+pub(super) async fn lock_tenant(conn: &mut AsyncPgConnection, tenant: Uuid) -> QueryResult<bool> {
     let locked: Option<Uuid> =
         tenants::table.find(tenant).select(tenants::id).for_no_key_update().first(conn).await.optional()?;
     Ok(locked.is_some())

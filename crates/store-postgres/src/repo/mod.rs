@@ -1,6 +1,7 @@
 //! The repository ports, one file per aggregate.
 
-/// Status values of the leased job tables (`export_jobs`, `guard_tasks`, `discovery_jobs`).
+/// Status values of the leased job tables (`export_jobs`, `guard_tasks`, `discovery_jobs`,
+/// `anomaly_tasks`).
 const QUEUED: &str = "queued";
 const RUNNING: &str = "running";
 

@@ -1,0 +1,2 @@
+DROP TABLE anomaly_tasks;
+DROP TABLE anomaly_models;
