@@ -4,6 +4,7 @@
 //! crate needs little beyond `anyhow` and `serde_json` (and `hmac`, `sha2` and `hex` to sign
 //! the benchmark's webhook deliveries).
 
+mod anomaly_eval;
 mod args;
 mod bench;
 mod ci;
@@ -39,6 +40,12 @@ commands:
                       corpus plus TRAIN; without --train the shipped default model),
                       screen EVAL (JSON lines `{text, label}`) and print per-class
                       precision, recall, F1, the benign false-positive rate and latency
+  anomaly-eval [--agents N] [--seed S] [--seeds N] [--train-days N] [--test-days N]
+               [--incidents N]
+                      the anomaly detector on seeded synthetic histories (default 40
+                      agents, 14 days of training, 3 of test, 40 incidents of each kind,
+                      seeds 7, 8, 9) with injected anomalies: per kind and overall,
+                      reports, precision, recall, F1 and AUC, in process
   discovery-eval [--events N] [--agents N] [--seed S] [--connections N]
                  [--skip-http] [--skip-postgres]
                       shadow-agent discovery on seeded synthetic events from hidden
@@ -83,6 +90,7 @@ fn run() -> anyhow::Result<()> {
         "bench" => bench::run(rest),
         "guard-eval" => guard_eval::run(rest),
         "discovery-eval" => discovery_eval::run(rest),
+        "anomaly-eval" => anomaly_eval::run(rest),
         "siem-bench" => siem_bench::run(rest),
         "ws-bench" => ws_bench::run(rest),
         "help" | "-h" | "--help" => {
