@@ -110,6 +110,12 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(anomalies::list)
                     // Fixed paths before `/anomalies/{id}`.
                     .service(anomalies::stats)
+                    .service(anomalies::detector_train)
+                    .service(anomalies::detector_task)
+                    .service(anomalies::detector_rollback)
+                    .service(anomalies::detector_status)
+                    .service(anomalies::detector_metrics)
+                    .service(anomalies::detector_versions)
                     .service(anomalies::get)
                     .service(anomalies::update),
             )

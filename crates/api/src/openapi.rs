@@ -29,7 +29,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
         (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
         (name = "policies", description = "Rego policies, templates and the policy check"),
-        (name = "anomalies", description = "Anomaly reports about agents: file, list, count, label"),
+        (name = "anomalies", description = "Anomaly reports about agents (file, list, count, label) and the tenant's trainable detector"),
         (name = "hitl", description = "Human-in-the-loop approval requests: open, decide, follow (long-poll), callbacks"),
         (name = "feed", description = "The real-time WebSocket feed of the tenant's events"),
         (name = "discovery", description = "Shadow-agent discovery: ingest observed activity, cluster it into candidates, confirm or dismiss them"),

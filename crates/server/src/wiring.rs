@@ -7,14 +7,15 @@ use std::time::Duration;
 use agentgov_api::feed::{Feed, FeedSettings};
 use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, UuidV7Gen};
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
+use agentgov_domain::services::anomalies::DetectorRun;
 use agentgov_domain::services::audit::AuditLogSettings;
 use agentgov_domain::services::discovery::ClusterRun;
 use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
-    AgentSettings, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, DiscoveryService,
-    DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker, PolicySettings, Ports,
-    Secrets, ServerInfo, Services, Settings, SiemRoute, SiemService, SiemSettings, SsoSettings,
+    AgentSettings, AnomalyService, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder,
+    DiscoveryService, DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker,
+    PolicySettings, Ports, Secrets, ServerInfo, Services, Settings, SiemRoute, SiemService, SiemSettings, SsoSettings,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -128,7 +129,14 @@ const CLUSTERING_POLL: Duration = Duration::from_secs(2);
 /// and the discovery clustering worker. Answers the HITL worker's wake-ups: that worker
 /// runs under a lease, so `serve` starts it.
 fn spawn_background(services: &Services, background: Background, export_worker_on: bool) -> Receiver<()> {
-    let Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups, hitl_wakeups } = background;
+    let Background {
+        audit_writer,
+        export_wakeups,
+        training_wakeups,
+        clustering_wakeups,
+        hitl_wakeups,
+        detector_wakeups,
+    } = background;
     tokio::spawn(audit_writer.run());
     tokio::task::spawn_blocking(agentgov_domain::services::guard::warm_up);
     if export_worker_on {
@@ -163,7 +171,40 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
             async move { run_clustering(&discovery, run).await }
         },
     ));
+    let (anomalies, anomalies_) = (services.anomalies.clone(), services.anomalies.clone());
+    tokio::spawn(job_worker(
+        "anomaly detector training",
+        detector_wakeups,
+        TRAINING_POLL,
+        move || {
+            let anomalies = anomalies.clone();
+            async move { anomalies.claim_training().await }
+        },
+        move |run| {
+            let anomalies = anomalies_.clone();
+            async move { run_detector_training(&anomalies, run).await }
+        },
+    ));
     hitl_wakeups
+}
+
+/// Fits the anomaly detector on a blocking thread, then stores it.
+async fn run_detector_training(anomalies: &AnomalyService, run: DetectorRun) {
+    let run = Arc::new(run);
+    let fitting = {
+        let run = run.clone();
+        tokio::task::spawn_blocking(move || run.train())
+    };
+    let outcome = match fitting.await {
+        Ok(trained) => anomalies.finish_training(&run, trained).await,
+        Err(e) => {
+            tracing::error!(task = %run.task.id, error = %e, "anomaly detector training stopped unexpectedly");
+            anomalies.fail_training(&run, "training stopped unexpectedly; start it again").await
+        }
+    };
+    if let Err(e) = outcome {
+        tracing::warn!(task = %run.task.id, error = %e, "could not store the detector training's outcome");
+    }
 }
 
 /// This process's SIEM forwarders. [`SiemForwarders::stop`] ends them, each giving its

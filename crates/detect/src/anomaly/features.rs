@@ -133,6 +133,30 @@ pub struct Event<'a> {
     pub what: Observed<'a>,
 }
 
+/// An event that owns its strings: a history as read from storage or generated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedEvent {
+    pub agent: u128,
+    pub at: i64,
+    pub action: String,
+    pub resource: String,
+    pub denied: bool,
+    pub risk: f64,
+    /// A guard block rather than a check (`action`, `resource`, `denied` and `risk` unused).
+    pub guard: bool,
+}
+
+impl OwnedEvent {
+    pub fn event(&self) -> Event<'_> {
+        let what = if self.guard {
+            Observed::GuardBlock
+        } else {
+            Observed::Check { action: &self.action, resource: &self.resource, denied: self.denied, risk: self.risk }
+        };
+        Event { agent: self.agent, at: self.at, what }
+    }
+}
+
 /// The shape of a resource: identifiers (segments holding a digit) become `#`, so that
 /// `orders/1234` and `orders/987` are the same resource to the detector.
 pub fn resource_shape(resource: &str) -> String {

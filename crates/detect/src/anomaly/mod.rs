@@ -15,4 +15,4 @@ pub mod tail;
 
 pub use detector::{Detector, Scored, TrainOptions, Trained, train};
 pub use eval::{Evaluation, KindMetrics, Metrics, evaluate};
-pub use features::{Event, FEATURES, Feature, Kind, Observed, Recent, resource_shape};
+pub use features::{Event, FEATURES, Feature, Kind, Observed, OwnedEvent, Recent, resource_shape};

@@ -10,7 +10,8 @@
 //! scored. An episode (a burst, a run of denials, an attack) also takes in the agent's
 //! other checks while it lasts and in the minute after.
 
-use super::features::{Event, Kind, Observed};
+use super::features::Kind;
+pub use super::features::OwnedEvent as SynthEvent;
 use crate::guard::train::SplitMix;
 
 /// What to generate.
@@ -38,30 +39,6 @@ impl SynthConfig {
     /// A small history, quick enough to evaluate at every training.
     pub fn small() -> Self {
         Self { seed: 11, agents: 12, train_days: 7, test_days: 2, incidents_per_kind: 10, train_incidents_per_kind: 3 }
-    }
-}
-
-/// One generated event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SynthEvent {
-    pub agent: u128,
-    pub at: i64,
-    pub action: String,
-    pub resource: String,
-    pub denied: bool,
-    pub risk: f64,
-    /// A guard block rather than a check.
-    pub guard: bool,
-}
-
-impl SynthEvent {
-    pub fn event(&self) -> Event<'_> {
-        let what = if self.guard {
-            Observed::GuardBlock
-        } else {
-            Observed::Check { action: &self.action, resource: &self.resource, denied: self.denied, risk: self.risk }
-        };
-        Event { agent: self.agent, at: self.at, what }
     }
 }
 

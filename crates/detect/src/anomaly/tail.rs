@@ -45,7 +45,10 @@ impl Tail {
         }
         values.sort_unstable_by(f64::total_cmp);
         let n = values.len();
-        let u = values[((TAIL_START * n as f64) as usize).min(n - 1)];
+        // At the 99th percentile, but low enough in a short history that some values (up
+        // to ten) exceed it: else the tail would start at the maximum and nothing be odd.
+        let rank = ((TAIL_START * n as f64) as usize).min(n.saturating_sub(1 + (n / 10).min(10)));
+        let u = values[rank];
         let above = n - values.partition_point(|v| *v <= u);
         let mut excess: Vec<f64> = values[n - above..].iter().map(|v| v - u).collect();
         let median = if excess.is_empty() {

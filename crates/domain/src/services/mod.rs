@@ -173,6 +173,8 @@ pub struct Background {
     pub clustering_wakeups: futures::channel::mpsc::Receiver<()>,
     /// Signals that a HITL callback was scheduled by this process.
     pub hitl_wakeups: futures::channel::mpsc::Receiver<()>,
+    /// Signals that an anomaly detector training was queued by this process.
+    pub detector_wakeups: futures::channel::mpsc::Receiver<()>,
 }
 
 impl Services {
@@ -184,6 +186,7 @@ impl Services {
         self.guard.on_event(event);
         self.discovery.on_event(event);
         self.hitl.on_event(event);
+        self.anomalies.on_event(event);
     }
 
     /// After a (re)subscription to the bus: announcements made in the meantime may have
@@ -193,6 +196,7 @@ impl Services {
         self.agents.forget_snapshots();
         self.guard.forget_detectors();
         self.discovery.forget_decided();
+        self.anomalies.forget_detectors();
     }
 
     pub fn new(ports: Ports, secrets: Secrets, settings: Settings, info: ServerInfo) -> (Self, Background) {
@@ -219,7 +223,6 @@ impl Services {
             secrets.webhook.clone(),
             wake_hitl,
         );
-        let policies = PolicyService::new(ports.clone(), log.clone(), agents.clone(), hitl.clone(), settings.policies);
         let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
         let guard = GuardService::new(ports.clone(), log.clone(), agents.clone(), settings.guard, wake_training);
         let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
@@ -227,7 +230,16 @@ impl Services {
             DiscoveryService::new(ports.clone(), log.clone(), agents.clone(), settings.discovery, wake_clustering);
         let sso = SsoService::new(ports.clone(), auth.clone(), log.clone(), settings.sso);
         let siem = SiemService::new(ports.clone(), ports.siem_sinks.to_vec(), settings.siem);
-        let anomalies = AnomalyService::new(ports.clone(), log.clone(), agents.clone());
+        let (wake_detector, detector_wakeups) = futures::channel::mpsc::channel(1);
+        let anomalies = AnomalyService::new(ports.clone(), log.clone(), agents.clone(), wake_detector);
+        let policies = PolicyService::new(
+            ports.clone(),
+            log.clone(),
+            agents.clone(),
+            hitl.clone(),
+            anomalies.clone(),
+            settings.policies,
+        );
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -254,7 +266,15 @@ impl Services {
             anomalies,
             auth,
         };
-        (services, Background { audit_writer, export_wakeups, training_wakeups, clustering_wakeups, hitl_wakeups })
+        let background = Background {
+            audit_writer,
+            export_wakeups,
+            training_wakeups,
+            clustering_wakeups,
+            hitl_wakeups,
+            detector_wakeups,
+        };
+        (services, background)
     }
 }
 

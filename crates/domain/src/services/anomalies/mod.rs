@@ -3,7 +3,17 @@
 //! feedback the detector learns from. Every report is audited and published as
 //! `anomaly.detected`.
 
+mod detector;
+
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+pub(crate) use detector::CheckScore;
+use detector::DetectorState;
+pub use detector::{
+    ANOMALY_MODEL_CHANGED, ANOMALY_RISK_SHARE, DetectorMetrics, DetectorRun, DetectorStatus, DetectorTrainRequest,
+    DetectorTrained,
+};
 
 use time::OffsetDateTime;
 
@@ -14,7 +24,8 @@ use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AnomalyId};
 use crate::model::{
-    AnomalyFilter, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType, JsonObject, Permission, Role, Severity,
+    Actor, AnomalyFilter, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType, JsonObject, Permission, Role,
+    Severity,
 };
 use crate::page::{Page, PageRequest};
 
@@ -195,6 +206,7 @@ pub struct AnomalyService {
     ports: Ports,
     audit: AuditLog,
     agents: AgentService,
+    detector: Arc<DetectorState>,
 }
 
 fn not_found(id: AnomalyId) -> DomainError {
@@ -202,8 +214,13 @@ fn not_found(id: AnomalyId) -> DomainError {
 }
 
 impl AnomalyService {
-    pub(crate) fn new(ports: Ports, audit: AuditLog, agents: AgentService) -> Self {
-        Self { ports, audit, agents }
+    pub(crate) fn new(
+        ports: Ports,
+        audit: AuditLog,
+        agents: AgentService,
+        wake: futures::channel::mpsc::Sender<()>,
+    ) -> Self {
+        Self { ports, audit, agents, detector: Arc::new(DetectorState::new(wake)) }
     }
 
     /// `POST /anomalies/report` (`anomalies:write`).
@@ -253,15 +270,21 @@ impl AnomalyService {
             created_at: now,
             updated_at: now,
         };
+        self.file(report, caller_actor(caller)).await
+    }
+
+    /// Stores a new report, audits it (`anomaly.reported`, by `actor`) and publishes it.
+    async fn file(&self, report: AnomalyReport, actor: Actor) -> Result<AnomalyReport> {
+        let tenant = report.tenant_id;
         self.ports.store.insert_anomaly(&report).await?;
-        let mut event = AuditEvent::new(tenant, caller_actor(caller), "anomaly.reported")
+        let mut event = AuditEvent::new(tenant, actor, "anomaly.reported")
             .action("report")
             .resource(format!("anomalies/{}", report.id))
             .details(serde_json::json!({
                 "anomaly_id": report.id, "type": report.anomaly_type, "severity": report.severity,
                 "score": report.score, "source": report.source,
             }));
-        event.agent_id = Some(agent.id.as_uuid());
+        event.agent_id = Some(report.agent_id.as_uuid());
         event.risk_score = Some(report.score);
         self.audit.record(event).await?;
         let data = serde_json::to_value(&report).map_err(DomainError::internal)?;

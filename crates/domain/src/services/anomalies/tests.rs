@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::model::{ActorType, Agent};
-use crate::ports::Clock;
+use crate::model::{Actor, ActorType, Agent};
+use crate::ports::{Clock, Event};
 use crate::services::tests::harness;
 
 fn new(agent: &Agent, kind: AnomalyType, severity: Severity) -> NewAnomalyReport {
@@ -181,4 +181,221 @@ async fn stats_count_by_every_dimension_and_fill_every_bucket() {
     }
     let b = h.admin("globex").await;
     assert_eq!(h.svc.anomalies.stats(&b, &params).await.unwrap().total, 0, "another tenant counts nothing");
+}
+
+// The detector: training, versions, checks.
+
+use crate::ids::AnomalyTaskId;
+use crate::model::{JobStatus, Role};
+use crate::ports::AnomalyRepo;
+use crate::services::policies::CheckRequest;
+use crate::services::tests::Harness;
+
+fn check(agent: &Agent, action: &str, resource: &str) -> CheckRequest {
+    CheckRequest {
+        agent_id: agent.id.to_string(),
+        action: action.into(),
+        resource: resource.into(),
+        context: crate::model::JsonObject::new(),
+        dry_run: false,
+    }
+}
+
+/// `n` ordinary checks of `agent` (reads and lists of orders), one every `every`.
+async fn usual_history(h: &Harness, caller: &Caller, agent: &Agent, n: usize, every: Duration) {
+    for i in 0..n {
+        let action = if i % 3 == 0 { "list" } else { "read" };
+        h.svc.policies.check(caller, check(agent, action, &format!("orders/{}", 1000 + i))).await.unwrap();
+        h.clock.advance(every);
+    }
+}
+
+/// Queues a training and runs it to its end, as the worker would; the version made.
+async fn train_now(h: &Harness, admin: &Caller) -> i32 {
+    let task = h.svc.anomalies.start_training(admin, DetectorTrainRequest::default()).await.unwrap();
+    let run = h.svc.anomalies.claim_training().await.unwrap().unwrap();
+    assert_eq!(run.task.id, task.id);
+    let trained = run.train();
+    h.svc.anomalies.finish_training(&run, trained).await.unwrap();
+    let done = h.svc.anomalies.training_task(admin, task.id).await.unwrap();
+    assert_eq!(done.status, JobStatus::Completed, "{done:?}");
+    done.model_version.unwrap()
+}
+
+#[tokio::test]
+async fn a_trained_detector_flags_an_unusual_check_once_and_files_a_report() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let off = h.svc.anomalies.detector_status(&a).await.unwrap();
+    assert_eq!((off.version, off.state, off.threshold), (0, "off", None));
+    assert!(h.svc.anomalies.detector_metrics(&a).await.unwrap().labelled.is_none());
+    // With the detector off, checks are not scored.
+    let before = h.svc.policies.check(&a, check(&bot, "read", "orders/1")).await.unwrap();
+    assert!(!before.anomaly && before.risk_factors.iter().all(|f| f.code != "anomaly"));
+    usual_history(&h, &a, &bot, 80, Duration::from_secs(45)).await;
+
+    assert_eq!(train_now(&h, &a).await, 1);
+    let status = h.svc.anomalies.detector_status(&a).await.unwrap();
+    assert_eq!((status.version, status.state, status.agents), (1, "active", 1));
+    assert_eq!(status.samples, 81);
+    assert!(status.threshold.is_some_and(|t| (0.7..1.0).contains(&t)), "{status:?}");
+    let metrics = h.svc.anomalies.detector_metrics(&a).await.unwrap();
+    assert!(metrics.synthetic.auc.is_some_and(|auc| auc >= 0.9), "{metrics:?}");
+    assert_eq!(metrics.labelled.map(|l| (l.positives, l.negatives)), Some((0, 0)));
+
+    let usual = h.svc.policies.check(&a, check(&bot, "read", "orders/77")).await.unwrap();
+    assert!(!usual.anomaly, "{usual:?}");
+    let odd = h.svc.policies.check(&a, check(&bot, "export_all", "orders/78")).await.unwrap();
+    assert!(odd.anomaly, "{odd:?}");
+    let factor = odd.risk_factors.iter().find(|f| f.code == "anomaly").unwrap();
+    assert!(factor.evidence.starts_with("unusual_action"), "{factor:?}");
+    assert!(odd.risk_score >= factor.weight && factor.weight > 0.4, "{odd:?}");
+    let reports = h.svc.anomalies.list(&a, &AnomalyParams::default()).await.unwrap().items;
+    assert_eq!(reports.len(), 1);
+    let r = &reports[0];
+    assert_eq!(
+        (r.source, r.anomaly_type, r.model_version),
+        (AnomalySource::Detector, AnomalyType::UnusualAction, Some(1))
+    );
+    assert_eq!(r.evidence["decision_id"], json!(odd.decision_id.unwrap()));
+    assert_eq!(r.reported_by, Actor::system("anomaly-detector"));
+    let published = h.bus.published.lock().unwrap().iter().filter(|e| e.event_type == ANOMALY_DETECTED).count();
+    assert_eq!(published, 1);
+    // Another unusual action within 10 minutes: flagged, not reported again.
+    let again = h.svc.policies.check(&a, check(&bot, "export_everything", "orders/79")).await.unwrap();
+    assert!(again.anomaly);
+    assert_eq!(h.svc.anomalies.list(&a, &AnomalyParams::default()).await.unwrap().items.len(), 1);
+    // Dry runs are not scored.
+    let mut dry = check(&bot, "truncate", "orders");
+    dry.dry_run = true;
+    assert!(!h.svc.policies.check(&a, dry).await.unwrap().anomaly);
+}
+
+#[tokio::test]
+async fn rolling_back_restores_the_previous_versions_scores() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    usual_history(&h, &a, &bot, 60, Duration::from_secs(60)).await;
+    assert_eq!(train_now(&h, &a).await, 1);
+    // A fresh agent (the pooled baseline, no live state) at the same time of day each
+    // time: its score depends on the version alone.
+    let probe = |name: &'static str| {
+        let (h, a) = (&h, &a);
+        async move {
+            let agent = h.agent(a, name).await;
+            let s = h.svc.anomalies.score_check(&agent, "write", "invoices/9", false, 0.2).await.unwrap();
+            h.clock.advance(Duration::from_secs(86_400));
+            s.map(|s| s.score)
+        }
+    };
+    let v1 = probe("p1").await.unwrap();
+    // "write" becomes usual, for v2.
+    for i in 0..60 {
+        h.svc.policies.check(&a, check(&bot, "write", &format!("invoices/{i}"))).await.unwrap();
+        h.clock.advance(Duration::from_secs(60));
+    }
+    h.clock.advance(Duration::from_secs(86_400 - 3_600));
+    assert_eq!(train_now(&h, &a).await, 2);
+    let v2 = probe("p2").await.unwrap();
+    assert!(v2 < v1, "v2 learnt that writes are usual: {v2} < {v1}");
+    let versions = h.svc.anomalies.detector_versions(&a).await.unwrap();
+    assert_eq!(versions.iter().map(|v| (v.version, v.active)).collect::<Vec<_>>(), [(2, true), (1, false)]);
+
+    let back = h.svc.anomalies.rollback_detector(&a, 1).await.unwrap();
+    assert_eq!((back.version, back.state), (1, "active"));
+    assert_eq!(probe("p3").await, Some(v1));
+    let off = h.svc.anomalies.rollback_detector(&a, 0).await.unwrap();
+    assert_eq!((off.version, off.state), (0, "off"));
+    assert_eq!(probe("p4").await, None);
+    assert!(matches!(h.svc.anomalies.rollback_detector(&a, 3).await, Err(DomainError::NotFound { .. })));
+    assert!(matches!(h.svc.anomalies.rollback_detector(&a, -1).await, Err(DomainError::NotFound { .. })));
+    // Every replica hears of each change.
+    let changes = h.bus.published.lock().unwrap().iter().filter(|e| e.event_type == ANOMALY_MODEL_CHANGED).count();
+    assert_eq!(changes, 4);
+}
+
+#[tokio::test]
+async fn training_is_for_admins_one_at_a_time_and_each_tenant_sees_its_own() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let b = h.admin("globex").await;
+    let analyst = h.user(&a, "ana@acme.test", Role::Analyst).await;
+    let denied = h.svc.anomalies.start_training(&analyst, DetectorTrainRequest::default()).await;
+    assert!(matches!(denied, Err(DomainError::Forbidden(_))), "{denied:?}");
+    assert!(matches!(h.svc.anomalies.rollback_detector(&analyst, 0).await, Err(DomainError::Forbidden(_))));
+    for days in [0, 91] {
+        let bad = h.svc.anomalies.start_training(&a, DetectorTrainRequest { window_days: Some(days) }).await;
+        assert_eq!(fields(bad.unwrap_err()), ["window_days"]);
+    }
+    let task = h.svc.anomalies.start_training(&a, DetectorTrainRequest { window_days: Some(7) }).await.unwrap();
+    assert_eq!((task.status, task.window_days), (JobStatus::Queued, 7));
+    let second = h.svc.anomalies.start_training(&a, DetectorTrainRequest::default()).await;
+    assert!(matches!(second, Err(DomainError::Conflict(_))), "{second:?}");
+    assert_eq!(h.svc.anomalies.detector_status(&a).await.unwrap().state, "training");
+    // Another tenant sees neither the task nor a detector.
+    let other = h.svc.anomalies.training_task(&b, task.id).await;
+    assert!(matches!(other, Err(DomainError::NotFound { .. })));
+    let missing = h.svc.anomalies.training_task(&a, AnomalyTaskId(uuid::Uuid::nil())).await;
+    assert!(matches!(missing, Err(DomainError::NotFound { .. })));
+    // An empty history trains a detector that knows no agent.
+    let run = h.svc.anomalies.claim_training().await.unwrap().unwrap();
+    let trained = run.train();
+    h.svc.anomalies.finish_training(&run, trained).await.unwrap();
+    assert_eq!(h.svc.anomalies.detector_status(&a).await.unwrap().agents, 0);
+    assert_eq!(h.svc.anomalies.detector_status(&b).await.unwrap().state, "off");
+    assert!(h.store.list_anomaly_models(b.tenant_id()).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn analysts_labels_set_the_threshold_and_the_labelled_metrics() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    usual_history(&h, &a, &bot, 60, Duration::from_secs(30)).await;
+    // Checks analysts will label: six odd ones (real anomalies) and six usual ones.
+    let mut decisions = Vec::new();
+    for i in 0..12 {
+        let (action, anomaly) = if i % 2 == 0 { (format!("purge_{i}"), true) } else { ("read".to_owned(), false) };
+        let res = h.svc.policies.check(&a, check(&bot, &action, "orders/5")).await.unwrap();
+        decisions.push((res.decision_id.unwrap(), anomaly));
+        h.clock.advance(Duration::from_secs(300));
+    }
+    for (decision, anomaly) in decisions {
+        let mut req = new(&bot, AnomalyType::Manual, Severity::Medium);
+        req.evidence = json!({"decision_id": decision}).as_object().cloned().unwrap();
+        let r = h.svc.anomalies.report(&a, req).await.unwrap();
+        let status = if anomaly { AnomalyStatus::Resolved } else { AnomalyStatus::FalsePositive };
+        h.svc.anomalies.update(&a, r.id, AnomalyUpdate { status }).await.unwrap();
+    }
+    train_now(&h, &a).await;
+    let info = &h.svc.anomalies.detector_versions(&a).await.unwrap()[0];
+    assert_eq!(info.threshold_source, "labelled");
+    assert_eq!((info.labelled.positives, info.labelled.negatives), (6, 6));
+    assert_eq!((info.labelled.precision, info.labelled.recall, info.labelled.auc), (Some(1.0), Some(1.0), Some(1.0)));
+}
+
+#[tokio::test]
+async fn guard_blocks_from_the_bus_count_towards_a_guard_attack() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    usual_history(&h, &a, &bot, 60, Duration::from_secs(30)).await;
+    train_now(&h, &a).await;
+    for _ in 0..4 {
+        let event = Event {
+            id: uuid::Uuid::nil(),
+            event_type: crate::services::guard::GUARD_BLOCKED.into(),
+            tenant_id: a.tenant_id(),
+            ts: h.clock.now(),
+            data: json!({"agent_id": bot.id}),
+        };
+        h.svc.on_bus_event(&event);
+        h.clock.advance(Duration::from_secs(5));
+    }
+    let res = h.svc.policies.check(&a, check(&bot, "read", "orders/1")).await.unwrap();
+    assert!(res.anomaly, "{res:?}");
+    let report = &h.svc.anomalies.list(&a, &AnomalyParams::default()).await.unwrap().items[0];
+    assert_eq!(report.anomaly_type, AnomalyType::GuardAttack);
 }

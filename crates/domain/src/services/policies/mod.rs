@@ -14,6 +14,7 @@ use time::OffsetDateTime;
 
 use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
+use super::anomalies::{ANOMALY_RISK_SHARE, AnomalyService, CheckScore};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::hitl::HitlService;
 use super::snapshots::Snapshots;
@@ -246,6 +247,7 @@ pub struct PolicyService {
     audit: AuditLog,
     agents: AgentService,
     hitl: HitlService,
+    anomalies: AnomalyService,
     cache: Snapshots<TenantId, Arc<TenantPolicies>>,
     /// Each checked agent as the input's `agent` member, with the agent it was made from:
     /// reused while the agent is unchanged, so the engine sees the same allocation.
@@ -272,12 +274,13 @@ impl PolicyService {
         audit: AuditLog,
         agents: AgentService,
         hitl: HitlService,
+        anomalies: AnomalyService,
         settings: PolicySettings,
     ) -> Self {
         let cache = Snapshots::new(settings.cache_ttl, 10_000);
         let agent_inputs =
             moka::sync::Cache::builder().max_capacity(AGENT_INPUTS).time_to_live(settings.cache_ttl).build();
-        Self { ports, audit, agents, hitl, cache, agent_inputs, settings }
+        Self { ports, audit, agents, hitl, anomalies, cache, agent_inputs, settings }
     }
 
     /// `GET /policies/templates`.
@@ -483,11 +486,29 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
-        let response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.as_ref())?;
+        let mut response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.as_ref())?;
         if req.dry_run {
             return Ok(response);
         }
+        let denied = !response.allowed && !response.required_approval;
+        let anomaly = self
+            .anomalies
+            .score_check(&agent, &req.action, &req.resource, denied, response.risk_score)
+            .await?
+            .filter(|s| s.anomalous);
+        if let Some(anomaly) = &anomaly {
+            raise_for_anomaly(&mut response, anomaly, &set.settings);
+        }
         let mut response = self.record_decision(caller, &agent, &req, response).await?;
+        if let (Some(anomaly), Some(decision_id)) = (anomaly, response.decision_id) {
+            // The decision stands recorded: a report that cannot be filed is logged, not
+            // answered.
+            if let Err(e) =
+                self.anomalies.check_was_anomalous(&agent, &req.action, &req.resource, &anomaly, decision_id).await
+            {
+                tracing::warn!(tenant = %agent.tenant_id, agent = %agent.id, error = %e, "could not file the detector's report");
+            }
+        }
         if let (true, Some(decision_id)) = (response.required_approval, response.decision_id) {
             let request = self.hitl.open_for_check(caller, &agent, &req, &response, decision_id, &set.settings).await?;
             response.hitl_request_id = Some(request.id);
@@ -706,6 +727,31 @@ struct DecisionDetails<'a> {
     reason: &'a str,
     required_approval: bool,
     risk_factors: &'a [CheckRiskFactor],
+}
+
+/// Marks a check the detector found anomalous: its risk rises by the score × 0.6 (the
+/// `anomaly` factor), and an allowed action at or above the approval threshold now needs
+/// approval.
+fn raise_for_anomaly(response: &mut CheckResponse, anomaly: &CheckScore, settings: &EffectiveSettings) {
+    response.anomaly = true;
+    let weight = round_score(anomaly.score * ANOMALY_RISK_SHARE);
+    response.risk_factors.push(CheckRiskFactor {
+        code: "anomaly".into(),
+        weight,
+        evidence: format!("{} {}", anomaly.kind.as_str(), anomaly.score),
+        reason: "Unusual for this agent, by the tenant's anomaly detector.".into(),
+    });
+    response.risk_score = round_score(response.risk_score + weight);
+    response.risk = settings.risk_levels.level(response.risk_score);
+    let threshold = settings.approval_threshold;
+    if response.allowed && response.risk_score >= threshold {
+        response.allowed = false;
+        response.required_approval = true;
+        response.reason = format!(
+            "approval required: risk score {} (raised by an anomaly) is at or above the approval threshold {threshold}",
+            response.risk_score
+        );
+    }
 }
 
 /// Validates a check request; the agent id parsed.
