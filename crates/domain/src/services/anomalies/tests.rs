@@ -399,3 +399,20 @@ async fn guard_blocks_from_the_bus_count_towards_a_guard_attack() {
     let report = &h.svc.anomalies.list(&a, &AnomalyParams::default()).await.unwrap().items[0];
     assert_eq!(report.anomaly_type, AnomalyType::GuardAttack);
 }
+
+#[tokio::test]
+async fn every_replica_scores_with_the_active_version_once_told() {
+    let h = harness();
+    let other = crate::services::tests::replica(&h);
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    usual_history(&h, &a, &bot, 60, Duration::from_secs(30)).await;
+    // The other replica has looked: the detector is off, and it keeps that in process.
+    assert_eq!(other.svc.anomalies.score_check(&bot, "wipe", "orders/1", false, 0.2).await.unwrap(), None);
+    train_now(&h, &a).await;
+    let changed = h.bus.published.lock().unwrap().iter().find(|e| e.event_type == ANOMALY_MODEL_CHANGED).cloned();
+    other.svc.on_bus_event(&changed.unwrap());
+    let scored = other.svc.anomalies.score_check(&bot, "wipe", "orders/1", false, 0.2).await.unwrap().unwrap();
+    assert_eq!(scored.version, 1);
+    assert!(scored.anomalous, "{scored:?}");
+}
