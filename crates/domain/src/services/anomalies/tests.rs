@@ -416,3 +416,21 @@ async fn every_replica_scores_with_the_active_version_once_told() {
     assert_eq!(scored.version, 1);
     assert!(scored.anomalous, "{scored:?}");
 }
+
+#[tokio::test]
+async fn an_anomaly_can_turn_an_allowed_check_into_one_that_needs_approval() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    usual_history(&h, &a, &bot, 60, Duration::from_secs(30)).await;
+    train_now(&h, &a).await;
+    // Unscored (a dry run), the action is allowed: its risk is under the threshold (0.8).
+    let mut dry = check(&bot, "refund", "orders/9");
+    dry.dry_run = true;
+    let unscored = h.svc.policies.check(&a, dry).await.unwrap();
+    assert!(unscored.allowed && unscored.risk_score < 0.8, "{unscored:?}");
+    let scored = h.svc.policies.check(&a, check(&bot, "refund", "orders/9")).await.unwrap();
+    assert!(scored.anomaly && !scored.allowed && scored.required_approval, "{scored:?}");
+    assert!(scored.risk_score >= 0.8 && scored.reason.contains("raised by an anomaly"), "{scored:?}");
+    assert!(scored.hitl_request_id.is_some());
+}
