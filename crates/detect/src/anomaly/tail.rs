@@ -1,8 +1,8 @@
 //! Upper tails of one-sided features, by peaks over threshold (extreme value theory): per
 //! feature, the share `p` of training checks above its 99th percentile `u`, and the median
 //! excess over `u` of those, which sets an exponential tail `p · exp(-(x - u) / σ)`.
-//! Values up to `u` are not in the tail (probability 1). The median keeps the tail from
-//! stretching when the history holds a few extreme anomalies.
+//! Values up to half a unit past `u` are not in the tail (probability 1). The median keeps
+//! the tail from stretching when the history holds a few extreme anomalies.
 //!
 //! A check is as odd as its rarest feature: the smallest tail probability, multiplied by
 //! the number of features (a Bonferroni correction, so that having several features does
@@ -14,6 +14,8 @@ use super::features::FEATURES;
 
 /// The quantile a feature's tail starts at.
 const TAIL_START: f64 = 0.99;
+/// How far past the tail's start a value must be to be in it.
+const DEAD_ZONE: f64 = 0.5;
 /// The smallest scale of a tail.
 const MIN_SCALE: f64 = 0.25;
 /// The largest: features are per-agent standard scores and nats, whose tails fall at least
@@ -64,9 +66,12 @@ impl Tail {
         }
     }
 
-    /// The probability of a value at least `x` (1 up to where the tail starts).
+    /// The probability of a value at least `x`: 1 up to where the tail starts, and up to
+    /// half a unit past it (features are standard scores and nats, in which less is noise:
+    /// where the training values are all alike, the tail would otherwise make the least
+    /// excess rare).
     pub fn probability(&self, x: f64) -> f64 {
-        if x <= self.u {
+        if x <= self.u + DEAD_ZONE {
             return 1.0;
         }
         self.p * (-(x - self.u) / self.scale).exp()
@@ -129,6 +134,10 @@ mod tests {
         assert!(p20 < 1e-6, "{p20}");
         assert_eq!(Tail::fit(&mut []).probability(3.0), 1.0);
         assert!(Tails::score(&[1.0; FEATURES]) == 0.0);
+        // All alike: a small excess is not rare; a large one is.
+        let tied = Tail::fit(&mut vec![2.0; 10_000]);
+        assert_eq!(tied.probability(2.4), 1.0);
+        assert!(tied.probability(5.0) < 1e-6);
         let mut rare = [1.0; FEATURES];
         rare[2] = 1e-4 / FEATURES as f64;
         assert!((Tails::score(&rare) - 0.75).abs() < 1e-9);
