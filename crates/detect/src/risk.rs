@@ -841,17 +841,25 @@ pub fn assess_action(action: &str, resource: &str, ctx: &ActionContext<'_>) -> R
             reason: "Affects many records at once.",
         });
     }
-    if ctx.anomaly_score > 0.0 {
-        factors.push(RiskFactor {
-            code: "anomaly",
-            weight: (ctx.anomaly_score * ANOMALY_SHARE).clamp(0.0, ANOMALY_SHARE),
-            evidence: format!("{:.2}", ctx.anomaly_score),
-            reason: "Unusual for this agent.",
-        });
-    }
+    factors.extend(anomaly_factor(ctx.anomaly_score));
     factors.sort_by(|a, b| b.weight.total_cmp(&a.weight));
-    let survival: f64 = factors.iter().map(|f| 1.0 - f.weight).product();
-    RiskAssessment { score: (1.0 - survival).clamp(0.0, 1.0), factors }
+    let score = factors.iter().fold(0.0, |score, f| with_factor(score, f.weight));
+    RiskAssessment { score, factors }
+}
+
+/// The `anomaly` factor of an anomaly score in `[0, 1]`: the score × 0.6; none at 0.
+pub fn anomaly_factor(anomaly_score: f64) -> Option<RiskFactor> {
+    (anomaly_score > 0.0).then(|| RiskFactor {
+        code: "anomaly",
+        weight: (anomaly_score * ANOMALY_SHARE).clamp(0.0, ANOMALY_SHARE),
+        evidence: format!("{anomaly_score:.2}"),
+        reason: "Unusual for this agent.",
+    })
+}
+
+/// `score` with one more factor of `weight`, by the noisy-OR every factor combines by.
+pub fn with_factor(score: f64, weight: f64) -> f64 {
+    (1.0 - (1.0 - score.clamp(0.0, 1.0)) * (1.0 - weight.clamp(0.0, 1.0))).clamp(0.0, 1.0)
 }
 
 /// Where the levels `medium`, `high` and `critical` begin by default (a tenant may choose

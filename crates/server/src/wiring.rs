@@ -139,6 +139,7 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
     } = background;
     tokio::spawn(audit_writer.run());
     tokio::task::spawn_blocking(agentgov_domain::services::guard::warm_up);
+    tokio::task::spawn_blocking(agentgov_domain::services::anomalies::warm_up);
     if export_worker_on {
         tokio::spawn(export_worker(services.audit.clone(), export_wakeups));
     }

@@ -226,11 +226,6 @@ impl Detector {
             .unwrap_or(Feature::Action);
         Some(Scored { score, anomalous: score >= self.threshold, top, features })
     }
-
-    /// Agents with a baseline of their own.
-    pub fn agents(&self) -> usize {
-        self.baselines.len()
-    }
 }
 
 #[cfg(test)]

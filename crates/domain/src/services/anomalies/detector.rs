@@ -36,6 +36,7 @@ use crate::ports::Event;
 use crate::services::Caller;
 use crate::services::audit::{AuditEvent, caller_actor};
 use crate::services::guard::GUARD_BLOCKED;
+use crate::services::policies::round_score;
 use crate::services::snapshots::Snapshots;
 
 /// The bus event that tells every replica a tenant's active detector changed.
@@ -57,8 +58,8 @@ const TRAINING_MAX_ATTEMPTS: i32 = 3;
 const MAX_LIVE_AGENTS: usize = 100_000;
 /// A detector report is filed at most once per agent and type in this long.
 const REPORT_COOLDOWN_SECS: i64 = detect::eval::REPORT_COOLDOWN_SECS;
-/// The risk an anomaly adds to a check: its score times this (docs/policies.md, `anomaly`).
-pub const ANOMALY_RISK_SHARE: f64 = 0.6;
+/// How long a replica keeps a tenant's parsed detector without word from the bus.
+const ACTIVE_TTL: Duration = Duration::from_secs(600);
 /// The system actor of detector reports.
 const DETECTOR_ACTOR: &str = "anomaly-detector";
 
@@ -117,9 +118,16 @@ pub(crate) struct CheckScore {
     pub version: i32,
     pub score: f64,
     pub anomalous: bool,
-    pub kind: Kind,
+    /// Its rarest feature, which names its type.
+    pub top: detect::Feature,
     pub threshold: f64,
     pub features: [f64; detect::FEATURES],
+}
+
+impl CheckScore {
+    pub fn kind(&self) -> Kind {
+        self.top.kind()
+    }
 }
 
 /// The detector's state in this process.
@@ -133,7 +141,9 @@ pub(crate) struct DetectorState {
 impl DetectorState {
     pub(crate) fn new(wake: futures::channel::mpsc::Sender<()>) -> Self {
         Self {
-            active: Snapshots::new(Duration::from_secs(60), 10_000),
+            // A model can be megabytes of JSON: parsed again only when the bus says it changed
+            // (or after a resubscription), and at the latest after this long.
+            active: Snapshots::new(ACTIVE_TTL, 10_000),
             live: Mutex::default(),
             reported: Mutex::default(),
             wake,
@@ -153,28 +163,34 @@ pub struct DetectorRun {
 /// What a run produced.
 pub struct DetectorTrained {
     trained: detect::Trained,
+    synthetic: AnomalyEval,
 }
 
 impl DetectorRun {
     /// Fits the detector (CPU-bound: call it off the async threads).
     pub fn train(&self) -> DetectorTrained {
         let events: Vec<detect::Event<'_>> = self.history.iter().map(OwnedEvent::event).collect();
-        DetectorTrained { trained: detect::train(&events, &self.labels, TrainOptions::default()) }
+        DetectorTrained {
+            trained: detect::train(&events, &self.labels, TrainOptions::default()),
+            synthetic: synthetic_eval(),
+        }
     }
 }
 
-fn rounded(v: f64) -> f64 {
-    (v * 1e4).round() / 1e4
+/// Computes what is the same for every tenant (the synthetic figures) once; CPU-bound, for
+/// a blocking thread as the process starts.
+pub fn warm_up() {
+    synthetic_eval();
 }
 
 fn eval_view(m: &Metrics) -> AnomalyEval {
     AnomalyEval {
         positives: m.positives as i64,
         negatives: m.negatives as i64,
-        precision: m.precision.map(rounded),
-        recall: m.recall.map(rounded),
-        f1: m.f1.map(rounded),
-        auc: m.auc.map(rounded),
+        precision: m.precision.map(round_score),
+        recall: m.recall.map(round_score),
+        f1: m.f1.map(round_score),
+        auc: m.auc.map(round_score),
     }
 }
 
@@ -220,20 +236,16 @@ fn make_room<K, V>(map: &mut HashMap<K, V>, cap: usize) {
 }
 
 impl AnomalyService {
-    fn detector_state(&self) -> &DetectorState {
-        &self.detector
-    }
-
     /// A bus event from any replica: a version change drops the tenant's detector; a guard
     /// block is noted in the agent's live state.
     pub fn on_event(&self, event: &Event) {
         if event.event_type == ANOMALY_MODEL_CHANGED {
-            self.detector_state().active.invalidate(&event.tenant_id);
+            self.detector.active.invalidate(&event.tenant_id);
         } else if event.event_type == GUARD_BLOCKED
             && let Some(agent) = event.data.get("agent_id").and_then(|a| a.as_str()).and_then(|a| a.parse().ok())
         {
             let at = event.ts.unix_timestamp();
-            let mut live = self.detector_state().live.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = self.detector.live.lock().unwrap_or_else(|e| e.into_inner());
             make_room(&mut live, MAX_LIVE_AGENTS);
             live.entry((event.tenant_id, AgentId(agent))).or_default().guard_block(at);
         }
@@ -241,11 +253,11 @@ impl AnomalyService {
 
     /// Drops every tenant's detector (after missed announcements).
     pub fn forget_detectors(&self) {
-        self.detector_state().active.invalidate_all();
+        self.detector.active.invalidate_all();
     }
 
     async fn active_detector(&self, tenant: TenantId) -> Result<ActiveDetector> {
-        let state = self.detector_state();
+        let state = &self.detector;
         if let Some(active) = state.active.get(&tenant) {
             return Ok(active);
         }
@@ -279,7 +291,7 @@ impl AnomalyService {
         let at = self.ports.clock.now().unix_timestamp();
         let check = Observed::Check { action, resource, denied, risk };
         let scored = {
-            let mut live = self.detector_state().live.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = self.detector.live.lock().unwrap_or_else(|e| e.into_inner());
             if !live.contains_key(&(agent.tenant_id, agent.id)) {
                 make_room(&mut live, MAX_LIVE_AGENTS);
             }
@@ -288,10 +300,10 @@ impl AnomalyService {
         };
         Ok(scored.map(|s| CheckScore {
             version: active.version,
-            score: rounded(s.score),
+            score: round_score(s.score),
             anomalous: s.anomalous,
-            kind: s.kind(),
-            threshold: rounded(detector.threshold),
+            top: s.top,
+            threshold: round_score(detector.threshold),
             features: s.features,
         }))
     }
@@ -308,8 +320,8 @@ impl AnomalyService {
     ) -> Result<Option<AnomalyReport>> {
         let now = self.ports.clock.now();
         {
-            let mut reported = self.detector_state().reported.lock().unwrap_or_else(|e| e.into_inner());
-            let key = (agent.tenant_id, agent.id, score.kind);
+            let mut reported = self.detector.reported.lock().unwrap_or_else(|e| e.into_inner());
+            let key = (agent.tenant_id, agent.id, score.kind());
             if reported.get(&key).is_some_and(|at| now.unix_timestamp() - at < REPORT_COOLDOWN_SECS) {
                 return Ok(None);
             }
@@ -318,9 +330,10 @@ impl AnomalyService {
         }
         let features: serde_json::Map<String, serde_json::Value> = detect::Feature::ALL
             .iter()
-            .map(|f| (f.name().to_owned(), serde_json::json!(rounded(score.features[*f as usize]))))
+            // Features are not bounded by 1: rounded, not clamped.
+            .map(|f| (f.name().to_owned(), serde_json::json!((score.features[*f as usize] * 1e4).round() / 1e4)))
             .collect();
-        let kind = anomaly_type(score.kind);
+        let kind = anomaly_type(score.kind());
         let mut evidence = crate::model::JsonObject::new();
         evidence.insert("decision_id".into(), serde_json::json!(decision_id));
         evidence.insert("action".into(), serde_json::json!(action));
@@ -339,7 +352,7 @@ impl AnomalyService {
                 kind.as_str(),
                 score.score,
                 score.threshold,
-                detect::Feature::ALL.iter().find(|f| f.kind() == score.kind).map_or("features", |f| f.name())
+                score.top.name()
             ),
             evidence,
             source: AnomalySource::Detector,
@@ -389,7 +402,7 @@ impl AnomalyService {
             .resource(format!("anomalies/detector/tasks/{}", task.id))
             .details(serde_json::json!({"task_id": task.id, "window_days": window_days}));
         self.audit.record(event).await?;
-        let _ = self.detector_state().wake.clone().try_send(());
+        let _ = self.detector.wake.clone().try_send(());
         Ok(task)
     }
 
@@ -428,7 +441,7 @@ impl AnomalyService {
     }
 
     async fn model_changed(&self, tenant: TenantId, version: i32) {
-        self.detector_state().active.invalidate(&tenant);
+        self.detector.active.invalidate(&tenant);
         self.ports.announce(tenant, ANOMALY_MODEL_CHANGED, serde_json::json!({"version": version})).await;
     }
 
@@ -440,7 +453,7 @@ impl AnomalyService {
 
     async fn status_of(&self, tenant: TenantId) -> Result<DetectorStatus> {
         // The store, not the cache: status is what every replica will use.
-        let info = self.ports.store.list_anomaly_models(tenant).await?.into_iter().find(|v| v.active);
+        let info = self.active_info(tenant).await?;
         let task = self.ports.store.pending_anomaly_task(tenant).await?;
         let state = match (&task, &info) {
             (Some(_), _) => "training",
@@ -459,10 +472,16 @@ impl AnomalyService {
         })
     }
 
+    /// The active version's figures, read from the store (what every replica will use);
+    /// `None` when the detector is off.
+    async fn active_info(&self, tenant: TenantId) -> Result<Option<AnomalyModelInfo>> {
+        Ok(self.ports.store.list_anomaly_models(tenant).await?.into_iter().find(|v| v.active))
+    }
+
     /// `GET /anomalies/detector/metrics` (`anomalies:read`).
     pub async fn detector_metrics(&self, caller: &Caller) -> Result<DetectorMetrics> {
         caller.require_permission(Permission::AnomaliesRead)?;
-        let info = self.ports.store.list_anomaly_models(caller.tenant_id()).await?.into_iter().find(|v| v.active);
+        let info = self.active_info(caller.tenant_id()).await?;
         Ok(match info {
             Some(info) => {
                 DetectorMetrics { version: info.version, labelled: Some(info.labelled), synthetic: info.synthetic }
@@ -580,7 +599,7 @@ impl AnomalyService {
 
     /// Stores what a run produced as the tenant's next, active version.
     pub async fn finish_training(&self, run: &DetectorRun, result: DetectorTrained) -> Result<()> {
-        let trained = result.trained;
+        let DetectorTrained { trained, synthetic } = result;
         let now = self.ports.clock.now();
         let tenant = run.task.tenant_id;
         let threshold = trained.detector.threshold;
@@ -597,10 +616,10 @@ impl AnomalyService {
                 active: true,
                 samples: trained.samples as i64,
                 agents: trained.agents as i64,
-                threshold: rounded(threshold),
+                threshold: round_score(threshold),
                 threshold_source: trained.threshold_source.to_owned(),
                 labelled: eval_view(&Metrics::of(&labelled, threshold)),
-                synthetic: synthetic_eval(),
+                synthetic,
                 task_id: Some(run.task.id),
                 trained_at: now,
             },

@@ -11,8 +11,7 @@ use std::sync::Arc;
 pub(crate) use detector::CheckScore;
 use detector::DetectorState;
 pub use detector::{
-    ANOMALY_MODEL_CHANGED, ANOMALY_RISK_SHARE, DetectorMetrics, DetectorRun, DetectorStatus, DetectorTrainRequest,
-    DetectorTrained,
+    ANOMALY_MODEL_CHANGED, DetectorMetrics, DetectorRun, DetectorStatus, DetectorTrainRequest, DetectorTrained, warm_up,
 };
 
 use time::OffsetDateTime;

@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 
 use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
-use super::anomalies::{ANOMALY_RISK_SHARE, AnomalyService, CheckScore};
+use super::anomalies::{AnomalyService, CheckScore};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::hitl::HitlService;
 use super::snapshots::Snapshots;
@@ -729,19 +729,19 @@ struct DecisionDetails<'a> {
     risk_factors: &'a [CheckRiskFactor],
 }
 
-/// Marks a check the detector found anomalous: its risk rises by the score × 0.6 (the
-/// `anomaly` factor), and an allowed action at or above the approval threshold now needs
-/// approval.
+/// Marks a check the detector found anomalous: the risk model's `anomaly` factor (the
+/// score × 0.6) joins its factors by the same noisy-OR, after the policies' adjustments,
+/// and an allowed action at or above the approval threshold now needs approval.
 fn raise_for_anomaly(response: &mut CheckResponse, anomaly: &CheckScore, settings: &EffectiveSettings) {
     response.anomaly = true;
-    let weight = round_score(anomaly.score * ANOMALY_RISK_SHARE);
+    let Some(factor) = risk::anomaly_factor(anomaly.score) else { return };
+    response.risk_score = round_score(risk::with_factor(response.risk_score, factor.weight));
     response.risk_factors.push(CheckRiskFactor {
-        code: "anomaly".into(),
-        weight,
-        evidence: format!("{} {}", anomaly.kind.as_str(), anomaly.score),
-        reason: "Unusual for this agent, by the tenant's anomaly detector.".into(),
+        code: factor.code.to_owned(),
+        weight: round_score(factor.weight),
+        evidence: format!("{} {}", anomaly.kind().as_str(), anomaly.score),
+        reason: factor.reason.to_owned(),
     });
-    response.risk_score = round_score(response.risk_score + weight);
     response.risk = settings.risk_levels.level(response.risk_score);
     let threshold = settings.approval_threshold;
     if response.allowed && response.risk_score >= threshold {
