@@ -54,8 +54,9 @@ const MAX_LABELS: usize = 10_000;
 const TRAINING_LEASE: Duration = Duration::from_secs(120);
 /// Claims of one task before it is failed.
 const TRAINING_MAX_ATTEMPTS: i32 = 3;
-/// Agents whose live state a process keeps (beyond it, arbitrary ones are forgotten).
-const MAX_LIVE_AGENTS: usize = 100_000;
+/// Agents whose live state a process keeps (beyond it, the least recently used are
+/// forgotten).
+const MAX_LIVE_AGENTS: u64 = 100_000;
 /// A detector report is filed at most once per agent and type in this long.
 const REPORT_COOLDOWN_SECS: i64 = detect::eval::REPORT_COOLDOWN_SECS;
 /// How long a replica keeps a tenant's parsed detector without word from the bus.
@@ -133,8 +134,11 @@ impl CheckScore {
 /// The detector's state in this process.
 pub(crate) struct DetectorState {
     active: Snapshots<TenantId, ActiveDetector>,
-    live: Mutex<HashMap<(TenantId, AgentId), Recent>>,
-    reported: Mutex<HashMap<(TenantId, AgentId, Kind), i64>>,
+    /// Per agent; bounded (least recently used forgotten: live state rebuilds in minutes).
+    live: moka::sync::Cache<(TenantId, AgentId), Arc<Mutex<Recent>>>,
+    /// When each agent's last report of each type was filed (Unix seconds, by the clock
+    /// port); bounded, and nothing is kept past the cooldown.
+    reported: moka::sync::Cache<(TenantId, AgentId, Kind), i64>,
     wake: futures::channel::mpsc::Sender<()>,
 }
 
@@ -144,8 +148,11 @@ impl DetectorState {
             // A model can be megabytes of JSON: parsed again only when the bus says it changed
             // (or after a resubscription), and at the latest after this long.
             active: Snapshots::new(ACTIVE_TTL, 10_000),
-            live: Mutex::default(),
-            reported: Mutex::default(),
+            live: moka::sync::Cache::new(MAX_LIVE_AGENTS),
+            reported: moka::sync::Cache::builder()
+                .max_capacity(MAX_LIVE_AGENTS)
+                .time_to_live(Duration::from_secs(REPORT_COOLDOWN_SECS as u64))
+                .build(),
             wake,
         }
     }
@@ -222,19 +229,6 @@ fn severity(score: f64) -> Severity {
     }
 }
 
-/// Forgets entries of a bounded map when it is full (arbitrary ones: cheap, and what is
-/// forgotten is only live state that rebuilds within minutes).
-fn make_room<K, V>(map: &mut HashMap<K, V>, cap: usize) {
-    if map.len() >= cap {
-        let drop = map.len() - cap + cap / 10;
-        let mut n = 0;
-        map.retain(|_, _| {
-            n += 1;
-            n > drop
-        });
-    }
-}
-
 impl AnomalyService {
     /// A bus event from any replica: a version change drops the tenant's detector; a guard
     /// block is noted in the agent's live state.
@@ -245,10 +239,14 @@ impl AnomalyService {
             && let Some(agent) = event.data.get("agent_id").and_then(|a| a.as_str()).and_then(|a| a.parse().ok())
         {
             let at = event.ts.unix_timestamp();
-            let mut live = self.detector.live.lock().unwrap_or_else(|e| e.into_inner());
-            make_room(&mut live, MAX_LIVE_AGENTS);
-            live.entry((event.tenant_id, AgentId(agent))).or_default().guard_block(at);
+            let recent = self.recent(event.tenant_id, AgentId(agent));
+            recent.lock().unwrap_or_else(|e| e.into_inner()).guard_block(at);
         }
+    }
+
+    /// The agent's live state, created empty.
+    fn recent(&self, tenant: TenantId, agent: AgentId) -> Arc<Mutex<Recent>> {
+        self.detector.live.get_with((tenant, agent), Arc::default)
     }
 
     /// Drops every tenant's detector (after missed announcements).
@@ -291,12 +289,9 @@ impl AnomalyService {
         let at = self.ports.clock.now().unix_timestamp();
         let check = Observed::Check { action, resource, denied, risk };
         let scored = {
-            let mut live = self.detector.live.lock().unwrap_or_else(|e| e.into_inner());
-            if !live.contains_key(&(agent.tenant_id, agent.id)) {
-                make_room(&mut live, MAX_LIVE_AGENTS);
-            }
-            let recent = live.entry((agent.tenant_id, agent.id)).or_default();
-            detector.score(recent, agent.id.as_uuid().as_u128(), at, check)
+            let recent = self.recent(agent.tenant_id, agent.id);
+            let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+            detector.score(&mut recent, agent.id.as_uuid().as_u128(), at, check)
         };
         Ok(scored.map(|s| CheckScore {
             version: active.version,
@@ -319,15 +314,11 @@ impl AnomalyService {
         decision_id: AuditId,
     ) -> Result<Option<AnomalyReport>> {
         let now = self.ports.clock.now();
-        {
-            let mut reported = self.detector.reported.lock().unwrap_or_else(|e| e.into_inner());
-            let key = (agent.tenant_id, agent.id, score.kind());
-            if reported.get(&key).is_some_and(|at| now.unix_timestamp() - at < REPORT_COOLDOWN_SECS) {
-                return Ok(None);
-            }
-            make_room(&mut reported, MAX_LIVE_AGENTS);
-            reported.insert(key, now.unix_timestamp());
+        let key = (agent.tenant_id, agent.id, score.kind());
+        if self.detector.reported.get(&key).is_some_and(|at| now.unix_timestamp() - at < REPORT_COOLDOWN_SECS) {
+            return Ok(None);
         }
+        self.detector.reported.insert(key, now.unix_timestamp());
         let features: serde_json::Map<String, serde_json::Value> = detect::Feature::ALL
             .iter()
             // Features are not bounded by 1: rounded, not clamped.
