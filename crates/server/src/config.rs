@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 /// Environment variables that start with `AGENTGOV_` but are not settings.
 const NOT_SETTINGS: &[&str] = &["config", "test_database_url", "test_redis_url"];
 
+/// Settings read from their conventional names, without the `AGENTGOV_` prefix.
+const UNPREFIXED: &[&str] = &["DATABASE_URL", "REDIS_URL", "WEBHOOK_SECRET"];
+
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
@@ -322,12 +325,29 @@ impl Config {
             }
             fig = fig.merge(Toml::file(file));
         }
-        fig = fig
-            .merge(Env::raw().only(&["DATABASE_URL", "REDIS_URL", "WEBHOOK_SECRET"]))
-            .merge(Env::prefixed("AGENTGOV_").ignore(NOT_SETTINGS));
+        fig = fig.merge(Env::raw().only(UNPREFIXED)).merge(Env::prefixed("AGENTGOV_").ignore(NOT_SETTINGS));
         let config: Config = fig.extract().context("invalid configuration")?;
         config.validate()?;
         Ok(config)
+    }
+
+    /// Every environment variable `load` and the command line accept, spelled as in the
+    /// environment: `AGENTGOV_<FIELD>` for each field `Config`'s `Deserialize` accepts (the
+    /// list `deny_unknown_fields` checks), the `AGENTGOV_*` names that are not settings
+    /// (`AGENTGOV_CONFIG`, the tests' URLs), and `DATABASE_URL`, `REDIS_URL`,
+    /// `WEBHOOK_SECRET`. Any other `AGENTGOV_*` variable makes `load` fail. Sorted.
+    pub fn env_names() -> Vec<String> {
+        let mut fields: &'static [&'static str] = &[];
+        // Fails by design once the field names are captured.
+        let _ = Config::deserialize(FieldNames(&mut fields));
+        let mut names: Vec<String> = fields
+            .iter()
+            .chain(NOT_SETTINGS)
+            .map(|f| format!("AGENTGOV_{}", f.to_ascii_uppercase()))
+            .chain(UNPREFIXED.iter().map(|n| (*n).to_owned()))
+            .collect();
+        names.sort();
+        names
     }
 
     pub fn validate(&self) -> anyhow::Result<()> {
@@ -473,6 +493,33 @@ impl Config {
     /// `embedded` (in-process cache and bus) or `distributed` (Redis).
     pub fn mode(&self) -> &'static str {
         if self.redis_url.is_some() { "distributed" } else { "embedded" }
+    }
+}
+
+/// A deserializer that reads nothing: it keeps the field names a struct's `Deserialize`
+/// passes to `deserialize_struct`, then fails.
+struct FieldNames<'a>(&'a mut &'static [&'static str]);
+
+impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = fields;
+        Err(serde::de::Error::custom("only the field names were wanted"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
     }
 }
 
@@ -701,6 +748,29 @@ mod tests {
             assert_eq!(c.token_ttl_secs, 300);
             jail.set_env("AGENTGOV_TOKEN_TTL", "300");
             assert!(Config::load(None).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)] // figment's Jail API, not ours
+    fn env_names_are_the_variables_load_accepts() {
+        let names = Config::env_names();
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        let fields = defaults.as_object().unwrap();
+        assert_eq!(names.len(), fields.len() + NOT_SETTINGS.len() + UNPREFIXED.len(), "{names:?}");
+        for field in fields.keys() {
+            assert!(names.contains(&format!("AGENTGOV_{}", field.to_ascii_uppercase())), "{field}");
+        }
+        for name in ["AGENTGOV_CONFIG", "AGENTGOV_SHUTDOWN_TIMEOUT_SECS", "DATABASE_URL", "WEBHOOK_SECRET"] {
+            assert!(names.iter().any(|n| n == name), "{name}");
+        }
+        assert!(!names.iter().any(|n| n == "AGENTGOV_TOKEN_TTL"));
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("AGENTGOV_CONFIG", "ignored.toml");
+            jail.set_env("AGENTGOV_SHUTDOWN_TIMEOUT_SECS", "5");
+            jail.set_env("AGENTGOV_WORKERS", "2");
+            assert_eq!(Config::load(None).unwrap().shutdown_timeout_secs, 5);
             Ok(())
         });
     }
