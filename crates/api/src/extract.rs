@@ -64,18 +64,27 @@ pub fn media_type(req: &HttpRequest) -> String {
 
 /// Deserialises `bytes` with the error mapping of [`Json`].
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // Every body of the API is an object. serde would also fill a struct from an array, by
+    // position (`[null, null]` as an update that changes nothing), so only an object
+    // reaches it.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     // Well-formed bodies, nearly all of them, are parsed once; a failure is parsed again to
     // name its cause and field.
-    if let Ok(value) = serde_json::from_slice(bytes) {
+    if first == Some(&b'{')
+        && let Ok(value) = serde_json::from_slice(bytes)
+    {
         return Ok(value);
     }
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if first.is_none() {
         return Err(ApiError::bad_request("a JSON body is required"));
     }
     // Syntax first: a truncated document must be 400 even when its first value is already
     // of the wrong shape.
     if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
         return Err(ApiError::bad_request(format!("body is not valid JSON: {err}")));
+    }
+    if first != Some(&b'{') {
+        return Err(ApiError::unprocessable("body", "must be a JSON object"));
     }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|err| {

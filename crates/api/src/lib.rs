@@ -208,6 +208,7 @@ pub fn app(
         InitError = (),
     >,
 > {
+    let methods = Methods::of(&doc);
     App::new()
         .app_data(state)
         .app_data(http)
@@ -223,8 +224,80 @@ pub fn app(
                 actix_web::HttpResponse::PermanentRedirect().insert_header(("Location", "/docs/")).finish()
             }),
         )
-        .default_service(web::to(|| async { actix_web::HttpResponse::NotFound().finish() }))
+        .default_service(web::to(move |req: actix_web::HttpRequest| {
+            let allow = methods.allowed(req.path());
+            async move {
+                match allow {
+                    Some(allow) => actix_web::HttpResponse::MethodNotAllowed()
+                        .insert_header((actix_web::http::header::ALLOW, allow))
+                        .finish(),
+                    None => actix_web::HttpResponse::NotFound().finish(),
+                }
+            }
+        }))
         .wrap(ErrorHandlers::new().default_handler(problem::render_plain_errors))
         .wrap(from_fn(metrics::record))
         .wrap(tracing_actix_web::TracingLogger::<trace::RedactedRootSpan>::new())
+}
+
+/// The methods each documented path takes, so that a known path asked with a method it does
+/// not take answers 405 with `Allow`, and only an unknown path answers 404.
+#[derive(Debug, Clone)]
+struct Methods(std::sync::Arc<Vec<(String, Vec<&'static str>)>>);
+
+impl Methods {
+    fn of(doc: &utoipa::openapi::OpenApi) -> Self {
+        let paths = doc.paths.paths.iter().map(|(template, item)| {
+            let ops = [
+                ("GET", item.get.is_some()),
+                ("POST", item.post.is_some()),
+                ("PUT", item.put.is_some()),
+                ("PATCH", item.patch.is_some()),
+                ("DELETE", item.delete.is_some()),
+            ];
+            (template.clone(), ops.into_iter().filter_map(|(method, has)| has.then_some(method)).collect())
+        });
+        Methods(std::sync::Arc::new(paths.collect()))
+    }
+
+    /// The `Allow` value for `path` (every method of every template it matches), or `None`
+    /// when no documented path matches.
+    fn allowed(&self, path: &str) -> Option<String> {
+        let mut allow: Vec<&str> = Vec::new();
+        for (_, methods) in self.0.iter().filter(|(template, _)| template_matches(template, path)) {
+            allow.extend(methods.iter().filter(|m| !allow.contains(m)).collect::<Vec<_>>());
+        }
+        (!allow.is_empty()).then(|| allow.join(", "))
+    }
+}
+
+/// Whether `path` fits `template` segment by segment, a `{name}` standing for any non-empty
+/// segment.
+fn template_matches(template: &str, path: &str) -> bool {
+    let (mut template, mut path) = (template.split('/'), path.split('/'));
+    loop {
+        match (template.next(), path.next()) {
+            (None, None) => return true,
+            (Some(t), Some(p)) if t == p || (t.starts_with('{') && !p.is_empty()) => {}
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_path_names_its_methods() {
+        let methods = Methods::of(&openapi());
+        assert_eq!(methods.allowed("/api/v1/agents/0193a4c2-0000-7000-8000-000000000001").as_deref(), Some("GET, PUT, DELETE"));
+        // `/agents/search` is also `/agents/{id}`: both templates' methods.
+        assert_eq!(methods.allowed("/api/v1/agents/search").as_deref(), Some("GET, PUT, DELETE"));
+        assert_eq!(methods.allowed("/api/v1/policies").as_deref(), Some("GET, POST"));
+        assert_eq!(methods.allowed("/webhooks/agent").as_deref(), Some("POST"));
+        assert_eq!(methods.allowed("/api/v1/nothing"), None);
+        assert_eq!(methods.allowed("/api/v1/agents/"), None);
+        assert_eq!(methods.allowed("/api/v1/agents/x/y/z"), None);
+    }
 }

@@ -3,7 +3,8 @@
 //! responses every operation shares.
 
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{Content, OpenApi as Doc, Ref, ResponseBuilder};
+use utoipa::openapi::path::ParameterIn;
+use utoipa::openapi::{Content, OpenApi as Doc, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
 use crate::problem::{PROBLEM_JSON, Problem};
@@ -90,14 +91,18 @@ impl Modify for SharedErrors {
             for op in ops.into_iter().flatten() {
                 let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
                 let has_body = op.request_body.is_some();
-                let has_query = op.parameters.as_ref().is_some_and(|ps| {
-                    ps.iter().any(|p| matches!(p, utoipa::openapi::RefOr::T(p) if p.parameter_in == utoipa::openapi::path::ParameterIn::Query))
-                });
+                let has_in = |place: ParameterIn| {
+                    op.parameters.as_ref().is_some_and(|ps| ps.iter().any(|p| matches!(p, RefOr::T(p) if p.parameter_in == place)))
+                };
+                let (has_query, has_path) = (has_in(ParameterIn::Query), has_in(ParameterIn::Path));
                 let mut shared: Vec<(&str, &str)> = Vec::new();
                 if has_body {
                     shared.push(("400", "The body is not valid JSON"));
                     shared.push(("413", "The body is larger than the configured limit"));
                     shared.push(("415", "The body is not JSON"));
+                }
+                if has_path {
+                    shared.push(("404", "No such resource in the tenant (a malformed id, or another tenant's, alike)"));
                 }
                 if has_body || has_query {
                     shared.push(("422", "Invalid fields; `errors` names each one"));
@@ -110,6 +115,15 @@ impl Modify for SharedErrors {
                 shared.push(("500", "A bug; the body holds no internals"));
                 for (status, description) in shared {
                     op.responses.responses.entry(status.to_owned()).or_insert_with(|| problem(description).into());
+                }
+                // Every error is a problem document, whatever content type a handler's
+                // annotation gave it.
+                for (status, response) in op.responses.responses.iter_mut() {
+                    if let (RefOr::T(response), Some(b'4' | b'5')) = (response, status.as_bytes().first())
+                        && let Some(content) = response.content.shift_remove("application/json")
+                    {
+                        response.content.entry(PROBLEM_JSON.to_owned()).or_insert(content);
+                    }
                 }
             }
         }

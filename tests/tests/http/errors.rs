@@ -8,7 +8,23 @@ async fn unknown_routes_and_methods_are_problem_json() {
     let body = expect_problem(app.get("/nope"), 404).await;
     assert!(body["detail"].as_str().unwrap().contains("/docs"));
     expect_problem(app.get("/api/v2/health"), 404).await;
-    expect_problem(app.delete("/health"), 404).await;
+    // A path the API has, with a method it does not take there: 405 naming the ones it does.
+    for (method, path, allow) in [
+        (reqwest::Method::DELETE, "/health", "GET"),
+        (reqwest::Method::PATCH, "/agents", "GET"),
+        (reqwest::Method::TRACE, "/policies", "GET, POST"),
+        (reqwest::Method::POST, "/users/0193a4c2-0000-7000-8000-000000000001", "GET, PUT, DELETE"),
+    ] {
+        let res = app.req(method.clone(), path).send().await.unwrap();
+        assert_eq!(res.status(), 405, "{method} {path}");
+        assert_eq!(res.headers()["allow"], allow, "{method} {path}");
+        assert_eq!(res.headers()["content-type"], "application/problem+json");
+    }
+    let res = app.req(reqwest::Method::POST, "/health").send().await.unwrap();
+    assert_eq!(res.status(), 405);
+    let res = app.get("/webhooks/agent").send().await.unwrap();
+    assert_eq!((res.status().as_u16(), &res.headers()["allow"]), (405, &"POST".parse().unwrap()));
+    expect_problem(app.get("/agents/x/y"), 404).await;
 }
 
 #[tokio::test]
@@ -22,6 +38,12 @@ async fn malformed_json_is_400_and_the_wrong_shape_422() {
     let err = expect_problem(send("{\"email\": 5, \"password\": \"x\"}"), 422).await;
     assert_eq!(err["errors"][0]["field"], "email");
     expect_problem(send("[]"), 422).await;
+    // serde would fill the struct from an array by position: every body must be an object.
+    let err = expect_problem(send("[\"a@b.co\", \"a long password\"]"), 422).await;
+    assert_eq!(err["errors"][0]["field"], "body");
+    assert_eq!(err["errors"][0]["message"], "must be a JSON object");
+    expect_problem(send("5"), 422).await;
+    expect_problem(send("null"), 422).await;
 }
 
 #[tokio::test]

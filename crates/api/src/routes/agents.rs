@@ -36,7 +36,9 @@ pub struct AgentListQuery {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct SearchQuery {
-    /// What to look for, in natural language (1 to 500 characters).
+    /// What to look for, in natural language (1 to 500 characters). Required: the service
+    /// names it in a 422 when it is missing, as it does when it is blank.
+    #[param(required = true)]
     pub q: Option<String>,
     /// How many results, 1 to 100 (default 10).
     pub limit: Option<i64>,
@@ -100,6 +102,7 @@ pub async fn search(
 #[utoipa::path(
     tag = "agents",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses((status = 200, description = "The agent", body = Agent))
 )]
 #[get("/{id}")]
@@ -112,6 +115,7 @@ pub async fn get(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path<Ag
 #[utoipa::path(
     tag = "agents",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses((status = 200, description = "The agent and how it was assessed", body = AgentDetails))
 )]
 #[get("/{id}/details")]
@@ -128,6 +132,7 @@ pub async fn details(
 #[utoipa::path(
     tag = "agents",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     request_body = AgentRequest,
     responses(
         (status = 200, description = "The updated agent", body = Agent),
@@ -148,6 +153,7 @@ pub async fn update(
 #[utoipa::path(
     tag = "agents",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses((status = 204, description = "Deleted"))
 )]
 #[delete("/{id}")]
@@ -161,6 +167,7 @@ pub async fn remove(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path
 #[utoipa::path(
     tag = "agents",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     request_body(content = HeartbeatRequest, description = "Optional; an empty body is a plain heartbeat"),
     responses(
         (status = 200, description = "The agent after the heartbeat", body = Agent),

@@ -84,6 +84,7 @@ pub async fn stats(
     operation_id = "anomalies_get",
     tag = "anomalies",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The report", body = AnomalyReport),
         (status = 404, description = "No such report in the tenant", body = crate::problem::Problem),
@@ -105,6 +106,7 @@ pub async fn get(
     operation_id = "anomalies_update",
     tag = "anomalies",
     security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     request_body = AnomalyUpdate,
     responses(
         (status = 200, description = "The report", body = AnomalyReport),
@@ -130,7 +132,7 @@ pub async fn update(
     operation_id = "anomalies_detector_train",
     tag = "anomalies",
     security(("bearer" = [])),
-    request_body(content = DetectorTrainRequest, description = "Optional window"),
+    request_body(content = Option<DetectorTrainRequest>, description = "Optional window"),
     responses(
         (status = 202, description = "Queued; follow `Location`", body = AnomalyTask),
         (status = 403, description = "Not an admin", body = crate::problem::Problem),

@@ -3,7 +3,7 @@
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
-use agentgov_domain::ids::CandidateId;
+use agentgov_domain::ids::{CandidateId, ClusterJobId};
 use agentgov_domain::model::{Agent, ClusterJob, DiscoveryCandidate, DiscoveryEvent};
 use agentgov_domain::page::Page;
 use agentgov_domain::services::discovery::{
@@ -102,6 +102,7 @@ pub async fn cluster(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult
     operation_id = "discovery_cluster_status",
     tag = "discovery",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The job", body = ClusterJob),
         (status = 404, description = "No such job in the tenant", body = crate::problem::Problem),
@@ -111,9 +112,9 @@ pub async fn cluster(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult
 pub async fn cluster_status(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
-    id: web::Path<String>,
+    id: web::Path<ClusterJobId>,
 ) -> ApiResult<web::Json<ClusterJob>> {
-    Ok(web::Json(state.services.discovery.cluster_status(&auth.0, &id).await?))
+    Ok(web::Json(state.services.discovery.cluster_status(&auth.0, *id).await?))
 }
 
 /// `GET /discovery/candidates`.
@@ -153,6 +154,7 @@ pub async fn candidates(
     operation_id = "discovery_candidate",
     tag = "discovery",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses(
         (status = 200, description = "The candidate", body = DiscoveryCandidate),
         (status = 404, description = "No such candidate in the tenant", body = crate::problem::Problem),
@@ -176,7 +178,8 @@ pub async fn candidate(
     operation_id = "discovery_confirm",
     tag = "discovery",
     security(("api_key" = []), ("bearer" = [])),
-    request_body(content = ConfirmRequest, description = "Optional overrides"),
+    params(("id" = String, Path, format = Uuid)),
+    request_body(content = Option<ConfirmRequest>, description = "Optional overrides"),
     responses(
         (status = 201, description = "Registered", body = Agent),
         (status = 200, description = "Confirmed before: the agent it became", body = Agent),
@@ -206,7 +209,8 @@ pub async fn confirm(
     operation_id = "discovery_dismiss",
     tag = "discovery",
     security(("api_key" = []), ("bearer" = [])),
-    request_body(content = DismissRequest, description = "Optional reason"),
+    params(("id" = String, Path, format = Uuid)),
+    request_body(content = Option<DismissRequest>, description = "Optional reason"),
     responses(
         (status = 200, description = "Dismissed", body = DiscoveryCandidate),
         (status = 404, description = "No such candidate in the tenant", body = crate::problem::Problem),

@@ -121,7 +121,7 @@ pub async fn versions(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResul
     operation_id = "guard_detector_train",
     tag = "guard",
     security(("api_key" = []), ("bearer" = [])),
-    request_body(content = TrainRequest, description = "Optional labelled examples"),
+    request_body(content = Option<TrainRequest>, description = "Optional labelled examples"),
     responses(
         (status = 202, description = "Queued", body = GuardTask),
         (status = 409, description = "A training task is already queued or running", body = crate::problem::Problem),

@@ -49,7 +49,8 @@ pub async fn request(
     operation_id = "hitl_approve",
     tag = "hitl",
     security(("bearer" = [])),
-    request_body(content = HitlDecision, description = "Optional comment"),
+    params(("id" = String, Path, format = Uuid)),
+    request_body(content = Option<HitlDecision>, description = "Optional comment"),
     responses(
         (status = 200, description = "Approved", body = HitlRequest),
         (status = 404, description = "No such request in the tenant", body = crate::problem::Problem),
@@ -74,7 +75,8 @@ pub async fn approve(
     operation_id = "hitl_reject",
     tag = "hitl",
     security(("bearer" = [])),
-    request_body(content = HitlDecision, description = "Optional comment"),
+    params(("id" = String, Path, format = Uuid)),
+    request_body(content = Option<HitlDecision>, description = "Optional comment"),
     responses(
         (status = 200, description = "Rejected", body = HitlRequest),
         (status = 404, description = "No such request in the tenant", body = crate::problem::Problem),
@@ -99,7 +101,8 @@ pub async fn reject(
     operation_id = "hitl_cancel",
     tag = "hitl",
     security(("api_key" = []), ("bearer" = [])),
-    request_body(content = HitlDecision, description = "Optional comment"),
+    params(("id" = String, Path, format = Uuid)),
+    request_body(content = Option<HitlDecision>, description = "Optional comment"),
     responses(
         (status = 200, description = "Cancelled", body = HitlRequest),
         (status = 404, description = "No such request in the tenant", body = crate::problem::Problem),
@@ -134,7 +137,7 @@ pub struct StatusQuery {
     operation_id = "hitl_status",
     tag = "hitl",
     security(("api_key" = []), ("bearer" = [])),
-    params(StatusQuery),
+    params(("id" = String, Path, format = Uuid), StatusQuery),
     responses(
         (status = 200, description = "The request", body = HitlRequest),
         (status = 404, description = "No such request in the tenant", body = crate::problem::Problem),

@@ -95,6 +95,7 @@ pub async fn check(
 #[utoipa::path(
     tag = "policies",
     security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses((status = 200, description = "The policy", body = Policy))
 )]
 #[get("/{id}")]
@@ -111,6 +112,7 @@ pub async fn get(
 #[utoipa::path(
     tag = "policies",
     security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     request_body = PolicyRequest,
     responses(
         (status = 200, description = "The policy at its new version", body = Policy),
@@ -131,6 +133,7 @@ pub async fn update(
 #[utoipa::path(
     tag = "policies",
     security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses((status = 204, description = "Deleted"))
 )]
 #[delete("/{id}")]
@@ -144,6 +147,7 @@ pub async fn remove(state: web::Data<AppState>, auth: Jwt, id: web::Path<PolicyI
 #[utoipa::path(
     tag = "policies",
     security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
     request_body = CheckRequest,
     responses((status = 200, description = "What the policy alone decides", body = CheckResponse))
 )]

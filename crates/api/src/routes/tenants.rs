@@ -48,6 +48,7 @@ pub async fn list(
 #[utoipa::path(
     tag = "tenants",
     security(("admin_key" = [])),
+    params(("id" = String, Path, format = Uuid)),
     responses((status = 200, description = "The tenant", body = TenantView))
 )]
 #[get("/tenants/{id}")]
@@ -60,6 +61,7 @@ pub async fn get(state: web::Data<AppState>, _: AdminKey, id: web::Path<TenantId
 #[utoipa::path(
     tag = "tenants",
     security(("admin_key" = [])),
+    params(("id" = String, Path, format = Uuid)),
     request_body = UpdateTenant,
     responses(
         (status = 200, description = "Updated", body = TenantView),

@@ -84,24 +84,40 @@ impl FromStr for Role {
 
 /// A permission carried by an API key. Strings are `area:verb`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, utoipa::ToSchema)]
-#[schema(as = String)]
 pub enum Permission {
+    #[schema(rename = "agents:read")]
     AgentsRead,
+    #[schema(rename = "agents:write")]
     AgentsWrite,
+    #[schema(rename = "policies:read")]
     PoliciesRead,
+    #[schema(rename = "policies:check")]
     PoliciesCheck,
+    #[schema(rename = "policies:write")]
     PoliciesWrite,
+    #[schema(rename = "audit:read")]
     AuditRead,
+    #[schema(rename = "audit:write")]
     AuditWrite,
+    #[schema(rename = "anomalies:read")]
     AnomaliesRead,
+    #[schema(rename = "anomalies:write")]
     AnomaliesWrite,
+    #[schema(rename = "hitl:read")]
     HitlRead,
+    #[schema(rename = "hitl:request")]
     HitlRequest,
+    #[schema(rename = "discovery:read")]
     DiscoveryRead,
+    #[schema(rename = "discovery:write")]
     DiscoveryWrite,
+    #[schema(rename = "guard:read")]
     GuardRead,
+    #[schema(rename = "guard:validate")]
     GuardValidate,
+    #[schema(rename = "guard:manage")]
     GuardManage,
+    #[schema(rename = "stats:read")]
     StatsRead,
 }
 
@@ -186,6 +202,15 @@ mod tests {
             assert_eq!(r.as_str().parse::<Role>().unwrap(), r);
         }
         assert!("root".parse::<Role>().is_err());
+    }
+
+    #[test]
+    fn the_documented_permissions_are_the_wire_names() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(Permission::schema()).unwrap();
+        let names: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
+        assert_eq!(schema["enum"], serde_json::json!(names));
+        assert_eq!(<Permission as utoipa::ToSchema>::name(), "Permission");
     }
 
     #[test]

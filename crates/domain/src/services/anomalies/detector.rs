@@ -74,6 +74,7 @@ pub struct DetectorTrainRequest {
 
 /// `GET /anomalies/detector/status`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = AnomalyDetectorStatus)]
 pub struct DetectorStatus {
     /// The active version; 0 when the detector is off (never trained, or rolled back to 0).
     pub version: i32,
@@ -95,6 +96,7 @@ pub struct DetectorStatus {
 
 /// `GET /anomalies/detector/metrics`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = AnomalyDetectorMetrics)]
 pub struct DetectorMetrics {
     /// The active version; 0 when off (the synthetic figures are then those a training
     /// reaches with the default options).

@@ -619,10 +619,8 @@ impl DiscoveryService {
     }
 
     /// `GET /discovery/cluster/{id}`.
-    pub async fn cluster_status(&self, caller: &Caller, id: &str) -> Result<ClusterJob> {
+    pub async fn cluster_status(&self, caller: &Caller, id: ClusterJobId) -> Result<ClusterJob> {
         caller.require_permission(Permission::DiscoveryRead)?;
-        let id: ClusterJobId =
-            id.parse().map_err(|_| DomainError::invalid("id", "must be the UUID of a clustering job"))?;
         self.ports()
             .store
             .get_cluster_job(caller.tenant_id(), id)

@@ -320,7 +320,7 @@ async fn tenants_see_only_their_own_candidates_jobs_and_events() {
     assert!(nf(h.svc.discovery.get(&other, candidate.id).await.unwrap_err()));
     assert!(nf(h.svc.discovery.confirm(&other, candidate.id, ConfirmRequest::default()).await.unwrap_err()));
     assert!(nf(h.svc.discovery.dismiss(&other, candidate.id, DismissRequest::default()).await.unwrap_err()));
-    assert!(nf(h.svc.discovery.cluster_status(&other, &job.id.to_string()).await.unwrap_err()));
+    assert!(nf(h.svc.discovery.cluster_status(&other, job.id).await.unwrap_err()));
     // Another tenant's clustering reads only its own events.
     h.svc.discovery.start_clustering(&other).await.unwrap();
     let summary = cluster_now(&h).await.summary.unwrap();

@@ -146,6 +146,7 @@ pub struct TrainRequest {
 
 /// `GET /guard/detector/status`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = GuardDetectorStatus)]
 pub struct DetectorStatus {
     /// The active version (0: the built-in default).
     pub version: i32,
@@ -169,6 +170,7 @@ pub struct DetectorStatus {
 
 /// `GET /guard/detector/metrics`: the active model on the held-out split of its data.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[schema(as = GuardDetectorMetrics)]
 pub struct DetectorMetrics {
     pub version: i32,
     pub metrics: GuardMetrics,

@@ -205,7 +205,7 @@ pub struct TemplateParameterView {
     #[serde(rename = "type")]
     pub kind: ParameterKind,
     pub description: &'static str,
-    #[schema(value_type = Object)]
+    /// Of the parameter's `type`: a string, number, boolean or list.
     pub default: serde_json::Value,
     /// The values allowed, when only some are.
     #[serde(skip_serializing_if = "Vec::is_empty")]
