@@ -10,6 +10,7 @@ mod bench;
 mod ci;
 mod cmd;
 mod discovery_eval;
+mod fuzz_api;
 mod guard_eval;
 mod openapi;
 mod siem_bench;
@@ -68,6 +69,13 @@ commands:
                       (default 100, one per --interval-ms, default 100); prints the fan-out latency from
                       publish to each client (p50, p99, max; and until every client had
                       it) and the server memory per idle socket
+  fuzz-api [--examples N] [--seed S] [--skip-postgres]
+                      Schemathesis (pinned, installed into a virtual environment under
+                      the temp dir on first use) against a release server (embedded,
+                      then Postgres) with a credential for every security scheme: up to
+                      N generated requests per operation (default 50) in every phase;
+                      fails on any 5xx or any response whose status, content type,
+                      headers or body the OpenAPI document does not give
   help                print this message
 ";
 
@@ -93,6 +101,7 @@ fn run() -> anyhow::Result<()> {
         "anomaly-eval" => anomaly_eval::run(rest),
         "siem-bench" => siem_bench::run(rest),
         "ws-bench" => ws_bench::run(rest),
+        "fuzz-api" => fuzz_api::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -124,6 +124,11 @@ impl Server {
         format!("X-Admin-Key: {}", self.admin_key)
     }
 
+    /// The platform operator's key itself (`AGENTGOV_ADMIN_KEY`).
+    pub fn admin_key(&self) -> &str {
+        &self.admin_key
+    }
+
     /// The throwaway database's URL, in Postgres mode.
     pub fn database_url(&self) -> Option<&str> {
         self.database.as_ref().map(|db| db.url.as_str())
