@@ -10,6 +10,7 @@ mod bench;
 mod ci;
 mod cmd;
 mod discovery_eval;
+mod fuzz;
 mod fuzz_api;
 mod guard_eval;
 mod openapi;
@@ -69,6 +70,15 @@ commands:
                       (default 100, one per --interval-ms, default 100); prints the fan-out latency from
                       publish to each client (p50, p99, max; and until every client had
                       it) and the server memory per idle socket
+  fuzz [--seconds N] [--target NAME] [--asan]
+                      run the cargo-fuzz targets of fuzz/ (webhook envelope and
+                      signature, Rego upload, Prompt Guard normalisation, decoding and
+                      screening, audit export encoding) for N seconds each (default 60),
+                      or only NAME; prints per target the runs, coverage and features,
+                      and any crash with its saved input (then fails). Needs cargo-fuzz
+                      (`cargo install cargo-fuzz --locked`); stable toolchain, --asan
+                      (AddressSanitizer) through RUSTC_BOOTSTRAP=1; builds in
+                      $AGENTGOV_FUZZ_TARGET_DIR (default /var/tmp/agentgov-fuzz-target)
   fuzz-api [--examples N] [--seed S] [--skip-postgres]
                       Schemathesis (pinned, installed into a virtual environment under
                       the temp dir on first use) against a release server (embedded,
@@ -101,6 +111,7 @@ fn run() -> anyhow::Result<()> {
         "anomaly-eval" => anomaly_eval::run(rest),
         "siem-bench" => siem_bench::run(rest),
         "ws-bench" => ws_bench::run(rest),
+        "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");

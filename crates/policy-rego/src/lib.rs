@@ -99,6 +99,8 @@ impl PolicyEngine for RegoEngine {
     }
 
     fn validate(&self, rego: &str) -> std::result::Result<(), RegoDiagnostic> {
+        // Before regorus parses it: deep nesting makes its parser exponential.
+        module::check_nesting(rego)?;
         let Loaded { mut engine, entry, .. } = Loaded::new(rego)?;
         // regorus analyses lazily and reports conflicts only when evaluating: evaluate once.
         engine.set_input(regorus::Value::new_object());

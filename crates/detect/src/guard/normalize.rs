@@ -103,6 +103,9 @@ struct Found {
     compatibility: bool,
     /// Some invisible character was removed, honest or not.
     removed: bool,
+    /// Some character was lower-cased by the full case tables (`İ` becomes `i` and a
+    /// combining dot, which may then stand before a mark it belongs after).
+    recased: bool,
     /// The text holds Cyrillic or Greek letters that are not look-alikes: it is written in
     /// that script, and a word made only of look-alikes is a word of it.
     native: bool,
@@ -139,8 +142,9 @@ fn normalize_unicode(input: &str, found: &mut Found) -> String {
     };
     let text = fold_and_collapse(&clean, found);
     // Removing a character or folding a letter can leave a base and a combining mark that
-    // compose ("a", U+200B, U+0301): compose them, so that normalising again changes nothing.
-    if !(found.removed || found.homoglyphs) || is_nfc_quick(text.chars()) == IsNormalized::Yes {
+    // compose ("a", U+200B, U+0301), and lower-casing can put marks out of order ("İ",
+    // U+032F): compose and reorder them, so that normalising again changes nothing.
+    if !(found.removed || found.homoglyphs || found.recased) || is_nfc_quick(text.chars()) == IsNormalized::Yes {
         return text;
     }
     text.nfc().collect()
@@ -306,18 +310,20 @@ fn is_native(c: char) -> bool {
     matches!(u32::from(c), 0x370..=0x52F | 0x1F00..=0x1FFF) && c.is_alphabetic() && c != 'μ' && fold(c).is_none()
 }
 
-/// The Latin letter (lower case) a Cyrillic, Greek or IPA look-alike stands for.
+/// The Latin letter (lower case) a Cyrillic, Greek or IPA look-alike stands for. A letter
+/// whose lower case is a look-alike is one too: text is folded before it is lower-cased, so
+/// otherwise normalising `Ь` would give `ь`, and normalising that `b`.
 fn fold(c: char) -> Option<char> {
     Some(match c {
-        'а' | 'А' | 'α' | 'Α' | 'ɑ' => 'a',
-        'В' | 'Β' | 'ь' => 'b',
+        'а' | 'А' | 'α' | 'Α' | 'ɑ' | 'Ɑ' => 'a',
+        'В' | 'Β' | 'ь' | 'Ь' => 'b',
         'с' | 'С' | 'ϲ' | 'Ϲ' => 'c',
         'ԁ' | 'Ԁ' => 'd',
         'е' | 'Е' | 'ε' | 'Ε' => 'e',
-        'ɡ' => 'g',
-        'һ' | 'Н' | 'Η' => 'h',
-        'і' | 'І' | 'Ӏ' | 'ι' | 'Ι' | 'ɩ' => 'i',
-        'ј' | 'Ј' | 'ϳ' => 'j',
+        'ɡ' | 'Ɡ' => 'g',
+        'һ' | 'Һ' | 'Н' | 'Η' => 'h',
+        'і' | 'І' | 'Ӏ' | 'ι' | 'Ι' | 'ɩ' | 'Ɩ' => 'i',
+        'ј' | 'Ј' | 'ϳ' | 'Ϳ' => 'j',
         'к' | 'К' | 'κ' | 'Κ' => 'k',
         'ӏ' => 'l',
         'М' | 'Μ' => 'm',
@@ -373,7 +379,7 @@ fn fold_and_collapse(clean: &str, found: &mut Found) -> String {
             space = false;
         }
         if !is_word_char(c) {
-            push_lower(&mut out, c);
+            found.recased |= push_lower(&mut out, c);
             at += c.len_utf8();
             continue;
         }
@@ -392,7 +398,7 @@ fn fold_and_collapse(clean: &str, found: &mut Found) -> String {
         found.homoglyphs |= folding;
         for c in word.chars() {
             let c = if folding { fold(c).unwrap_or(c) } else { c };
-            push_lower(&mut out, c);
+            found.recased |= push_lower(&mut out, c);
         }
     }
     out
@@ -432,10 +438,18 @@ fn simple_lower(c: char) -> Option<char> {
     char::from_u32(lower)
 }
 
-fn push_lower(out: &mut String, c: char) {
+/// Pushes the lower case of `c`; whether that took the full case tables and changed `c`.
+fn push_lower(out: &mut String, c: char) -> bool {
     match simple_lower(c) {
-        Some(lower) => out.push(lower),
-        None => out.extend(c.to_lowercase()),
+        Some(lower) => {
+            out.push(lower);
+            false
+        }
+        None => {
+            let start = out.len();
+            out.extend(c.to_lowercase());
+            out.get(start..) != Some(c.encode_utf8(&mut [0; 4]))
+        }
     }
 }
 
@@ -916,6 +930,31 @@ mod tests {
             order.dedup();
             assert_eq!(order, n.signals);
         }
+    }
+
+    #[test]
+    fn a_letter_whose_lower_case_is_a_look_alike_is_one_too() {
+        // Found by fuzzing (fuzz target guard_normalize): "Ь" normalised to "ь", which
+        // normalised to "b".
+        for input in ["Ь", "nЬr", "Һello", "Ɑ Ɡ Ɩ Ϳ", "ЬЬЬ ѣ"] {
+            let once = text(input);
+            assert_eq!(text(&once), once, "{input:?}");
+        }
+        for c in (0..=0x10FFFF).filter_map(char::from_u32).filter(|&c| fold(c).is_none()) {
+            assert!(c.to_lowercase().all(|l| fold(l).is_none()), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn lower_casing_that_adds_a_mark_keeps_the_marks_in_order() {
+        // Found by fuzzing (fuzz target guard_normalize): "İ" lower-cases to "i" and U+0307
+        // (combining class 230), which then stood before U+032F (220): not normalised, so
+        // normalising again reordered them.
+        for input in ["İ\u{32F}", "İ\u{32F}bul", "ISTANBUL İ\u{316}\u{301}"] {
+            let once = text(input);
+            assert_eq!(text(&once), once, "{input:?}");
+        }
+        assert_eq!(text("İ\u{32F}"), "i\u{32F}\u{307}");
     }
 
     #[test]

@@ -71,9 +71,7 @@ impl WebhookService {
         let key = d.api_key.ok_or_else(|| DomainError::Unauthorized("missing X-API-Key header".into()))?;
         let caller = self.auth.authenticate_api_key(key).await?;
         let delivery_id = d.delivery_id.map(check_delivery_id).transpose()?;
-        let envelope: Value = serde_json::from_slice(d.body)
-            .map_err(|e| DomainError::BadRequest(format!("the body is not valid JSON: {e}")))?;
-        let (event, payload) = envelope_parts(envelope)?;
+        let (event, payload) = parse_envelope(d.body)?;
         match event.as_str() {
             EVENT_ACTION => self.action(&caller, payload, delivery_id).await?,
             EVENT_HEARTBEAT => self.heartbeat(&caller, payload).await?,
@@ -88,27 +86,7 @@ impl WebhookService {
 
     async fn action(&self, caller: &Caller, mut payload: Map<String, Value>, delivery_id: Option<&str>) -> Result<()> {
         caller.require_permission(Permission::AuditWrite)?;
-        let mut v = Violations::new();
-        let agent_id = take_agent_id(&mut v, &mut payload);
-        let action = take_text(&mut v, &mut payload, "action", MAX_ACTION_LEN, true);
-        let resource = take_text(&mut v, &mut payload, "resource", MAX_RESOURCE_LEN, false);
-        let risk_score = match payload.remove("risk_score") {
-            None | Some(Value::Null) => None,
-            Some(Value::Number(n)) if n.as_f64().is_some_and(|r| (0.0..=1.0).contains(&r)) => n.as_f64(),
-            Some(_) => {
-                v.add("payload.risk_score", "must be a number between 0 and 1");
-                None
-            }
-        };
-        if payload.get("input").is_some_and(|i| !i.is_object() && !i.is_null()) {
-            v.add("payload.input", "must be a JSON object");
-        }
-        if let Some(reasoning) = payload.get("reasoning").filter(|r| !r.is_null()) {
-            let steps_ok = reasoning.as_array().is_some_and(|steps| steps.iter().all(Value::is_string));
-            v.check(steps_ok, "payload.reasoning", "must be an array of strings");
-        }
-        v.into_result()?;
-        let agent_id = agent_id.ok_or_else(|| DomainError::Internal("agent_id checked above".into()))?;
+        let ActionFields { agent_id, action, resource, risk_score } = action_fields(&mut payload)?;
         let tenant = caller.tenant_id();
         // Everything else the sender put in the payload (input, output, reasoning, context…)
         // is kept as it came, with where it came from.
@@ -152,6 +130,51 @@ impl WebhookService {
             .map_err(|e| DomainError::invalid("payload", e.to_string()))?;
         self.agents.heartbeat(caller, agent_id, req).await.map(|_| ())
     }
+}
+
+/// The body's `event` and `payload`: what [`WebhookService::receive`] reads once the
+/// signature and the API key are checked (pure; public for the fuzz targets). 400 for a body
+/// that is not JSON, 422 for an envelope without a string `event` and an object `payload`.
+pub fn parse_envelope(body: &[u8]) -> Result<(String, Map<String, Value>)> {
+    let envelope: Value = serde_json::from_slice(body)
+        .map_err(|e| DomainError::BadRequest(format!("the body is not valid JSON: {e}")))?;
+    envelope_parts(envelope)
+}
+
+/// The checked fields of an `agent.action` payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionFields {
+    pub agent_id: AgentId,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    pub risk_score: Option<f64>,
+}
+
+/// Takes and checks the fields of an `agent.action` payload, leaving the rest in `payload`
+/// (pure; public for the fuzz targets): 422 naming every field of the wrong shape.
+pub fn action_fields(payload: &mut Map<String, Value>) -> Result<ActionFields> {
+    let mut v = Violations::new();
+    let agent_id = take_agent_id(&mut v, payload);
+    let action = take_text(&mut v, payload, "action", MAX_ACTION_LEN, true);
+    let resource = take_text(&mut v, payload, "resource", MAX_RESOURCE_LEN, false);
+    let risk_score = match payload.remove("risk_score") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|r| (0.0..=1.0).contains(&r)) => n.as_f64(),
+        Some(_) => {
+            v.add("payload.risk_score", "must be a number between 0 and 1");
+            None
+        }
+    };
+    if payload.get("input").is_some_and(|i| !i.is_object() && !i.is_null()) {
+        v.add("payload.input", "must be a JSON object");
+    }
+    if let Some(reasoning) = payload.get("reasoning").filter(|r| !r.is_null()) {
+        let steps_ok = reasoning.as_array().is_some_and(|steps| steps.iter().all(Value::is_string));
+        v.check(steps_ok, "payload.reasoning", "must be an array of strings");
+    }
+    v.into_result()?;
+    let agent_id = agent_id.ok_or_else(|| DomainError::Internal("agent_id checked above".into()))?;
+    Ok(ActionFields { agent_id, action, resource, risk_score })
 }
 
 /// The envelope's `event` and `payload` (an object). Other top-level fields are ignored.
@@ -226,7 +249,9 @@ fn take_text(
     Some(text)
 }
 
-fn check_delivery_id(id: &str) -> Result<&str> {
+/// `X-Webhook-Id`: 1 to 200 visible ASCII characters, else 400 (pure; public for the fuzz
+/// targets).
+pub fn check_delivery_id(id: &str) -> Result<&str> {
     let ok = !id.is_empty() && id.len() <= MAX_DELIVERY_ID_LEN && id.bytes().all(|b| b.is_ascii_graphic());
     if ok {
         Ok(id)
