@@ -561,7 +561,7 @@ async fn clustering_finds_hidden_agents_which_are_then_confirmed_or_dismissed() 
     expect_problem(app.get(&format!("/discovery/candidates/{unknown}")).header("X-API-Key", key), 404).await;
     expect_problem(app.get(&format!("/discovery/cluster/{unknown}")).header("X-API-Key", key), 404).await;
     expect_problem(app.get("/discovery/candidates/not-a-uuid").header("X-API-Key", key), 404).await;
-    expect_problem(app.get("/discovery/cluster/not-a-uuid").header("X-API-Key", key), 422).await;
+    expect_problem(app.get("/discovery/cluster/not-a-uuid").header("X-API-Key", key), 404).await;
     for query in ["status=maybe", "limit=0", "limit=501", "cursor=nope", "colour=red"] {
         expect_problem(app.get(&format!("/discovery/candidates?{query}")).header("X-API-Key", key), 422).await;
     }
