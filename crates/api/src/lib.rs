@@ -291,7 +291,10 @@ mod tests {
     #[test]
     fn a_known_path_names_its_methods() {
         let methods = Methods::of(&openapi());
-        assert_eq!(methods.allowed("/api/v1/agents/0193a4c2-0000-7000-8000-000000000001").as_deref(), Some("GET, PUT, DELETE"));
+        assert_eq!(
+            methods.allowed("/api/v1/agents/0193a4c2-0000-7000-8000-000000000001").as_deref(),
+            Some("GET, PUT, DELETE")
+        );
         // `/agents/search` is also `/agents/{id}`: both templates' methods.
         assert_eq!(methods.allowed("/api/v1/agents/search").as_deref(), Some("GET, PUT, DELETE"));
         assert_eq!(methods.allowed("/api/v1/policies").as_deref(), Some("GET, POST"));

@@ -2,8 +2,8 @@
 //! `utoipa-actix-web`; this adds the API's description, security schemes and the error
 //! responses every operation shares.
 
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::path::ParameterIn;
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{Content, OpenApi as Doc, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
@@ -92,7 +92,9 @@ impl Modify for SharedErrors {
                 let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
                 let has_body = op.request_body.is_some();
                 let has_in = |place: ParameterIn| {
-                    op.parameters.as_ref().is_some_and(|ps| ps.iter().any(|p| matches!(p, RefOr::T(p) if p.parameter_in == place)))
+                    op.parameters
+                        .as_ref()
+                        .is_some_and(|ps| ps.iter().any(|p| matches!(p, RefOr::T(p) if p.parameter_in == place)))
                 };
                 let (has_query, has_path) = (has_in(ParameterIn::Query), has_in(ParameterIn::Path));
                 let mut shared: Vec<(&str, &str)> = Vec::new();
