@@ -12,25 +12,8 @@
 //! - asking for fewer payloads gives a prefix of asking for more.
 #![no_main]
 
-use agentgov_detect::guard::decode::{Decoded, Encoding, decode_payloads};
+use agentgov_detect::guard::decode::{Decoded, Encoding, decode_payloads, reads_as_text};
 use libfuzzer_sys::fuzz_target;
-
-fn printable(text: &str) -> bool {
-    let (mut total, mut printable, mut letters, mut worded) = (0usize, 0usize, 0usize, false);
-    for c in text.chars() {
-        total += 1;
-        if c.is_alphabetic() {
-            letters += 1;
-            worded |= letters >= 3;
-            printable += 1;
-            continue;
-        }
-        letters = 0;
-        let shown = if c.is_ascii() { c.is_ascii_graphic() || c.is_ascii_whitespace() } else { !c.is_control() };
-        printable += usize::from(shown);
-    }
-    worded && printable * 100 >= total * 85
-}
 
 fn url_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"-._~%!$&*+,;=:@/?#".contains(&b)
@@ -56,8 +39,11 @@ fn check(input: &str, d: &Decoded) {
             let config = base64::engine::GeneralPurposeConfig::new()
                 .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireNone)
                 .with_decode_allow_trailing_bits(true);
-            let alphabet =
-                if body.iter().any(|&b| b"-_".contains(&b)) { base64::alphabet::URL_SAFE } else { base64::alphabet::STANDARD };
+            let alphabet = if body.iter().any(|&b| b"-_".contains(&b)) {
+                base64::alphabet::URL_SAFE
+            } else {
+                base64::alphabet::STANDARD
+            };
             let decoded = base64::engine::GeneralPurpose::new(&alphabet, config).decode(body);
             assert_eq!(decoded.ok().as_deref(), Some(d.text.as_bytes()), "{d:?}");
         }
@@ -67,16 +53,14 @@ fn check(input: &str, d: &Decoded) {
         }
         Encoding::Url => {
             assert!(run.iter().all(|&b| url_byte(b)), "{d:?}");
-            let escapes = run
-                .windows(3)
-                .filter(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
-                .count();
+            let escapes =
+                run.windows(3).filter(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit()).count();
             assert!(escapes >= 3, "{d:?}");
             assert_ne!(d.text.as_bytes(), run, "{d:?}");
         }
     }
     if matches!(d.encoding, Encoding::Base64 | Encoding::Hex) {
-        assert!(printable(&d.text), "{d:?}");
+        assert!(reads_as_text(&d.text), "{d:?}");
     }
 }
 

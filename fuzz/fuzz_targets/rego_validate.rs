@@ -22,6 +22,10 @@ use agentgov_domain::services::policies::MAX_REGO_BYTES;
 use agentgov_policy_rego::RegoEngine;
 use libfuzzer_sys::fuzz_target;
 
+/// The policy-rego tests' fixtures: the input is the one their evaluation tests use.
+#[path = "../../crates/policy-rego/tests/common/mod.rs"]
+mod common;
+
 static ENGINE: LazyLock<RegoEngine> = LazyLock::new(|| match RegoEngine::new() {
     Ok(engine) => engine,
     Err(e) => panic!("regorus engine: {e}"),
@@ -31,26 +35,7 @@ static STACK: LazyLock<usize> = LazyLock::new(|| {
     std::env::var("AGENTGOV_FUZZ_STACK_KIB").ok().and_then(|k| k.parse::<usize>().ok()).unwrap_or(2048) * 1024
 });
 
-static INPUT: LazyLock<serde_json::Value> = LazyLock::new(|| {
-    serde_json::json!({
-        "agent": {
-            "id": "0192f0c4-8d1e-7c3a-9b2e-3f4a5b6c7d8e", "tenant_id": "0192f0c4-0000-7c3a-9b2e-3f4a5b6c7d8e",
-            "name": "billing-bot", "type": "llm", "description": "Handles invoices and refunds",
-            "capabilities": ["read invoices", "issue refunds", "delete records"],
-            "permissions": {"payments": "write", "crm": ["read"]},
-            "status": "active", "predicted_type": "finance", "risk": "medium", "risk_score": 0.42,
-            "metadata": {"owner": "finance-team", "version": "1.4.2"},
-            "last_seen_at": "2026-11-23T10:00:00Z", "created_at": "2026-01-01T00:00:00Z",
-            "updated_at": "2026-11-01T00:00:00Z"
-        },
-        "action": "delete",
-        "resource": "prod/customers/db",
-        "context": {"environment": "production", "reason": "cleanup", "record_count": 12, "consent": false},
-        "tenant": {"id": "0192f0c4-0000-7c3a-9b2e-3f4a5b6c7d8e", "approval_threshold": 0.8},
-        "time": {"now": "2026-11-23T14:05:00Z", "now_ns": 1_795_442_700_000_000_000_i64},
-        "risk": {"score": 0.72, "level": "high", "factors": [{"name": "destructive_action", "weight": 0.3}]}
-    })
-});
+static INPUT: LazyLock<serde_json::Value> = LazyLock::new(common::realistic_input);
 
 fuzz_target!(|data: &[u8]| {
     // The API takes the source as a JSON string: always UTF-8.

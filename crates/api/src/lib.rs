@@ -264,8 +264,11 @@ impl Methods {
     /// when no documented path matches.
     fn allowed(&self, path: &str) -> Option<String> {
         let mut allow: Vec<&str> = Vec::new();
-        for (_, methods) in self.0.iter().filter(|(template, _)| template_matches(template, path)) {
-            allow.extend(methods.iter().filter(|m| !allow.contains(m)).collect::<Vec<_>>());
+        let matching = self.0.iter().filter(|(template, _)| template_matches(template, path));
+        for method in matching.flat_map(|(_, methods)| methods) {
+            if !allow.contains(method) {
+                allow.push(method);
+            }
         }
         (!allow.is_empty()).then(|| allow.join(", "))
     }

@@ -100,6 +100,13 @@ fn push(found: &mut Vec<Decoded>, encoding: Encoding, span: Range<usize>, text: 
 /// Whether decoded bytes read as text: see the module documentation.
 fn as_text(bytes: Vec<u8>) -> Option<String> {
     let text = String::from_utf8(bytes).ok()?;
+    reads_as_text(&text).then_some(text)
+}
+
+/// Whether `text` reads as text: a run of three letters, and at least
+/// `MIN_PRINTABLE_PERCENT` of its characters printable. Public for the fuzz target, which
+/// checks that every base64 and hex payload passed it.
+pub fn reads_as_text(text: &str) -> bool {
     let (mut total, mut printable, mut letters, mut worded) = (0usize, 0usize, 0usize, false);
     for c in text.chars() {
         total += 1;
@@ -113,7 +120,7 @@ fn as_text(bytes: Vec<u8>) -> Option<String> {
         let shown = if c.is_ascii() { c.is_ascii_graphic() || c.is_ascii_whitespace() } else { !c.is_control() };
         printable += usize::from(shown);
     }
-    (worded && printable * 100 >= total * MIN_PRINTABLE_PERCENT).then_some(text)
+    worded && printable * 100 >= total * MIN_PRINTABLE_PERCENT
 }
 
 // --- base64 ---------------------------------------------------------------------------
