@@ -15,10 +15,10 @@ mod guard;
 pub(crate) mod http;
 pub(crate) mod mem;
 mod oha;
-mod policy;
+pub(crate) mod policy;
 mod report;
 pub(crate) mod server;
-mod webhook;
+pub(crate) mod webhook;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

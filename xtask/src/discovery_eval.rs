@@ -29,7 +29,7 @@ use crate::bench::server::{Backend, Server};
 use crate::bench::{DEFAULT_POSTGRES_URL, build_release};
 use crate::cmd::step;
 
-const BATCH: usize = 10_000;
+pub(crate) const BATCH: usize = 10_000;
 
 struct Options {
     events: usize,
@@ -121,7 +121,7 @@ fn quality(events: &[SynthEvent], agents: usize) {
 }
 
 /// The events as request bodies of `BATCH` events each.
-fn batches(events: &[SynthEvent]) -> Vec<String> {
+pub(crate) fn batches(events: &[SynthEvent]) -> Vec<String> {
     events
         .chunks(BATCH)
         .map(|chunk| {

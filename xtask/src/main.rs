@@ -9,12 +9,14 @@ mod args;
 mod bench;
 mod ci;
 mod cmd;
+mod crash;
 mod discovery_eval;
 mod fuzz;
 mod fuzz_api;
 mod guard_eval;
 mod openapi;
 mod siem_bench;
+mod soak;
 mod ws_bench;
 
 use anyhow::bail;
@@ -86,6 +88,23 @@ commands:
                       N generated requests per operation (default 50) in every phase;
                       fails on any 5xx or any response whose status, content type,
                       headers or body the OpenAPI document does not give
+  crash [--kills N] [--seconds N] [--events N] [--skip-postgres]
+                      crash safety through a release server (embedded, then Postgres):
+                      --kills rounds (default 3) of --seconds (default 8) of signed
+                      webhook deliveries and policy checks, with an export, both
+                      trainings and clustering queued, ended by SIGKILL; then restarted
+                      on the same data: unanswered deliveries retried with their
+                      X-Webhook-Id, every acknowledged one stored once, every answered
+                      check audited, the chains verified, every job completed or failed
+                      with a reason (--events shadow-agent events to cluster, default
+                      200000)
+  soak [--minutes N] [--workers N]
+                      two release replicas on one Postgres database and one Redis
+                      ($AGENTGOV_BENCH_REDIS_URL, default redis://127.0.0.1:6379, under a
+                      prefix of its own) under --workers connections (default 8) of mixed
+                      traffic (policy checks, signed webhook deliveries, screening,
+                      search, audit pages, /auth/me) for --minutes (default 30); every
+                      answer must be 2xx and each replica's RSS flat after the warm-up
   help                print this message
 ";
 
@@ -113,6 +132,8 @@ fn run() -> anyhow::Result<()> {
         "ws-bench" => ws_bench::run(rest),
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
+        "crash" => crash::run(rest),
+        "soak" => soak::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -1,6 +1,7 @@
 //! A minimal HTTP/1.1 client over one keep-alive `TcpStream`, for the many small requests of a
-//! set-up step (registering thousands of agents), where starting a `curl` per request would
-//! cost more than the request. Plain `http://` on loopback, JSON bodies, nothing else.
+//! set-up step (registering thousands of agents) or of a long mixed load (`crash`, `soak`),
+//! where starting a `curl` per request would cost more than the request. Plain `http://` on
+//! loopback, GET and POST with JSON bodies, nothing else.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -32,17 +33,31 @@ impl Connection {
 
     /// `POST path` with a JSON `body` and extra `headers` (`Name: value`).
     pub fn post_json(&mut self, path: &str, headers: &[String], body: &str) -> anyhow::Result<Response> {
-        let mut request = format!(
-            "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-            self.authority,
-            body.len()
-        );
+        self.request("POST", path, headers, Some(body))
+    }
+
+    /// `GET path` with extra `headers` (`Name: value`).
+    pub fn get(&mut self, path: &str, headers: &[String]) -> anyhow::Result<Response> {
+        self.request("GET", path, headers, None)
+    }
+
+    fn request(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[String],
+        body: Option<&str>,
+    ) -> anyhow::Result<Response> {
+        let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n", self.authority);
+        if let Some(body) = body {
+            request.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+        }
         for header in headers {
             request.push_str(header);
             request.push_str("\r\n");
         }
         request.push_str("\r\n");
-        request.push_str(body);
+        request.push_str(body.unwrap_or_default());
 
         let stream = match &mut self.stream {
             Some(stream) => stream,
@@ -66,7 +81,7 @@ impl Connection {
             }
             Err(err) => {
                 self.stream = None;
-                Err(err.context(format!("POST {path}")))
+                Err(err.context(format!("{method} {path}")))
             }
         }
     }

@@ -12,7 +12,7 @@ use super::audit;
 use super::http::{Connection, Response};
 use super::oha::{CONCURRENCY, Load, Stop, status_count};
 use super::report::{PolicyRow, Row, Success};
-use super::server::Server;
+use super::server::{Credentials, Server};
 
 pub const ENDPOINT: &str = "POST /api/v1/policies/check";
 
@@ -59,11 +59,32 @@ fn check_body(agent_id: &str) -> String {
 /// The filtered export that counts the tenant's `policy.decision` records.
 const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=policy.decision", 0);
 
-/// Sets the tenant up (the agent, the policies), checks one request by hand (it must be 200
-/// and allowed), warms up, then runs exactly `checks` checks; the tenant's `policy.decision`
+/// Sets the tenant up ([`set_up`]), warms up, then runs exactly `checks` checks; the tenant's `policy.decision`
 /// records are counted just before and after the measured run.
 pub fn checks(server: &Server, mode: &str, warm_up: Duration, checks: u64) -> anyhow::Result<PolicyRow> {
-    let credentials = server.tenant_credentials("bench-policies")?;
+    let (credentials, body) = set_up(server, "bench-policies")?;
+    let key = vec![format!("X-API-Key: {}", credentials.api_key)];
+    let url = format!("{}/api/v1/policies/check", server.base);
+    Load::post_json(url.clone(), key.clone(), body.clone(), Stop::After(warm_up)).run()?;
+    let before = audited(server, mode, &credentials.api_key)?;
+    let json = Load::post_json(url, key, body, Stop::Requests(checks)).run()?;
+    let after = audited(server, mode, &credentials.api_key)?;
+
+    let load = Row::from_oha(mode, ENDPOINT, CONCURRENCY, Success::Status(200), &json)?;
+    if load.success_percent < 100.0 {
+        eprintln!(
+            "    warning: not every check answered 200: statuses {}, errors {}",
+            json["statusCodeDistribution"], json["errorDistribution"]
+        );
+    }
+    Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: after.saturating_sub(before) })
+}
+
+/// A tenant `name` with the agent and the five policies enabled, and one check made by hand
+/// (it must be 200 and allowed under every policy): the tenant admin's credentials and the
+/// check's body.
+pub fn set_up(server: &Server, name: &str) -> anyhow::Result<(Credentials, String)> {
+    let credentials = server.tenant_credentials(name)?;
     let key = vec![format!("X-API-Key: {}", credentials.api_key)];
     let bearer = vec![format!("Authorization: Bearer {}", credentials.access_token)];
     let mut connection = Connection::new(&server.base)?;
@@ -96,21 +117,7 @@ pub fn checks(server: &Server, mode: &str, warm_up: Duration, checks: u64) -> an
         decision["reason"],
         decision["decision_id"]
     );
-
-    let url = format!("{}/api/v1/policies/check", server.base);
-    Load::post_json(url.clone(), key.clone(), body.clone(), Stop::After(warm_up)).run()?;
-    let before = audited(server, mode, &credentials.api_key)?;
-    let json = Load::post_json(url, key, body, Stop::Requests(checks)).run()?;
-    let after = audited(server, mode, &credentials.api_key)?;
-
-    let load = Row::from_oha(mode, ENDPOINT, CONCURRENCY, Success::Status(200), &json)?;
-    if load.success_percent < 100.0 {
-        eprintln!(
-            "    warning: not every check answered 200: statuses {}, errors {}",
-            json["statusCodeDistribution"], json["errorDistribution"]
-        );
-    }
-    Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: after.saturating_sub(before) })
+    Ok((credentials, body))
 }
 
 /// The JSON body of a response that must be 201.

@@ -1,6 +1,8 @@
 //! The server under test: a child process on a free loopback port with a temporary data dir,
 //! in embedded mode (SQLite in that dir) or on a throwaway Postgres database; killed and
-//! cleaned up (data dir, database) when dropped, also when the benchmark fails part-way.
+//! cleaned up (data dir, database) when dropped, also when the benchmark fails part-way. It
+//! can be killed and started again on the same data (`crash`), and joined by a second
+//! replica on the same database (`soak`).
 
 use std::fs::File;
 use std::net::TcpListener;
@@ -43,6 +45,9 @@ pub struct Credentials {
 
 pub struct Server {
     child: Child,
+    /// What [`Server::restart`] starts again: the binary and the environment it is given.
+    binary: PathBuf,
+    env: Vec<(String, String)>,
     dir: PathBuf,
     pub base: String,
     admin_key: String,
@@ -69,36 +74,28 @@ impl Server {
             Backend::Embedded => None,
             Backend::Postgres { admin_url } => Some(Database::create(admin_url, &nonce)?),
         };
-        let log = File::create(dir.join("server.log")).context("creating the server log")?;
         let port = free_port()?;
         let admin_key = format!("bench-admin-key-{nonce}");
         let webhook_secret = format!("bench-webhook-secret-{nonce}-0123456789abcdef");
-        let mut command = Command::new(binary);
-        command
-            .arg("serve")
-            .env("AGENTGOV_DATA_DIR", &dir)
-            .env("AGENTGOV_BIND", format!("127.0.0.1:{port}"))
-            .env("AGENTGOV_ADMIN_KEY", &admin_key)
-            .env("AGENTGOV_LOG_LEVEL", "warn")
-            .env_remove("DATABASE_URL")
-            .env_remove("REDIS_URL")
-            .env_remove("AGENTGOV_JWT_SECRET")
+        let mut env = vec![
+            ("AGENTGOV_DATA_DIR".to_owned(), dir.display().to_string()),
+            ("AGENTGOV_BIND".to_owned(), format!("127.0.0.1:{port}")),
+            ("AGENTGOV_ADMIN_KEY".to_owned(), admin_key.clone()),
+            ("AGENTGOV_LOG_LEVEL".to_owned(), "warn".to_owned()),
             // Set in embedded mode too (which would otherwise generate one in the data dir),
             // so the benchmark knows the secret to sign webhook deliveries with.
-            .env("WEBHOOK_SECRET", &webhook_secret);
+            ("WEBHOOK_SECRET".to_owned(), webhook_secret.clone()),
+        ];
         if let Some(db) = &database {
-            command
-                .env("DATABASE_URL", &db.url)
-                .env("AGENTGOV_JWT_SECRET", format!("bench-jwt-secret-{nonce}-0123456789abcdef"));
+            env.push(("DATABASE_URL".to_owned(), db.url.clone()));
+            env.push(("AGENTGOV_JWT_SECRET".to_owned(), format!("bench-jwt-secret-{nonce}-0123456789abcdef")));
         }
-        command.envs(extra_env.iter().map(|(name, value)| (name, value)));
-        let child = command
-            .stdout(log.try_clone()?)
-            .stderr(log)
-            .spawn()
-            .with_context(|| format!("starting {}", binary.display()))?;
+        env.extend(extra_env.iter().map(|(name, value)| ((*name).to_owned(), value.clone())));
+        let child = spawn(binary, &env, &dir, false)?;
         let mut server = Server {
             child,
+            binary: binary.to_owned(),
+            env,
             dir: dir_guard.release(),
             base: format!("http://127.0.0.1:{port}"),
             admin_key,
@@ -108,6 +105,60 @@ impl Server {
         };
         server.wait_healthy()?;
         Ok(server)
+    }
+
+    /// Another replica of this server: the same settings and database (Postgres mode only),
+    /// and Redis when `REDIS_URL` was given; a port and data dir of its own. Drop it before
+    /// this one, which owns the database.
+    pub fn replica(&self) -> anyhow::Result<Server> {
+        if self.database.is_none() {
+            bail!("a second replica needs Postgres mode: embedded SQLite belongs to one process");
+        }
+        let nonce = nonce();
+        let dir = std::env::temp_dir().join(format!("agentgov-bench-{nonce}"));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let dir_guard = DirGuard(Some(dir.clone()));
+        let port = free_port()?;
+        let mut env = self.env.clone();
+        for (name, value) in &mut env {
+            match name.as_str() {
+                "AGENTGOV_DATA_DIR" => *value = dir.display().to_string(),
+                "AGENTGOV_BIND" => *value = format!("127.0.0.1:{port}"),
+                _ => {}
+            }
+        }
+        let child = spawn(&self.binary, &env, &dir, false)?;
+        let mut server = Server {
+            child,
+            binary: self.binary.clone(),
+            env,
+            dir: dir_guard.release(),
+            base: format!("http://127.0.0.1:{port}"),
+            admin_key: self.admin_key.clone(),
+            password: self.password.clone(),
+            webhook_secret: self.webhook_secret.clone(),
+            database: None,
+        };
+        server.wait_healthy()?;
+        Ok(server)
+    }
+
+    /// Kills the server with SIGKILL: no shutdown of any kind, as a crash or the OOM killer
+    /// would end it. [`Server::restart`] starts it again.
+    pub fn kill(&mut self) -> anyhow::Result<()> {
+        self.child.kill().context("sending SIGKILL to the server")?;
+        self.child.wait().context("waiting for the killed server")?;
+        Ok(())
+    }
+
+    /// Starts the server again on the same port, data dir or database and settings (after
+    /// [`Server::kill`], or after it exited), and waits until it answers `/health`.
+    pub fn restart(&mut self) -> anyhow::Result<()> {
+        if self.child.try_wait()?.is_none() {
+            bail!("restart: the server is still running");
+        }
+        self.child = spawn(&self.binary, &self.env, &self.dir, true)?;
+        self.wait_healthy()
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -263,6 +314,28 @@ impl Drop for Server {
         let _ = std::fs::remove_dir_all(&self.dir);
         // `self.database` drops next, now that no server holds connections to it.
     }
+}
+
+/// `binary serve` with `env` (and none of the settings' variables from our own environment),
+/// its output to `dir/server.log` (appended to on a restart).
+fn spawn(binary: &Path, env: &[(String, String)], dir: &Path, append: bool) -> anyhow::Result<Child> {
+    let log = File::options()
+        .create(true)
+        .append(append)
+        .write(true)
+        .truncate(!append)
+        .open(dir.join("server.log"))
+        .context("opening the server log")?;
+    Command::new(binary)
+        .arg("serve")
+        .env_remove("DATABASE_URL")
+        .env_remove("REDIS_URL")
+        .env_remove("AGENTGOV_JWT_SECRET")
+        .envs(env.iter().map(|(name, value)| (name, value)))
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))
 }
 
 /// Removes the data dir if the server never got to own it.
