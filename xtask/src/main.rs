@@ -10,6 +10,7 @@ mod bench;
 mod ci;
 mod cmd;
 mod crash;
+mod deny;
 mod discovery_eval;
 mod fuzz;
 mod fuzz_api;
@@ -105,6 +106,11 @@ commands:
                       traffic (policy checks, signed webhook deliveries, screening,
                       search, audit pages, /auth/me) for --minutes (default 30); every
                       answer must be 2xx and each replica's RSS flat after the warm-up
+  deny [--require-advisories]
+                      the dependency policy of deny.toml with cargo-deny (pinned,
+                      installed on first use): licenses, bans and sources, then the
+                      RustSec advisories when the database can be fetched (or an earlier
+                      copy is at hand); --require-advisories fails when it cannot
   help                print this message
 ";
 
@@ -133,6 +139,7 @@ fn run() -> anyhow::Result<()> {
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
         "crash" => crash::run(rest),
+        "deny" => deny::run(parse_flags(rest, &["--require-advisories"])?.contains(&"--require-advisories")),
         "soak" => soak::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
