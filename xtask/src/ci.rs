@@ -31,6 +31,8 @@ pub fn run(skip_tests: bool) -> anyhow::Result<()> {
     cmd::run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     step("dependency direction");
     dependency_direction()?;
+    crate::deny::run(false)?;
+    crate::openapi::run(true)?;
     step("ci: all steps passed");
     Ok(())
 }

@@ -8,10 +8,10 @@
 //!
 //! 1. **Load:** `WEBHOOK_WORKERS` connections sending deliveries and `CHECK_WORKERS` sending
 //!    checks for `--seconds`; every answer is noted (the delivery id of each 200, the
-//!    `decision_id` of each answered check). Shortly before the end, one of each job is
-//!    queued: an asynchronous JSONL export of the whole log, Prompt Guard training, anomaly
-//!    detector training and shadow-agent clustering; their state is read just before
-//!    the kill.
+//!    `decision_id` of each answered check). Shortly before the end (1.5 s, 0.4 s or 50 ms,
+//!    by round), one of each job is queued: an asynchronous JSONL export of the whole log,
+//!    Prompt Guard training, anomaly detector training and shadow-agent clustering; their
+//!    state is read just before the kill.
 //! 2. **Crash:** SIGKILL, with requests in flight, then the same binary started again on the
 //!    same data; timed from the kill until `/health` answers.
 //! 3. **Retry:** every delivery that got no answer is sent again with its `X-Webhook-Id`, as
@@ -47,9 +47,10 @@ use crate::discovery_eval;
 
 const WEBHOOK_WORKERS: usize = 8;
 const CHECK_WORKERS: usize = 8;
-/// How long before the kill the jobs are queued: long enough for each to be claimed, short
-/// enough for most to be still running when the server dies.
-const JOBS_BEFORE_KILL: Duration = Duration::from_millis(1500);
+/// How long before the kill the jobs are queued, by round in turn: so that some are killed
+/// while queued, some while running, and some are done before the kill.
+const JOBS_BEFORE_KILL: [Duration; 3] =
+    [Duration::from_millis(1500), Duration::from_millis(400), Duration::from_millis(50)];
 /// A job interrupted by the crash waits for its lease (60 s) before another worker takes it.
 const JOB_DEADLINE: Duration = Duration::from_secs(300);
 const RETRIES: u32 = 20;
@@ -145,6 +146,8 @@ struct Setup {
     webhook_key: String,
     webhook_headers: Vec<String>,
     jobs_key: String,
+    /// The jobs tenant admin's session: anomaly training takes no API key.
+    jobs_auth: String,
     check_body: String,
 }
 
@@ -158,7 +161,8 @@ fn crash_mode(binary: &Path, backend: &Backend, shadow: &[String], options: &Opt
         format!("X-Webhook-Signature: {}", webhook::signature(&server.webhook_secret, webhook::BODY.as_bytes())?),
     ];
     let (credentials, check_body) = policy::set_up(&server, "crash-jobs")?;
-    let setup = Setup { webhook_key, webhook_headers, jobs_key: credentials.api_key, check_body };
+    let jobs_auth = format!("Authorization: Bearer {}", credentials.access_token);
+    let setup = Setup { webhook_key, webhook_headers, jobs_key: credentials.api_key, jobs_auth, check_body };
     step(&format!("crash [{mode}]: {} batches of shadow-agent events, for clustering", shadow.len()));
     let mut connection = Connection::new(&server.base)?;
     for body in shadow {
@@ -218,7 +222,7 @@ fn crash_mode(binary: &Path, backend: &Backend, shadow: &[String], options: &Opt
         }
 
         for job in load.jobs {
-            let outcome = job.finish(&server, &setup.jobs_key)?;
+            let outcome = job.finish(&server, &setup.jobs_auth)?;
             if let Some(problem) = outcome.problem() {
                 round.problems.push(problem);
             }
@@ -245,10 +249,12 @@ struct Load {
     problems: Vec<String>,
 }
 
-/// Runs the workers for `seconds`, queues the jobs `JOBS_BEFORE_KILL` before the end, then
-/// kills the server under them.
+/// Runs the workers for `seconds`, queues the jobs `JOBS_BEFORE_KILL` (of the round) before the end, then
+/// kills the server under them. Should anything fail first, the workers are stopped and the
+/// server is left running.
 fn load_and_kill(server: &mut Server, setup: &Setup, round: u64, seconds: Duration) -> anyhow::Result<Load> {
     let killing = AtomicBool::new(false);
+    let stop = AtomicBool::new(false);
     let sequence = AtomicU64::new(0);
     let delivered = Mutex::new(Vec::new());
     let unanswered = Mutex::new(Vec::new());
@@ -260,7 +266,7 @@ fn load_and_kill(server: &mut Server, setup: &Setup, round: u64, seconds: Durati
         for _ in 0..WEBHOOK_WORKERS {
             s.spawn(|| {
                 let Ok(mut connection) = Connection::new(&base) else { return };
-                loop {
+                while !stop.load(Ordering::SeqCst) {
                     let id = format!("crash-{round}-{}", sequence.fetch_add(1, Ordering::Relaxed));
                     let mut headers = setup.webhook_headers.clone();
                     headers.push(format!("X-Webhook-Id: {id}"));
@@ -284,7 +290,7 @@ fn load_and_kill(server: &mut Server, setup: &Setup, round: u64, seconds: Durati
             s.spawn(|| {
                 let Ok(mut connection) = Connection::new(&base) else { return };
                 let headers = [key(&setup.jobs_key)];
-                loop {
+                while !stop.load(Ordering::SeqCst) {
                     match connection.post_json("/api/v1/policies/check", &headers, &setup.check_body) {
                         Ok(r) if r.status == 200 => match decision_id(&r.body) {
                             Some(id) => note(&decided, id),
@@ -301,16 +307,25 @@ fn load_and_kill(server: &mut Server, setup: &Setup, round: u64, seconds: Durati
                 }
             });
         }
-        thread::sleep(seconds.saturating_sub(JOBS_BEFORE_KILL));
-        let queued = Job::queue_all(server, &setup.jobs_key);
-        thread::sleep(JOBS_BEFORE_KILL);
-        let mut jobs = queued?;
-        for job in &mut jobs {
-            job.before_kill = job.status(server, &setup.jobs_key).map(|(status, _)| status).unwrap_or_default();
+        let queued = (|| {
+            let before_kill = JOBS_BEFORE_KILL[(round as usize - 1) % JOBS_BEFORE_KILL.len()];
+            thread::sleep(seconds.saturating_sub(before_kill));
+            let mut jobs = Job::queue_all(server, &setup.jobs_auth)?;
+            thread::sleep(before_kill);
+            for job in &mut jobs {
+                job.before_kill = job.status(server, &setup.jobs_auth).map(|(status, _)| status).unwrap_or_default();
+            }
+            Ok(jobs)
+        })();
+        if queued.is_ok() {
+            killing.store(true, Ordering::SeqCst);
+            let killed = server.kill();
+            stop.store(true, Ordering::SeqCst);
+            killed?;
+        } else {
+            stop.store(true, Ordering::SeqCst);
         }
-        killing.store(true, Ordering::SeqCst);
-        server.kill()?;
-        Ok(jobs)
+        queued
     })?;
     let take = |list: Mutex<Vec<String>>| list.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(Load {
@@ -388,13 +403,13 @@ struct Job {
 }
 
 impl Job {
-    fn queue_all(server: &Server, api_key: &str) -> anyhow::Result<Vec<Job>> {
+    fn queue_all(server: &Server, auth: &str) -> anyhow::Result<Vec<Job>> {
         let mut connection = Connection::new(&server.base)?;
         Kind::ALL
             .into_iter()
             .map(|kind| {
                 let (path, body, id_field) = kind.queue();
-                let answer = connection.post_json(path, &[key(api_key)], body)?;
+                let answer = connection.post_json(path, &[auth.to_owned()], body)?;
                 if answer.status != 202 {
                     bail!("POST {path} answered {}: {}", answer.status, answer.body);
                 }
@@ -406,21 +421,21 @@ impl Job {
     }
 
     /// The job's status and error, as the API reads it now.
-    fn status(&self, server: &Server, api_key: &str) -> anyhow::Result<(String, Option<String>)> {
-        let (job, _) = server.get(&self.kind.status_path(&self.id), &[&key(api_key)], Duration::from_secs(30))?;
+    fn status(&self, server: &Server, auth: &str) -> anyhow::Result<(String, Option<String>)> {
+        let (job, _) = server.get(&self.kind.status_path(&self.id), &[auth], Duration::from_secs(30))?;
         let status = job["status"].as_str().with_context(|| format!("a job without status: {job}"))?;
         Ok((status.to_owned(), job["error"].as_str().map(str::to_owned)))
     }
 
     /// Polls the job after the restart until it ends or `JOB_DEADLINE` passes.
-    fn finish(self, server: &Server, api_key: &str) -> anyhow::Result<JobOutcome> {
+    fn finish(self, server: &Server, auth: &str) -> anyhow::Result<JobOutcome> {
         let started = Instant::now();
         loop {
-            let (status, error) = self.status(server, api_key)?;
+            let (status, error) = self.status(server, auth)?;
             let ended = matches!(status.as_str(), "completed" | "failed" | "cancelled");
             if ended || started.elapsed() > JOB_DEADLINE {
                 let downloaded = match (self.kind, status.as_str()) {
-                    (Kind::Export, "completed") => Some(download(server, api_key, &self.id)?),
+                    (Kind::Export, "completed") => Some(download(server, auth, &self.id)?),
                     _ => None,
                 };
                 return Ok(JobOutcome {
@@ -474,9 +489,9 @@ impl JobOutcome {
 }
 
 /// Downloads a completed export; its size, or why it failed.
-fn download(server: &Server, api_key: &str, id: &str) -> anyhow::Result<Result<u64, String>> {
+fn download(server: &Server, auth: &str, id: &str) -> anyhow::Result<Result<u64, String>> {
     let out = Command::new("curl")
-        .args(["-sS", "--fail", "--max-time", "120", "-H", &key(api_key), "-o", "/dev/null", "-w", "%{size_download}"])
+        .args(["-sS", "--fail", "--max-time", "120", "-H", auth, "-o", "/dev/null", "-w", "%{size_download}"])
         .arg(format!("{}/api/v1/audit/export/download/{id}", server.base))
         .output()
         .context("starting curl")?;

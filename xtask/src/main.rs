@@ -27,7 +27,8 @@ usage: cargo xtask <command> [options]
 
 commands:
   ci [--skip-tests]   the same checks CI runs: tests (with Postgres and Redis), rustfmt,
-                      clippy -D warnings, and the dependency-direction check
+                      clippy -D warnings, the dependency-direction check, `deny` and
+                      `openapi --check`
   openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
                       committed file differs
   bench [--skip-postgres] [--audit-records N] [--webhook-events N] [--agents N]
