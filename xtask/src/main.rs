@@ -10,6 +10,7 @@ mod bench;
 mod ci;
 mod cmd;
 mod discovery_eval;
+mod faults;
 mod fuzz;
 mod fuzz_api;
 mod guard_eval;
@@ -86,6 +87,15 @@ commands:
                       N generated requests per operation (default 50) in every phase;
                       fails on any 5xx or any response whose status, content type,
                       headers or body the OpenAPI document does not give
+  faults [--hold N] [--workers N]
+                      dependency faults in production mode: a release server on a
+                      private PostgreSQL and Redis (started here on free loopback ports)
+                      under --workers load threads (default 6); Postgres, then Redis,
+                      stopped for --hold seconds (default 10) and started again. Fails
+                      on any 5xx but 503, any 503 not problem+json, any request slower
+                      than 10s or without an answer, /health/ready not naming the
+                      component, or no recovery within 30s; prints per phase the
+                      statuses and latencies, and the times to detect and recover
   help                print this message
 ";
 
@@ -113,6 +123,7 @@ fn run() -> anyhow::Result<()> {
         "ws-bench" => ws_bench::run(rest),
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
+        "faults" => faults::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
