@@ -12,6 +12,7 @@ mod cmd;
 mod crash;
 mod deny;
 mod discovery_eval;
+mod faults;
 mod fuzz;
 mod fuzz_api;
 mod guard_eval;
@@ -112,6 +113,15 @@ commands:
                       installed on first use): licenses, bans and sources, then the
                       RustSec advisories when the database can be fetched (or an earlier
                       copy is at hand); --require-advisories fails when it cannot
+  faults [--hold N] [--workers N]
+                      dependency faults in production mode: a release server on a
+                      private PostgreSQL and Redis (started here on free loopback ports)
+                      under --workers load threads (default 6); Postgres, then Redis,
+                      stopped for --hold seconds (default 10) and started again. Fails
+                      on any 5xx but 503, any 503 not problem+json, any request slower
+                      than 10s or without an answer, /health/ready not naming the
+                      component, or no recovery within 30s; prints per phase the
+                      statuses and latencies, and the times to detect and recover
   help                print this message
 ";
 
@@ -142,6 +152,7 @@ fn run() -> anyhow::Result<()> {
         "crash" => crash::run(rest),
         "deny" => deny::run(parse_flags(rest, &["--require-advisories"])?.contains(&"--require-advisories")),
         "soak" => soak::run(rest),
+        "faults" => faults::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -15,6 +15,14 @@ pub(crate) fn unavailable() -> DomainError {
 /// bug or an unexpected state (`Internal`).
 pub(crate) fn db(err: DieselError) -> DomainError {
     match err {
+        // The server ended the session while the query ran (a fast shutdown, a crash,
+        // `pg_terminate_backend`). Postgres sends these as errors with a SQLSTATE of their
+        // own (57P01…), which diesel-async reports as `Unknown` without the code, so the
+        // message is all there is to tell them by.
+        DieselError::DatabaseError(DatabaseErrorKind::Unknown, info) if ends_the_session(info.message()) => {
+            tracing::warn!(error = info.message(), "database connection ended by the server");
+            unavailable()
+        }
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             DomainError::Conflict(conflict_message(info.constraint_name()).into())
         }
@@ -31,6 +39,15 @@ pub(crate) fn db(err: DieselError) -> DomainError {
         DieselError::BrokenTransactionManager => unavailable(),
         other => DomainError::Internal(format!("database: {other}")),
     }
+}
+
+/// Whether `message` is one of the errors with which Postgres ends a session rather than
+/// fails a statement: `terminating connection …` (administrator command, crash of another
+/// server process, unexpected postmaster exit, idle timeouts) and `the database system is
+/// …` (shutting down, starting up, in recovery mode). Servers whose `lc_messages` is not
+/// English send them translated; those still answer `Internal` for the queries in flight.
+fn ends_the_session(message: &str) -> bool {
+    message.starts_with("terminating connection ") || message.starts_with("the database system is ")
 }
 
 /// Checking a connection out of the pool failed or timed out.
@@ -160,5 +177,23 @@ mod tests {
         let err = DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, Box::new("gone".to_owned()));
         assert!(matches!(db(err), DomainError::Unavailable(s) if s == "database"));
         assert!(matches!(db(DieselError::NotFound), DomainError::Internal(_)));
+    }
+
+    #[test]
+    fn sessions_the_server_ends_are_unavailable() {
+        let unknown =
+            |message: &str| DieselError::DatabaseError(DatabaseErrorKind::Unknown, Box::new(message.to_owned()));
+        for message in [
+            "terminating connection due to administrator command",
+            "terminating connection because of crash of another server process",
+            "terminating connection due to idle-session timeout",
+            "the database system is shutting down",
+            "the database system is starting up",
+        ] {
+            assert!(matches!(db(unknown(message)), DomainError::Unavailable(s) if s == "database"), "{message}");
+        }
+        // A statement's own failure stays a bug to look into.
+        assert!(matches!(db(unknown("division by zero")), DomainError::Internal(_)));
+        assert!(matches!(db(unknown("relation \"agents\" does not exist")), DomainError::Internal(_)));
     }
 }

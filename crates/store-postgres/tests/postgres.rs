@@ -107,6 +107,55 @@ struct Terminated {
     ended: bool,
 }
 
+/// A query in flight when Postgres ends its session (a fast shutdown, a crash,
+/// `pg_terminate_backend`) fails with the server's FATAL error, not a closed connection: it
+/// must still answer `Unavailable` (503), never an internal error, and the pool recovers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_whose_session_the_server_ends_is_unavailable() {
+    let Some((url, guard)) = common::fresh_schema().await else { return };
+    let store = PgStore::connect(&url, 1).await.unwrap();
+    store.run_migrations().await.unwrap();
+    let (t, admin) = seed_pair(&store, "alpha").await;
+
+    // Keep the read waiting on a lock, so that it is in flight when its session is ended.
+    let mut holder = AsyncPgConnection::establish(&url).await.unwrap();
+    sql_query("BEGIN").execute(&mut holder).await.unwrap();
+    sql_query("LOCK TABLE users IN ACCESS EXCLUSIVE MODE").execute(&mut holder).await.unwrap();
+    let waiting = tokio::spawn({
+        let store = store.clone();
+        async move { store.get_user(t.id, admin.id).await }
+    });
+    let base_url = agentgov_store_conformance::service_url(common::URL_VAR).unwrap();
+    let mut terminator = AsyncPgConnection::establish(&base_url).await.unwrap();
+    let mut ended = Vec::<Terminated>::new();
+    for _ in 0..100 {
+        ended = sql_query(format!(
+            "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity \
+             WHERE application_name = '{}' AND wait_event_type = 'Lock'",
+            guard.schema
+        ))
+        .load(&mut terminator)
+        .await
+        .unwrap();
+        if !ended.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(ended.iter().any(|t| t.ended), "the read never waited on the lock");
+    let err = waiting.await.unwrap().unwrap_err();
+    assert!(matches!(err, DomainError::Unavailable(ref s) if s == "database"), "{err:?}");
+
+    sql_query("ROLLBACK").execute(&mut holder).await.unwrap();
+    // The pool replaces the ended connection (at worst one more request meets it first).
+    let mut found = store.get_user(t.id, admin.id).await;
+    if let Err(DomainError::Unavailable(_)) = found {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        found = store.get_user(t.id, admin.id).await;
+    }
+    assert_eq!(found.unwrap(), Some(admin));
+}
+
 #[tokio::test]
 async fn search_path_options_put_tables_in_the_test_schema() {
     let Some((url, guard)) = common::fresh_schema().await else { return };
