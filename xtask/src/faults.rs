@@ -33,7 +33,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -49,6 +49,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use crate::args::{self, Arg};
 use crate::bench::build_release;
+use crate::bench::http::{Connection, Response};
 use crate::bench::server::{Backend, Server, free_port, nonce};
 use crate::cmd::{self, step};
 
@@ -429,7 +430,7 @@ enum Verdict {
 }
 
 /// Judges one response (or the error that came instead) sent in a phase expecting `expect`.
-fn classify(expect: Expect, outcome: &Result<Reply, String>, latency: Duration) -> Verdict {
+fn classify(expect: Expect, outcome: &Result<Response, String>, latency: Duration) -> Verdict {
     let reply = match outcome {
         Ok(reply) => reply,
         Err(err) => return Verdict::Violation(format!("no response after {:.2}s: {err}", latency.as_secs_f64())),
@@ -455,7 +456,7 @@ fn excerpt(body: &str) -> String {
 
 /// Whether a `/health/ready` reply says `component` is down: 503 problem+json whose
 /// `components` has it with `up: false` and whose `detail` names it.
-fn readiness_names(reply: &Reply, component: &str) -> Result<String, String> {
+fn readiness_names(reply: &Response, component: &str) -> Result<String, String> {
     if reply.status != 503 {
         return Err(format!("answered {}", reply.status));
     }
@@ -475,185 +476,6 @@ fn readiness_names(reply: &Reply, component: &str) -> Result<String, String> {
         return Err(format!("detail {detail:?} does not name {component}"));
     }
     Ok(detail.to_owned())
-}
-
-/// A response: status, `Content-Type` and body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Reply {
-    status: u16,
-    content_type: String,
-    body: String,
-}
-
-impl Reply {
-    fn is_problem(&self) -> bool {
-        self.content_type.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/problem+json"))
-    }
-}
-
-/// One keep-alive connection, opened again whenever the last one ended.
-struct Client {
-    authority: String,
-    stream: Option<BufReader<TcpStream>>,
-}
-
-impl Client {
-    fn new(base: &str) -> anyhow::Result<Self> {
-        let authority = base.strip_prefix("http://").with_context(|| format!("not an http:// URL: {base}"))?;
-        Ok(Client { authority: authority.trim_end_matches('/').to_owned(), stream: None })
-    }
-
-    fn get(&mut self, path: &str, headers: &[String]) -> anyhow::Result<Reply> {
-        self.send("GET", path, headers, None)
-    }
-
-    fn post(&mut self, path: &str, headers: &[String], body: &str) -> anyhow::Result<Reply> {
-        self.send("POST", path, headers, Some(body))
-    }
-
-    /// Sends one request. A kept-alive connection the server closed while idle is opened
-    /// again and the request sent once more (the server never read it).
-    fn send(&mut self, method: &str, path: &str, headers: &[String], body: Option<&str>) -> anyhow::Result<Reply> {
-        let request = encode_request(&self.authority, method, path, headers, body);
-        let reused = self.stream.is_some();
-        match self.exchange(&request) {
-            Err(Attempt::Closed(_)) if reused => self.exchange(&request),
-            other => other,
-        }
-        .map_err(|err| {
-            let err = match err {
-                Attempt::Closed(err) | Attempt::Failed(err) => err,
-            };
-            err.context(format!("{method} {path}"))
-        })
-    }
-
-    fn exchange(&mut self, request: &[u8]) -> Result<Reply, Attempt> {
-        let stream = match &mut self.stream {
-            Some(stream) => stream,
-            None => {
-                let tcp = TcpStream::connect(&self.authority)
-                    .with_context(|| format!("connecting to {}", self.authority))
-                    .map_err(Attempt::Failed)?;
-                let configure = |tcp: &TcpStream| -> std::io::Result<()> {
-                    tcp.set_nodelay(true)?;
-                    tcp.set_read_timeout(Some(READ_TIMEOUT))?;
-                    tcp.set_write_timeout(Some(READ_TIMEOUT))
-                };
-                configure(&tcp).map_err(|e| Attempt::Failed(e.into()))?;
-                self.stream.insert(BufReader::new(tcp))
-            }
-        };
-        let result = match stream.get_mut().write_all(request) {
-            Err(err) => Err(Attempt::Closed(err.into())),
-            // Nothing at all came back: the server had closed the connection.
-            Ok(()) => match stream.fill_buf() {
-                Ok([]) => Err(Attempt::Closed(anyhow::anyhow!("the server closed the connection"))),
-                Err(err) if matches!(err.kind(), ErrorKind::ConnectionReset | ErrorKind::BrokenPipe) => {
-                    Err(Attempt::Closed(err.into()))
-                }
-                Err(err) => Err(Attempt::Failed(anyhow::Error::from(err).context("reading the response"))),
-                Ok(_) => read_reply(stream).map_err(Attempt::Failed),
-            },
-        };
-        match result {
-            Ok((reply, keep_alive)) => {
-                if !keep_alive {
-                    self.stream = None;
-                }
-                Ok(reply)
-            }
-            Err(err) => {
-                self.stream = None;
-                Err(err)
-            }
-        }
-    }
-}
-
-/// A failed exchange: `Closed` before any of the response arrived (worth one retry on a
-/// fresh connection), or `Failed`.
-enum Attempt {
-    Closed(anyhow::Error),
-    Failed(anyhow::Error),
-}
-
-fn encode_request(authority: &str, method: &str, path: &str, headers: &[String], body: Option<&str>) -> Vec<u8> {
-    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\n");
-    if let Some(body) = body {
-        request.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
-    }
-    for header in headers {
-        request.push_str(header);
-        request.push_str("\r\n");
-    }
-    request.push_str("\r\n");
-    request.push_str(body.unwrap_or_default());
-    request.into_bytes()
-}
-
-/// Reads one response; also says whether the connection stays open after it.
-fn read_reply(reader: &mut impl BufRead) -> anyhow::Result<(Reply, bool)> {
-    let status_line = read_line(reader)?;
-    let mut parts = status_line.splitn(3, ' ');
-    let version = parts.next().unwrap_or_default();
-    let status: u16 = parts
-        .next()
-        .and_then(|code| code.parse().ok())
-        .with_context(|| format!("not an HTTP status line: {status_line:?}"))?;
-    let (mut length, mut chunked, mut keep_alive) = (None, false, version == "HTTP/1.1");
-    let mut content_type = String::new();
-    loop {
-        let line = read_line(reader)?;
-        if line.is_empty() {
-            break;
-        }
-        let Some((name, value)) = line.split_once(':') else { bail!("not a header: {line:?}") };
-        let value = value.trim();
-        match name.trim().to_ascii_lowercase().as_str() {
-            "content-length" => length = Some(value.parse::<usize>().with_context(|| format!("{line:?}"))?),
-            "content-type" => value.clone_into(&mut content_type),
-            "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
-            "connection" if value.eq_ignore_ascii_case("close") => keep_alive = false,
-            "connection" if value.eq_ignore_ascii_case("keep-alive") => keep_alive = true,
-            _ => {}
-        }
-    }
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            let line = read_line(reader)?;
-            let size = line.split(';').next().unwrap_or_default().trim();
-            let size = usize::from_str_radix(size, 16).with_context(|| format!("bad chunk size {line:?}"))?;
-            if size == 0 {
-                while !read_line(reader)?.is_empty() {}
-                break;
-            }
-            let start = body.len();
-            body.resize(start + size, 0);
-            reader.read_exact(&mut body[start..]).context("reading a chunk")?;
-            if !read_line(reader)?.is_empty() {
-                bail!("a chunk not followed by CRLF");
-            }
-        }
-    } else if let Some(length) = length {
-        body.resize(length, 0);
-        reader.read_exact(&mut body).context("reading the body")?;
-    } else if status >= 200 && status != 204 && status != 304 {
-        reader.read_to_end(&mut body).context("reading the body")?;
-        keep_alive = false;
-    }
-    let body = String::from_utf8_lossy(&body).into_owned();
-    Ok((Reply { status, content_type, body }, keep_alive))
-}
-
-/// One line without its CRLF; fails at the end of the stream.
-fn read_line(reader: &mut impl BufRead) -> anyhow::Result<String> {
-    let mut line = String::new();
-    if reader.read_line(&mut line).context("reading the response")? == 0 {
-        bail!("the server closed the connection");
-    }
-    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
 }
 
 /// The requests of the load, each touching the database, the cache or both.
@@ -717,7 +539,7 @@ impl Fixture {
         let credentials = server.sign_in()?;
         let key = vec![format!("X-API-Key: {}", credentials.api_key)];
         let bearer = vec![format!("Authorization: Bearer {}", credentials.access_token)];
-        let mut client = Client::new(&server.base)?;
+        let mut client = Connection::with_timeout(&server.base, READ_TIMEOUT)?;
         let agent = json!({
             "name": "support-refunds",
             "type": "support",
@@ -725,20 +547,21 @@ impl Fixture {
             "capabilities": ["read", "refund charge", "lookup order"],
             "permissions": {"orders": "read", "stripe.refunds": "write"},
         });
-        let agent = created(client.post("/api/v1/agents/register", &key, &agent.to_string())?)?;
+        let agent = created(client.post_json("/api/v1/agents/register", &key, &agent.to_string())?)?;
         let agent_id = agent["id"].as_str().with_context(|| format!("a registered agent without id: {agent}"))?;
         let policy = json!({"name": "no destructive production actions",
                             "template": {"id": "deny-destructive-production", "parameters": {}}});
-        created(client.post("/api/v1/policies", &bearer, &policy.to_string())?).context("enabling a policy")?;
+        created(client.post_json("/api/v1/policies", &bearer, &policy.to_string())?).context("enabling a policy")?;
         let user = json!({"email": LOGIN_EMAIL, "password": LOGIN_PASSWORD, "role": "viewer"});
-        created(client.post("/api/v1/users", &bearer, &user.to_string())?).context("creating the login user")?;
+        created(client.post_json("/api/v1/users", &bearer, &user.to_string())?).context("creating the login user")?;
         let check = json!({
             "agent_id": agent_id,
             "action": "lookup order",
             "resource": "orders/42",
             "context": {"consent": true, "environment": "production"},
         });
-        let feed_url = format!("ws://{}/api/v1/ws?token={}", client.authority, credentials.access_token);
+        let authority = server.base.trim_start_matches("http://");
+        let feed_url = format!("ws://{authority}/api/v1/ws?token={}", credentials.access_token);
         Ok(Fixture {
             key,
             bearer,
@@ -748,14 +571,14 @@ impl Fixture {
         })
     }
 
-    fn send(&self, client: &mut Client, call: Call) -> anyhow::Result<Reply> {
+    fn send(&self, client: &mut Connection, call: Call) -> anyhow::Result<Response> {
         match call {
             Call::ListAgents => client.get("/api/v1/agents?limit=10", &self.key),
-            Call::PolicyCheck => client.post("/api/v1/policies/check", &self.key, &self.check),
+            Call::PolicyCheck => client.post_json("/api/v1/policies/check", &self.key, &self.check),
             Call::Me => client.get("/api/v1/auth/me", &self.bearer),
-            Call::AuditLog => client.post("/api/v1/audit/log", &self.key, crate::bench::audit::ENTRY),
+            Call::AuditLog => client.post_json("/api/v1/audit/log", &self.key, crate::bench::audit::ENTRY),
             Call::Status => client.get("/api/v1/status", &self.key),
-            Call::Login => client.post("/api/v1/auth/login", &[], &self.login),
+            Call::Login => client.post_json("/api/v1/auth/login", &[], &self.login),
         }
     }
 }
@@ -764,7 +587,7 @@ impl Fixture {
 /// `agent.registered` sees the event of an agent (`name`) registered once it is subscribed.
 /// `Ok(false)`: the socket, the subscription, the registration or the event did not come
 /// within [`FEED_WAIT`] each.
-fn feed_delivers(runtime: &tokio::runtime::Runtime, client: &mut Client, fixture: &Fixture, name: &str) -> bool {
+fn feed_delivers(runtime: &tokio::runtime::Runtime, client: &mut Connection, fixture: &Fixture, name: &str) -> bool {
     let look = async {
         let wait = |what: &'static str| move |_| anyhow::anyhow!("{what} took over {FEED_WAIT:?}");
         let (mut socket, _) = tokio::time::timeout(FEED_WAIT, tokio_tungstenite::connect_async(&fixture.feed_url))
@@ -784,7 +607,7 @@ fn feed_delivers(runtime: &tokio::runtime::Runtime, client: &mut Client, fixture
         };
         tokio::time::timeout(FEED_WAIT, subscribed).await.map_err(wait("subscribing"))??;
         let agent = json!({"name": name, "type": "support", "description": "Probes the real-time feed."});
-        let registered = client.post("/api/v1/agents/register", &fixture.key, &agent.to_string())?;
+        let registered = client.post_json("/api/v1/agents/register", &fixture.key, &agent.to_string())?;
         if registered.status != 201 {
             bail!("registering {name} answered {}", registered.status);
         }
@@ -805,7 +628,7 @@ fn feed_delivers(runtime: &tokio::runtime::Runtime, client: &mut Client, fixture
     runtime.block_on(look).is_ok()
 }
 
-fn created(reply: Reply) -> anyhow::Result<Value> {
+fn created(reply: Response) -> anyhow::Result<Value> {
     if reply.status != 201 {
         bail!("answered {}, expected 201: {}", reply.status, reply.body);
     }
@@ -907,7 +730,7 @@ impl Shared {
 /// One worker: the mix, round and round, until told to stop; its statistics per phase.
 fn worker(base: &str, fixture: &Fixture, shared: &Shared, first: usize, phases: usize) -> Vec<PhaseStats> {
     let mut stats = vec![PhaseStats::default(); phases];
-    let mut client = match Client::new(base) {
+    let mut client = match Connection::with_timeout(base, READ_TIMEOUT) {
         Ok(client) => client,
         Err(_) => return stats,
     };
@@ -974,7 +797,7 @@ fn exercise(
 ) -> anyhow::Result<Report> {
     step("faults: a tenant with an agent, a policy and a login user");
     let fixture = Fixture::set_up(server)?;
-    let mut probe = Client::new(&server.base)?;
+    let mut probe = Connection::with_timeout(&server.base, READ_TIMEOUT)?;
     for call in Call::MIX {
         let reply = fixture.send(&mut probe, call)?;
         if !(200..300).contains(&reply.status) {
@@ -1062,14 +885,14 @@ struct Feed<'a> {
 }
 
 impl Feed<'_> {
-    fn delivers(&mut self, client: &mut Client) -> bool {
+    fn delivers(&mut self, client: &mut Connection) -> bool {
         self.probes += 1;
         feed_delivers(&self.runtime, client, self.fixture, &format!("feed-probe-{}", self.probes))
     }
 }
 
 /// One `/health/ready` answer, and how long it took.
-fn ready(probe: &mut Client) -> (Result<Reply, String>, Duration) {
+fn ready(probe: &mut Connection) -> (Result<Response, String>, Duration) {
     let sent = Instant::now();
     let reply = probe.get("/api/v1/health/ready", &[]).map_err(|e| format!("{e:#}"));
     (reply, sent.elapsed())
@@ -1077,7 +900,7 @@ fn ready(probe: &mut Client) -> (Result<Reply, String>, Duration) {
 
 /// Baseline, fault, hold, recovery and the healthy stretch after, for one component.
 fn one_fault(
-    probe: &mut Client,
+    probe: &mut Connection,
     feed: &mut Feed,
     shared: &Shared,
     index: usize,
@@ -1291,8 +1114,8 @@ mod tests {
 
     use super::*;
 
-    fn reply(status: u16, content_type: &str, body: &str) -> Reply {
-        Reply { status, content_type: content_type.into(), body: body.into() }
+    fn reply(status: u16, content_type: &str, body: &str) -> Response {
+        Response { status, content_type: content_type.into(), body: body.into() }
     }
 
     const FAST: Duration = Duration::from_millis(5);
@@ -1362,33 +1185,6 @@ mod tests {
         assert!(readiness_names(&reply(503, "application/problem+json", "oops"), "database").is_err());
         let unnamed = body.replace("not ready: database down", "not ready");
         assert!(readiness_names(&reply(503, "application/problem+json", &unnamed), "database").is_err());
-    }
-
-    #[test]
-    fn replies_keep_their_content_type_and_connection() {
-        let raw = "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 2\r\ncontent-type: application/problem+json\r\n\r\n{}next";
-        let (reply, keep_alive) = read_reply(&mut raw.as_bytes()).unwrap();
-        assert_eq!(reply, Reply { status: 503, content_type: "application/problem+json".into(), body: "{}".into() });
-        assert!(keep_alive);
-        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
-        let (reply, keep_alive) = read_reply(&mut chunked.as_bytes()).unwrap();
-        assert_eq!(
-            (reply.status, reply.content_type.as_str(), reply.body.as_str(), keep_alive),
-            (200, "", "abc", false)
-        );
-        assert!(read_reply(&mut "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort".as_bytes()).is_err());
-        assert!(read_reply(&mut "garbage\r\n\r\n".as_bytes()).is_err());
-    }
-
-    #[test]
-    fn requests_are_encoded_with_a_length_for_bodies_only() {
-        let get = encode_request("h:1", "GET", "/a", &["X-API-Key: k".into()], None);
-        assert_eq!(String::from_utf8(get).unwrap(), "GET /a HTTP/1.1\r\nHost: h:1\r\nX-API-Key: k\r\n\r\n");
-        let post = encode_request("h:1", "POST", "/b", &[], Some("{}"));
-        assert_eq!(
-            String::from_utf8(post).unwrap(),
-            "POST /b HTTP/1.1\r\nHost: h:1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-        );
     }
 
     #[test]

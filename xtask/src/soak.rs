@@ -15,6 +15,7 @@
 //! right after the warm-up, or within `FLAT_SLACK_KIB`. The least-squares slope after the
 //! warm-up is printed too, in MiB per hour.
 
+use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
@@ -66,7 +67,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let prefix = format!("agentgov-soak-{}:", nonce());
 
     step("soak: two replicas on one Postgres database and one Redis");
-    let extra = [("REDIS_URL", redis_url), ("AGENTGOV_REDIS_PREFIX", prefix)];
+    let extra = [("REDIS_URL", redis_url.clone()), ("AGENTGOV_REDIS_PREFIX", prefix.clone())];
     let first = Server::start_with(&binary, &Backend::Postgres { admin_url }, &extra)?;
     let second = first.replica()?;
     let replicas = [&first, &second];
@@ -134,10 +135,31 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         println!("    replica {} peak RSS (VmHWM): {:.1} MiB", i + 1, peak as f64 / 1024.0);
     }
     drop(second);
+    drop(first);
+    remove_keys(&redis_url, &prefix);
     if !problems.is_empty() {
         bail!("{}", problems.join("; "));
     }
     Ok(())
+}
+
+/// Deletes the run's keys (`prefix*`) from the shared Redis, with `redis-cli` where it is
+/// installed; a leftover only costs memory until its TTL, so failing here only warns.
+fn remove_keys(redis_url: &str, prefix: &str) {
+    let scan =
+        Command::new("redis-cli").args(["-u", redis_url, "--scan", "--pattern"]).arg(format!("{prefix}*")).output();
+    let keys = match scan {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        _ => return eprintln!("    warning: could not list the run's Redis keys ({prefix}*) to delete them"),
+    };
+    let keys: Vec<&str> = keys.lines().filter(|key| !key.is_empty()).collect();
+    for chunk in keys.chunks(500) {
+        let deleted = Command::new("redis-cli").args(["-u", redis_url, "DEL"]).args(chunk).output();
+        if !deleted.is_ok_and(|out| out.status.success()) {
+            return eprintln!("    warning: could not delete the run's Redis keys ({prefix}*)");
+        }
+    }
+    println!("    {} Redis keys of the run deleted", keys.len());
 }
 
 /// What the workers send.
