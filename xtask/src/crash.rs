@@ -41,7 +41,7 @@ use serde_json::Value;
 use crate::args::{self, Arg};
 use crate::bench::http::Connection;
 use crate::bench::server::{Backend, Server};
-use crate::bench::{DEFAULT_POSTGRES_URL, audit, build_release, policy, webhook};
+use crate::bench::{audit, build_release, policy, webhook};
 use crate::cmd::{self, step};
 use crate::discovery_eval;
 
@@ -88,11 +88,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let events = generate(&SynthConfig { events: options.events as usize, ..SynthConfig::default() });
     let shadow_batches = discovery_eval::batches(&events);
 
-    let mut backends = vec![Backend::Embedded];
-    if !options.skip_postgres {
-        let admin_url = std::env::var("AGENTGOV_BENCH_DATABASE_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.into());
-        backends.push(Backend::Postgres { admin_url });
-    }
+    let backends = Backend::every(options.skip_postgres);
     let mut summary = Vec::new();
     let mut problems = Vec::new();
     for backend in &backends {

@@ -24,9 +24,9 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::args::{self, Arg};
+use crate::bench::build_release;
 use crate::bench::http::Connection;
 use crate::bench::server::{Backend, Server};
-use crate::bench::{DEFAULT_POSTGRES_URL, build_release};
 use crate::cmd::step;
 
 pub(crate) const BATCH: usize = 10_000;
@@ -79,11 +79,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("discovery-eval: cargo build --release -p agentgov-server");
     let binary = build_release()?;
     let bodies = batches(&events);
-    let mut backends = vec![Backend::Embedded];
-    if !o.skip_postgres {
-        let url = std::env::var("AGENTGOV_BENCH_DATABASE_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.into());
-        backends.push(Backend::Postgres { admin_url: url });
-    }
+    let backends = Backend::every(o.skip_postgres);
     for backend in backends {
         through_server(&binary, &backend, &bodies, events.len(), o.connections)?;
     }

@@ -23,8 +23,8 @@ use std::process::Command;
 use anyhow::{Context, bail};
 
 use crate::args::{self, Arg};
+use crate::bench::build_release;
 use crate::bench::server::{Backend, Server};
-use crate::bench::{DEFAULT_POSTGRES_URL, build_release};
 use crate::cmd::{self, root, step};
 
 /// The Schemathesis release the figures in BENCHMARKS.md were made with.
@@ -67,11 +67,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("fuzz-api: cargo build --release -p agentgov-server");
     let binary = build_release()?;
 
-    let mut backends = vec![Backend::Embedded];
-    if !options.skip_postgres {
-        let admin_url = std::env::var("AGENTGOV_BENCH_DATABASE_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.into());
-        backends.push(Backend::Postgres { admin_url });
-    }
+    let backends = Backend::every(options.skip_postgres);
     let mut summaries = Vec::new();
     let mut failed = Vec::new();
     for backend in &backends {

@@ -44,7 +44,7 @@ use serde_json::Value;
 
 use crate::args::{self, Arg};
 use crate::bench::server::{Backend, Server, free_port, nonce};
-use crate::bench::{DEFAULT_POSTGRES_URL, audit, build_release};
+use crate::bench::{audit, build_release};
 use crate::cmd::{self, step};
 
 const DEFAULT_RECORDS: u64 = 200_000;
@@ -157,11 +157,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     step("siem-bench: cargo build --release -p agentgov-server");
     let binary = build_release()?;
-    let mut backends = vec![Backend::Embedded];
-    if !o.skip_postgres {
-        let url = std::env::var("AGENTGOV_BENCH_DATABASE_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.into());
-        backends.push(Backend::Postgres { admin_url: url });
-    }
+    let backends = Backend::every(o.skip_postgres);
     let mut summaries = Vec::new();
     for backend in &backends {
         summaries.push(bench_mode(&binary, backend, &o)?);

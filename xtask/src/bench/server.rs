@@ -14,6 +14,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
+use super::DEFAULT_POSTGRES_URL;
+
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const ADMIN_EMAIL: &str = "bench-admin@agentgov.test";
 
@@ -28,6 +30,18 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Embedded, then (unless `skip_postgres`) Postgres next to
+    /// `$AGENTGOV_BENCH_DATABASE_URL` (default [`DEFAULT_POSTGRES_URL`]).
+    pub fn every(skip_postgres: bool) -> Vec<Backend> {
+        let mut backends = vec![Backend::Embedded];
+        if !skip_postgres {
+            let admin_url =
+                std::env::var("AGENTGOV_BENCH_DATABASE_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.into());
+            backends.push(Backend::Postgres { admin_url });
+        }
+        backends
+    }
+
     pub fn label(&self) -> &'static str {
         match self {
             Backend::Embedded => "embedded (SQLite)",
