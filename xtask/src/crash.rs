@@ -245,9 +245,9 @@ struct Load {
     problems: Vec<String>,
 }
 
-/// Runs the workers for `seconds`, queues the jobs `JOBS_BEFORE_KILL` (of the round) before the end, then
-/// kills the server under them. Should anything fail first, the workers are stopped and the
-/// server is left running.
+/// Runs the workers for `seconds`, queues the jobs the round's `JOBS_BEFORE_KILL` before the
+/// end, then kills the server under them. Should anything fail first, the workers are stopped
+/// and the server is left running.
 fn load_and_kill(server: &mut Server, setup: &Setup, round: u64, seconds: Duration) -> anyhow::Result<Load> {
     let killing = AtomicBool::new(false);
     let stop = AtomicBool::new(false);
