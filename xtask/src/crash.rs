@@ -39,6 +39,7 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::args::{self, Arg};
+use crate::bench::audit::key_header;
 use crate::bench::http::Connection;
 use crate::bench::server::{Backend, Server};
 use crate::bench::{audit, build_release, policy, webhook};
@@ -152,17 +153,14 @@ fn crash_mode(binary: &Path, backend: &Backend, shadow: &[String], options: &Opt
     step(&format!("crash [{mode}]: starting the server on loopback"));
     let mut server = Server::start(binary, backend)?;
     let webhook_key = server.tenant_api_key("crash-webhook")?;
-    let webhook_headers = vec![
-        format!("X-API-Key: {webhook_key}"),
-        format!("X-Webhook-Signature: {}", webhook::signature(&server.webhook_secret, webhook::BODY.as_bytes())?),
-    ];
+    let webhook_headers = webhook::headers(&server, &webhook_key)?;
     let (credentials, check_body) = policy::set_up(&server, "crash-jobs")?;
     let jobs_auth = format!("Authorization: Bearer {}", credentials.access_token);
     let setup = Setup { webhook_key, webhook_headers, jobs_key: credentials.api_key, jobs_auth, check_body };
     step(&format!("crash [{mode}]: {} batches of shadow-agent events, for clustering", shadow.len()));
     let mut connection = Connection::new(&server.base)?;
     for body in shadow {
-        let answer = connection.post_json("/api/v1/discovery/ingest/batch", &[key(&setup.jobs_key)], body)?;
+        let answer = connection.post_json("/api/v1/discovery/ingest/batch", &[key_header(&setup.jobs_key)], body)?;
         if answer.status != 202 {
             bail!("POST /discovery/ingest/batch answered {}: {}", answer.status, answer.body);
         }
@@ -285,7 +283,7 @@ fn load_and_kill(server: &mut Server, setup: &Setup, round: u64, seconds: Durati
         for _ in 0..CHECK_WORKERS {
             s.spawn(|| {
                 let Ok(mut connection) = Connection::new(&base) else { return };
-                let headers = [key(&setup.jobs_key)];
+                let headers = [key_header(&setup.jobs_key)];
                 while !stop.load(Ordering::SeqCst) {
                     match connection.post_json("/api/v1/policies/check", &headers, &setup.check_body) {
                         Ok(r) if r.status == 200 => match decision_id(&r.body) {
@@ -523,7 +521,7 @@ fn stored_ids(server: &Server, api_key: &str, event_type: &str) -> anyhow::Resul
 fn each_record(server: &Server, api_key: &str, event_type: &str, mut each: impl FnMut(&Value)) -> anyhow::Result<()> {
     let url = format!("{}/api/v1/audit/export?event_type={event_type}", server.base);
     let mut curl = Command::new("curl")
-        .args(["-sS", "--fail", "--max-time", "600", "-H", &key(api_key)])
+        .args(["-sS", "--fail", "--max-time", "600", "-H", &key_header(api_key)])
         .arg(&url)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -548,10 +546,6 @@ fn each_record(server: &Server, api_key: &str, event_type: &str, mut each: impl 
 fn decision_id(body: &str) -> Option<String> {
     let answer: Value = serde_json::from_str(body).ok()?;
     answer["decision_id"].as_str().map(str::to_owned)
-}
-
-fn key(api_key: &str) -> String {
-    format!("X-API-Key: {api_key}")
 }
 
 #[cfg(test)]

@@ -48,9 +48,10 @@ use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::args::{self, Arg};
-use crate::bench::build_release;
+use crate::bench::audit::key_header;
 use crate::bench::http::{Connection, Response};
 use crate::bench::server::{Backend, Server, free_port, nonce};
+use crate::bench::{build_release, policy};
 use crate::cmd::{self, step};
 
 /// Healthy load before each fault, and again after recovery.
@@ -534,38 +535,22 @@ struct Fixture {
 }
 
 impl Fixture {
-    /// A tenant with one agent, one enabled policy and a second user to sign in as.
+    /// The policy benchmark's tenant (one agent, five enabled policies; see
+    /// [`policy::set_up`]) and a second user to sign in as.
     fn set_up(server: &Server) -> anyhow::Result<Self> {
-        let credentials = server.sign_in()?;
-        let key = vec![format!("X-API-Key: {}", credentials.api_key)];
+        let (credentials, check) = policy::set_up(server, "faults")?;
+        let key = vec![key_header(&credentials.api_key)];
         let bearer = vec![format!("Authorization: Bearer {}", credentials.access_token)];
         let mut client = Connection::with_timeout(&server.base, READ_TIMEOUT)?;
-        let agent = json!({
-            "name": "support-refunds",
-            "type": "support",
-            "description": "Answers customers' questions about their orders and refunds damaged items.",
-            "capabilities": ["read", "refund charge", "lookup order"],
-            "permissions": {"orders": "read", "stripe.refunds": "write"},
-        });
-        let agent = created(client.post_json("/api/v1/agents/register", &key, &agent.to_string())?)?;
-        let agent_id = agent["id"].as_str().with_context(|| format!("a registered agent without id: {agent}"))?;
-        let policy = json!({"name": "no destructive production actions",
-                            "template": {"id": "deny-destructive-production", "parameters": {}}});
-        created(client.post_json("/api/v1/policies", &bearer, &policy.to_string())?).context("enabling a policy")?;
         let user = json!({"email": LOGIN_EMAIL, "password": LOGIN_PASSWORD, "role": "viewer"});
-        created(client.post_json("/api/v1/users", &bearer, &user.to_string())?).context("creating the login user")?;
-        let check = json!({
-            "agent_id": agent_id,
-            "action": "lookup order",
-            "resource": "orders/42",
-            "context": {"consent": true, "environment": "production"},
-        });
+        policy::created(client.post_json("/api/v1/users", &bearer, &user.to_string())?)
+            .context("creating the login user")?;
         let authority = server.base.trim_start_matches("http://");
         let feed_url = format!("ws://{authority}/api/v1/ws?token={}", credentials.access_token);
         Ok(Fixture {
             key,
             bearer,
-            check: check.to_string(),
+            check,
             login: json!({"email": LOGIN_EMAIL, "password": LOGIN_PASSWORD}).to_string(),
             feed_url,
         })
@@ -626,13 +611,6 @@ fn feed_delivers(runtime: &tokio::runtime::Runtime, client: &mut Connection, fix
         anyhow::Ok(())
     };
     runtime.block_on(look).is_ok()
-}
-
-fn created(reply: Response) -> anyhow::Result<Value> {
-    if reply.status != 201 {
-        bail!("answered {}, expected 201: {}", reply.status, reply.body);
-    }
-    serde_json::from_str(&reply.body).with_context(|| format!("not JSON: {}", reply.body))
 }
 
 /// What the requests sent in one phase came to.

@@ -77,10 +77,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         api_key: credentials.api_key,
         bearer: credentials.access_token,
         check_body,
-        webhook_headers: vec![
-            format!("X-API-Key: {webhook_key}"),
-            format!("X-Webhook-Signature: {}", webhook::signature(&first.webhook_secret, webhook::BODY.as_bytes())?),
-        ],
+        webhook_headers: webhook::headers(&first, &webhook_key)?,
         screen_body: json!({ "prompt": PROMPT }).to_string(),
     };
     for server in replicas {

@@ -23,7 +23,8 @@ const RSS_SAMPLE_EVERY: Duration = Duration::from_millis(20);
 /// Generous: a slow machine still finishes a million-record verification or export.
 const LONG_REQUEST: Duration = Duration::from_secs(1800);
 
-fn key_header(api_key: &str) -> String {
+/// The `X-API-Key` header line of `api_key`.
+pub(crate) fn key_header(api_key: &str) -> String {
     format!("X-API-Key: {api_key}")
 }
 

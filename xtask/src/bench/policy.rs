@@ -121,7 +121,7 @@ pub fn set_up(server: &Server, name: &str) -> anyhow::Result<(Credentials, Strin
 }
 
 /// The JSON body of a response that must be 201.
-fn created(response: Response) -> anyhow::Result<Value> {
+pub(crate) fn created(response: Response) -> anyhow::Result<Value> {
     if response.status != 201 {
         bail!("answered {}, expected 201: {}", response.status, response.body);
     }

@@ -81,9 +81,7 @@ impl Server {
     /// after (so over) the ones `start` sets.
     pub fn start_with(binary: &Path, backend: &Backend, extra_env: &[(&str, String)]) -> anyhow::Result<Self> {
         let nonce = nonce();
-        let dir = std::env::temp_dir().join(format!("agentgov-bench-{nonce}"));
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let dir_guard = DirGuard(Some(dir.clone()));
+        let (dir_guard, dir) = DirGuard::create(&nonce)?;
         let database = match backend {
             Backend::Embedded => None,
             Backend::Postgres { admin_url } => Some(Database::create(admin_url, &nonce)?),
@@ -129,9 +127,7 @@ impl Server {
             bail!("a second replica needs Postgres mode: embedded SQLite belongs to one process");
         }
         let nonce = nonce();
-        let dir = std::env::temp_dir().join(format!("agentgov-bench-{nonce}"));
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        let dir_guard = DirGuard(Some(dir.clone()));
+        let (dir_guard, dir) = DirGuard::create(&nonce)?;
         let port = free_port()?;
         let mut env = self.env.clone();
         for (name, value) in &mut env {
@@ -356,6 +352,13 @@ fn spawn(binary: &Path, env: &[(String, String)], dir: &Path, append: bool) -> a
 struct DirGuard(Option<PathBuf>);
 
 impl DirGuard {
+    /// A new data dir under the temp dir, named after `nonce`.
+    fn create(nonce: &str) -> anyhow::Result<(DirGuard, PathBuf)> {
+        let dir = std::env::temp_dir().join(format!("agentgov-bench-{nonce}"));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok((DirGuard(Some(dir.clone())), dir))
+    }
+
     fn release(mut self) -> PathBuf {
         self.0.take().unwrap_or_default()
     }

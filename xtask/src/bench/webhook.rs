@@ -30,15 +30,21 @@ pub fn signature(secret: &str, body: &[u8]) -> anyhow::Result<String> {
     Ok(format!("sha256={}", hex::encode(mac.finalize().into_bytes())))
 }
 
+/// The headers of a delivery of [`BODY`] to the tenant of `api_key`: the key and the body's
+/// signature with the server's `WEBHOOK_SECRET`.
+pub fn headers(server: &Server, api_key: &str) -> anyhow::Result<Vec<String>> {
+    Ok(vec![
+        audit::key_header(api_key),
+        format!("X-Webhook-Signature: {}", signature(&server.webhook_secret, BODY.as_bytes())?),
+    ])
+}
+
 /// One signed delivery checked by hand (so a refused signature or key fails clearly), a
 /// warm-up, then exactly `events` deliveries; the tenant's `agent.action` records are counted
 /// just before and after the measured run.
 pub fn ingest(server: &Server, mode: &str, warm_up: Duration, events: u64) -> anyhow::Result<WebhookRow> {
     let api_key = server.tenant_api_key("bench-webhook")?;
-    let headers = vec![
-        format!("X-API-Key: {api_key}"),
-        format!("X-Webhook-Signature: {}", signature(&server.webhook_secret, BODY.as_bytes())?),
-    ];
+    let headers = headers(server, &api_key)?;
     let probe = Connection::new(&server.base)?.post_json("/webhooks/agent", &headers, BODY)?;
     if probe.status != 200 {
         bail!("{ENDPOINT} answered {}, expected 200: {}", probe.status, probe.body);
