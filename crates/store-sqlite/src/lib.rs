@@ -27,7 +27,7 @@ use agentgov_domain::{DomainError, Result};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use tokio::sync::Mutex;
 
-use checkpoint::{CatchUp, Checkpointer};
+use checkpoint::{CatchUp, Checkpointer, Writes};
 pub use checkpoint::{CheckpointMode, WalState};
 use conn::{Conn, Readers, connect, run};
 use error::TxError;
@@ -40,6 +40,7 @@ const READERS: usize = 4;
 pub struct SqliteStore {
     writer: Mutex<Conn>,
     readers: Readers,
+    writes: Writes,
     catch_up: CatchUp,
     _checkpointer: Checkpointer,
 }
@@ -66,18 +67,20 @@ impl SqliteStore {
         let mut writer = connect(url)?;
         writer.run_pending_migrations(MIGRATIONS).map_err(migration_error)?;
         let readers = (0..READERS).map(|_| connect(url).map(Conn::new)).collect::<Result<Vec<_>>>()?;
+        let writes = Writes::default();
         let catch_up = CatchUp::default();
-        let checkpointer = Checkpointer::start(url, catch_up.clone())?;
+        let checkpointer = Checkpointer::start(url, writes.clone(), catch_up.clone())?;
         Ok(SqliteStore {
             writer: Mutex::new(Conn::new(writer)),
             readers: Readers::new(readers),
+            writes,
             catch_up,
             _checkpointer: checkpointer,
         })
     }
 
     /// Runs one WAL checkpoint now, on a read connection (the checkpoint thread runs them
-    /// every 200 ms; this is for tests and tools).
+    /// when the writer pauses; this is for tests and tools).
     pub async fn checkpoint(&self, mode: CheckpointMode) -> Result<WalState> {
         self.read(move |c| checkpoint::checkpoint(c, mode).map_err(TxError::Domain)).await
     }
@@ -112,6 +115,7 @@ impl SqliteStore {
         F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
     {
         let mut conn = self.writer.lock().await;
+        self.writes.begin();
         let catch_up = self.catch_up.take();
         run(&mut conn, move |c| {
             if catch_up {
