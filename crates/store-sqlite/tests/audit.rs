@@ -324,7 +324,8 @@ async fn the_wal_is_checkpointed_off_the_commit_path_and_starts_over() {
         append_n(&f.store, tenant.id, 50).await;
     }
     let db_size = || std::fs::metadata(&f.path).unwrap().len();
-    // The thread checkpoints every 200 ms; give it up to 10 s on a loaded machine.
+    // The thread checkpoints once the writer pauses for 200 ms; give it up to 10 s on a
+    // loaded machine.
     let before = db_size();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while db_size() <= before && std::time::Instant::now() < deadline {
