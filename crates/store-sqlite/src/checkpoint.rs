@@ -28,9 +28,9 @@
 //! PostgreSQL's `max_wal_size` and `checkpoint_timeout`. A burst of writes then meets no
 //! checkpoint at all, and the quiet moment after it copies what the burst wrote. Under 200,000
 //! policy checks at 64 connections (three alternating pairs, BENCHMARKS.md) p99 fell from
-//! 10.2–10.7 ms, with a checkpoint every 200 ms, to 8.2–8.5 ms. The cost: the WAL may hold up to about 1 GiB, which a
-//! restart after a crash reads once to rebuild its index, and a checkpoint after a long burst
-//! copies that much at once.
+//! 10.2–10.7 ms, with a checkpoint every 200 ms, to 8.2–8.5 ms. The cost: the WAL may hold
+//! up to about 1 GiB, which a restart after a crash reads once to rebuild its index, and a
+//! checkpoint after a long burst copies that much at once.
 //!
 //! Dropping the store stops the thread and closes its connection; SQLite checkpoints as the
 //! last connection closes.
