@@ -23,7 +23,7 @@
 //! A checkpoint costs the commits made meanwhile even off their path: the copy and the sync of
 //! the database file share the disk with the WAL syncs of the commits. So while the writer is
 //! busy the thread defers: it checkpoints in the first round that follows a round without any
-//! write ([`Writes`]), and during an unbroken run of writes only once the WAL file has passed
+//! write ([`data_version`]), and during an unbroken run of writes only once the WAL file has passed
 //! [`DEFER_BYTES`] or [`DEFER_AT_MOST`] has gone by since its last checkpoint, the defaults of
 //! PostgreSQL's `max_wal_size` and `checkpoint_timeout`. A burst of writes then meets no
 //! checkpoint at all, and the quiet moment after it copies what the burst wrote. Under 200,000
@@ -36,13 +36,13 @@
 //! last connection closes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use agentgov_domain::{DomainError, Result};
-use diesel::sql_types::Integer;
+use diesel::sql_types::{BigInt, Integer};
 use diesel::{QueryableByName, RunQueryDsl, SqliteConnection, sql_query};
 
 use crate::conn::connect;
@@ -86,43 +86,41 @@ impl CatchUp {
     }
 }
 
-/// How many writes the writer has begun; the checkpoint thread compares it between rounds to
-/// tell a busy writer from an idle one.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Writes(Arc<AtomicU64>);
-
-impl Writes {
-    /// Called by the writer as it begins a write.
-    pub(crate) fn begin(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+/// `PRAGMA data_version` on the thread's connection: it changes whenever another connection
+/// commits, so two equal readings a round apart mean the writer was idle in between.
+fn data_version(conn: &mut SqliteConnection) -> Result<i64> {
+    #[derive(QueryableByName)]
+    struct DataVersion {
+        #[diesel(sql_type = BigInt)]
+        data_version: i64,
     }
-
-    fn count(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
+    sql_query("PRAGMA data_version")
+        .get_result::<DataVersion>(conn)
+        .map(|v| v.data_version)
+        .map_err(|e| DomainError::Internal(format!("sqlite data_version failed: {e}")))
 }
 
 /// Whether the thread checkpoints in this round, and what it has seen so far.
 #[derive(Debug)]
 struct Deferral {
-    /// The writer's count at the previous round.
-    writes: u64,
+    /// `data_version` at the previous round.
+    version: i64,
     /// When the thread last checkpointed.
     last: Instant,
 }
 
 impl Deferral {
-    fn new(writes: u64, now: Instant) -> Self {
-        Self { writes, last: now }
+    fn new(version: i64, now: Instant) -> Self {
+        Self { version, last: now }
     }
 
     /// True if the writer wrote nothing since the previous round, or the WAL file is past
     /// [`DEFER_BYTES`], or the last checkpoint is [`DEFER_AT_MOST`] old. The WAL file's size
     /// is the size of what it holds: SQLite truncates it to `journal_size_limit` (64 MiB) as
     /// it starts over, and only appends until the next start.
-    fn due(&mut self, writes: u64, wal_bytes: u64, now: Instant) -> bool {
-        let idle = writes == self.writes;
-        self.writes = writes;
+    fn due(&mut self, version: i64, wal_bytes: u64, now: Instant) -> bool {
+        let idle = version == self.version;
+        self.version = version;
         let due = idle || wal_bytes > DEFER_BYTES || now.duration_since(self.last) >= DEFER_AT_MOST;
         if due {
             self.last = now;
@@ -172,21 +170,23 @@ pub(crate) struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Opens the thread's connection to `url` and starts it; it watches the writer through
-    /// `writes` and asks it to catch up through `catch_up`.
-    pub(crate) fn start(url: &str, writes: Writes, catch_up: CatchUp) -> Result<Self> {
+    /// Opens the thread's connection to `url` and starts it; it asks the writer to catch up
+    /// through `catch_up`.
+    pub(crate) fn start(url: &str, catch_up: CatchUp) -> Result<Self> {
         let mut conn = connect(url)?;
         let wal = std::path::PathBuf::from(format!("{url}-wal"));
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
             .spawn(move || {
-                let mut deferral = Deferral::new(writes.count(), Instant::now());
+                let mut deferral = Deferral::new(data_version(&mut conn).unwrap_or(0), Instant::now());
                 // Only a drop of the sender ends the wait early: nothing is ever sent.
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(INTERVAL) {
                     // No WAL file yet (nothing written since it was removed): nothing to copy.
+                    // An unreadable data_version counts as a write: the bounds still apply.
                     let wal_bytes = std::fs::metadata(&wal).map_or(0, |m| m.len());
-                    if deferral.due(writes.count(), wal_bytes, Instant::now()) {
+                    let version = data_version(&mut conn).unwrap_or(deferral.version.wrapping_add(1));
+                    if deferral.due(version, wal_bytes, Instant::now()) {
                         run_once(&mut conn, &catch_up, CATCH_UP_PAGES);
                     }
                 }
@@ -273,15 +273,18 @@ mod tests {
         assert!(!deferral.due(15, small, checkpointed + DEFER_AT_MOST + INTERVAL), "the wait starts over");
     }
 
-    /// The store counts its writes for the thread.
+    /// A write through the store changes the `data_version` the thread reads.
     #[test]
-    fn the_store_counts_its_writes() {
+    fn a_write_changes_the_data_version_the_thread_reads() {
         let dir = tempfile::TempDir::new().unwrap();
-        let store = SqliteStore::open(&dir.path().join("writes.db")).unwrap();
+        let path = dir.path().join("writes.db");
+        let store = SqliteStore::open(&path).unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let before = store.writes.count();
+        let mut conn = connect(path.to_str().unwrap()).unwrap();
+        let before = data_version(&mut conn).unwrap();
+        assert_eq!(data_version(&mut conn).unwrap(), before, "no write, no change");
         runtime.block_on(store.write(|c| Ok(sql_query("CREATE TABLE t (x INTEGER)").execute(c)?))).unwrap();
-        assert_eq!(store.writes.count(), before + 1);
+        assert_ne!(data_version(&mut conn).unwrap(), before);
     }
 
     /// A large WAL makes the next write catch up, and that write starts the WAL over.

@@ -27,7 +27,7 @@ use agentgov_domain::{DomainError, Result};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use tokio::sync::Mutex;
 
-use checkpoint::{CatchUp, Checkpointer, Writes};
+use checkpoint::{CatchUp, Checkpointer};
 pub use checkpoint::{CheckpointMode, WalState};
 use conn::{Conn, Readers, connect, run};
 use error::TxError;
@@ -40,7 +40,6 @@ const READERS: usize = 4;
 pub struct SqliteStore {
     writer: Mutex<Conn>,
     readers: Readers,
-    writes: Writes,
     catch_up: CatchUp,
     _checkpointer: Checkpointer,
 }
@@ -67,13 +66,11 @@ impl SqliteStore {
         let mut writer = connect(url)?;
         writer.run_pending_migrations(MIGRATIONS).map_err(migration_error)?;
         let readers = (0..READERS).map(|_| connect(url).map(Conn::new)).collect::<Result<Vec<_>>>()?;
-        let writes = Writes::default();
         let catch_up = CatchUp::default();
-        let checkpointer = Checkpointer::start(url, writes.clone(), catch_up.clone())?;
+        let checkpointer = Checkpointer::start(url, catch_up.clone())?;
         Ok(SqliteStore {
             writer: Mutex::new(Conn::new(writer)),
             readers: Readers::new(readers),
-            writes,
             catch_up,
             _checkpointer: checkpointer,
         })
@@ -115,7 +112,6 @@ impl SqliteStore {
         F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
     {
         let mut conn = self.writer.lock().await;
-        self.writes.begin();
         let catch_up = self.catch_up.take();
         run(&mut conn, move |c| {
             if catch_up {
