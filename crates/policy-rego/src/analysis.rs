@@ -3,6 +3,10 @@
 //! - `check_calls`: every called function exists (a builtin, `print`, or a function of the
 //!   module) and a builtin gets as many arguments as it takes. regorus's interpreter only
 //!   notices these when the call is reached, and its VM makes a wrong arity undefined.
+//!   Builtins whose cost is set by an argument rather than by the size of their input (a
+//!   count, a width, a network size) must get that argument as a small literal, and a few
+//!   builtins are refused outright (`limits`): one call of these can allocate terabytes or
+//!   run for hours inside regorus, where no timer or instruction limit reaches it.
 //! - `may_conflict`: whether a value-producing rule of the module could yield two different
 //!   values for one input. regorus's VM does not detect that conflict (it returns undefined,
 //!   or the first value); its interpreter reports it, so such modules run on the interpreter.
@@ -14,8 +18,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use regorus::unstable::{BUILTINS, Expr, Literal, Module, Query, Rule, RuleHead};
+use regorus::unstable::{BUILTINS, Expr, Literal, Module, Query, Ref, Rule, RuleHead};
 use regorus::utils::get_path_string;
+
+mod limits;
 
 /// The first call error of `module`, by position: (line, column, message).
 pub(crate) fn check_calls(module: &Module) -> Option<(u32, u32, String)> {
@@ -48,12 +54,28 @@ pub(crate) fn check_calls(module: &Module) -> Option<(u32, u32, String)> {
                     format!("`{name}` takes {arity} argument{plural}, not {}", params.len()),
                 ));
             }
-            Some(_) => {}
+            Some(_) => {
+                if let Err(message) = limits::check_call(&name, params) {
+                    errors.push((span.line, span.col, message));
+                }
+            }
             None => errors.push((span.line, span.col, format!("unknown function `{name}`"))),
         }
     };
     for rule in &module.policy {
         visit_rule(rule, &mut check);
+    }
+    // `with f as g` runs `g` wherever `f` is called: a guarded builtin must not be put in
+    // place of another, whose arguments were never checked.
+    for rule in &module.policy {
+        visit_rule_withs(rule, &mut |replacement: &Expr| {
+            if let Ok(name) = get_path_string(replacement, None)
+                && limits::is_guarded(&name)
+            {
+                let span = root(replacement).span();
+                errors.push((span.line, span.col, format!("`{name}` cannot replace another function with `with`")));
+            }
+        });
     }
     errors.into_iter().min_by_key(|(line, column, _)| (*line, *column))
 }
@@ -175,6 +197,38 @@ fn visit_rule(rule: &Rule, f: &mut dyn FnMut(&Expr)) {
             }
         }
         Rule::Default { value, .. } => visit(value, f),
+    }
+}
+
+/// The replacement (`as …`) of every `with` modifier in `rule`, comprehensions included.
+fn visit_rule_withs(rule: &Rule, f: &mut dyn FnMut(&Expr)) {
+    let Rule::Spec { bodies, .. } = rule else { return };
+    for body in bodies {
+        visit_query_withs(&body.query, f);
+    }
+}
+
+fn visit_query_withs(query: &Query, f: &mut dyn FnMut(&Expr)) {
+    for stmt in &query.stmts {
+        for w in &stmt.with_mods {
+            f(&w.r#as);
+        }
+    }
+    // Nested queries: `every` bodies and comprehensions.
+    let mut nested: Vec<Ref<Query>> = Vec::new();
+    visit_query(query, &mut |e| match e {
+        Expr::ArrayCompr { query, .. } | Expr::SetCompr { query, .. } | Expr::ObjectCompr { query, .. } => {
+            nested.push(query.clone());
+        }
+        _ => {}
+    });
+    for stmt in &query.stmts {
+        if let Literal::Every { query, .. } = &stmt.literal {
+            nested.push(query.clone());
+        }
+    }
+    for q in nested {
+        visit_query_withs(&q, f);
     }
 }
 

@@ -7,8 +7,10 @@
 //! each. If that run fails (a limit, an error), every module is run on its own instead, so
 //! each failure is reported against its own policy exactly as without the shared run.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use agentgov_domain::Result;
 use agentgov_domain::ids::PolicyId;
@@ -39,6 +41,10 @@ pub enum Backend {
 const POOL_SIZE: usize = 8;
 /// A VM stops after this many instructions (the evaluation fails; the check fails closed).
 const MAX_INSTRUCTIONS: usize = 2_000_000;
+/// Wall-clock budget of one evaluation of a set, every module together: a module that would
+/// start past it is reported as not evaluated (each module also stops at its own
+/// [`module::TIME_LIMIT`]).
+pub(crate) const SET_BUDGET: Duration = Duration::from_millis(250);
 
 pub(crate) struct CompiledSet {
     modules: Vec<CompiledModule>,
@@ -127,16 +133,32 @@ impl CompiledSet {
 
 impl CompiledPolicies for CompiledSet {
     fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>> {
+        let deadline = Instant::now() + SET_BUDGET;
         let input = self.agents.input(input);
         let mut outcomes: Vec<Option<PolicyOutcome>> = vec![None; self.modules.len()];
-        if let Some(shared) = &self.shared {
-            shared.evaluate(&input, &self.modules, &mut outcomes);
+        if let Some(shared) = &self.shared
+            && catch_unwind(AssertUnwindSafe(|| shared.evaluate(&input, &self.modules, &mut outcomes))).is_err()
+        {
+            // A panic inside regorus: the modules run apart from now on, each caught alone.
+            shared.failed.store(true, Ordering::Relaxed);
+            outcomes.iter_mut().for_each(|o| *o = None);
         }
         Ok(self
             .modules
             .iter()
             .zip(outcomes)
-            .map(|(m, outcome)| outcome.unwrap_or_else(|| m.evaluate(&input)))
+            .map(|(m, outcome)| match outcome {
+                Some(outcome) => outcome,
+                None if Instant::now() >= deadline => failed(
+                    m.id,
+                    format!(
+                        "not evaluated: the policies before it spent the check's budget of {} ms",
+                        SET_BUDGET.as_millis()
+                    ),
+                ),
+                None => catch_unwind(AssertUnwindSafe(|| m.evaluate(&input)))
+                    .unwrap_or_else(|_| failed(m.id, "the policy engine failed while evaluating this policy".into())),
+            })
             .collect())
     }
 }
@@ -148,14 +170,17 @@ impl Runner {
             tracing::warn!(policy = %m.id, version = m.version, %message, "policy does not compile");
             (Runner::Broken(format!("the policy does not compile: {message}")), None)
         };
-        let Loaded { mut engine, entry, may_conflict, reads_data, package, contract } = match Loaded::new(&m.rego) {
+        let loaded = catch_unwind(|| Loaded::new(&m.rego))
+            .unwrap_or_else(|_| Err(module::at_start("the policy engine failed on this module")));
+        let Loaded { mut engine, entry, may_conflict, reads_data, package, contract } = match loaded {
             Ok(loaded) => loaded,
             Err(d) => return broken(format!("{} (line {}, column {})", d.message, d.line, d.column)),
         };
         // Analyses the modules once; clones of the engine share the result.
-        let compiled = match engine.compile_with_entrypoint(&entry.as_str().into()) {
-            Ok(compiled) => compiled,
-            Err(e) => return broken(diagnostic::evaluation_error(&e, &m.rego)),
+        let compiled = match catch_unwind(AssertUnwindSafe(|| engine.compile_with_entrypoint(&entry.as_str().into()))) {
+            Ok(Ok(compiled)) => compiled,
+            Ok(Err(e)) => return broken(diagnostic::evaluation_error(&e, &m.rego)),
+            Err(_) => return broken("the policy engine failed on this module".into()),
         };
         if backend != Backend::Interpreter && !may_conflict {
             match Compiler::compile_from_policy(&compiled, &[entry.as_str()]) {

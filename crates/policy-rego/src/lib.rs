@@ -99,22 +99,29 @@ impl PolicyEngine for RegoEngine {
     }
 
     fn validate(&self, rego: &str) -> std::result::Result<(), RegoDiagnostic> {
-        // Before regorus parses it: deep nesting makes its parser exponential.
-        module::check_nesting(rego)?;
-        let Loaded { mut engine, entry, .. } = Loaded::new(rego)?;
-        // regorus analyses lazily and reports conflicts only when evaluating: evaluate once.
-        engine.set_input(regorus::Value::new_object());
-        let out = engine.eval_rule(entry).map_err(|e| diagnostic::diagnostic(&e, rego))?;
-        let mut outcome = PolicyOutcome::default();
-        compiled::read_outcome(&out, "", &mut outcome).map_err(|message| {
-            let (line, column) = rule_position(rego, &message);
-            RegoDiagnostic { line, column, message }
-        })
+        // A panic inside regorus is the module's fault here, and answered as such.
+        std::panic::catch_unwind(|| validate(rego))
+            .unwrap_or_else(|_| Err(module::at_start("the policy engine failed on this module; simplify it")))
     }
 
     fn compile(&self, modules: &[PolicyModule]) -> Result<Arc<dyn CompiledPolicies>> {
         Ok(Arc::new(CompiledSet::new(modules, self.backend, self.agents.clone())))
     }
+}
+
+/// [`PolicyEngine::validate`], panics not caught.
+fn validate(rego: &str) -> std::result::Result<(), RegoDiagnostic> {
+    // Before regorus parses it: deep nesting makes its parser exponential.
+    module::check_nesting(rego)?;
+    let Loaded { mut engine, entry, .. } = Loaded::new(rego)?;
+    // regorus analyses lazily and reports conflicts only when evaluating: evaluate once.
+    engine.set_input(regorus::Value::new_object());
+    let out = engine.eval_rule(entry).map_err(|e| diagnostic::diagnostic(&e, rego))?;
+    let mut outcome = PolicyOutcome::default();
+    compiled::read_outcome(&out, "", &mut outcome).map_err(|message| {
+        let (line, column) = rule_position(rego, &message);
+        RegoDiagnostic { line, column, message }
+    })
 }
 
 /// Where the rule a type error names (its first word) is first defined; else the start.

@@ -175,7 +175,7 @@ pub(crate) fn check_nesting(rego: &str) -> Result<(), RegoDiagnostic> {
     Ok(())
 }
 
-fn at_start(message: &str) -> RegoDiagnostic {
+pub(crate) fn at_start(message: &str) -> RegoDiagnostic {
     RegoDiagnostic { line: 1, column: 1, message: message.to_owned() }
 }
 

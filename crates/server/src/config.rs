@@ -120,6 +120,17 @@ pub struct Config {
     pub siem_poll_ms: u64,
     /// The longest wait between retries to a SIEM that is down, in seconds (1 to 3600).
     pub siem_max_backoff_secs: u64,
+    /// Most policies one tenant may store (1 to 10000).
+    pub max_policies_per_tenant: u64,
+    /// Threads that compile and evaluate Rego, for all tenants together (1 to 256; unset:
+    /// the number of CPUs).
+    pub policy_threads: Option<usize>,
+    /// Of those, how many one tenant may hold at once (1 to `policy_threads`; unset: half,
+    /// at least one).
+    pub policy_threads_per_tenant: Option<usize>,
+    /// Policy evaluations of one tenant waiting for a thread; past it a check is 429
+    /// (1 to 100000).
+    pub policy_queue_per_tenant: usize,
     /// How long an approval request waits for a decision, in seconds (1 to 604800), for
     /// tenants that set no window of their own and requests that name none.
     pub hitl_timeout_secs: u32,
@@ -285,6 +296,10 @@ impl Default for Config {
             siem_batch_size: 500,
             siem_poll_ms: 500,
             siem_max_backoff_secs: 60,
+            max_policies_per_tenant: 100,
+            policy_threads: None,
+            policy_threads_per_tenant: None,
+            policy_queue_per_tenant: 256,
             hitl_timeout_secs: 3600,
             hitl_poll_ms: 1000,
             hitl_callback_max_attempts: 8,
@@ -316,6 +331,16 @@ pub enum Database {
 }
 
 impl Config {
+    /// Threads that compile and evaluate Rego: `policy_threads`, else the number of CPUs.
+    pub fn policy_threads(&self) -> usize {
+        self.policy_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+    }
+
+    /// Of [`policy_threads`](Self::policy_threads), how many one tenant may hold at once.
+    pub fn policy_threads_per_tenant(&self) -> usize {
+        self.policy_threads_per_tenant.unwrap_or_else(|| (self.policy_threads() / 2).max(1))
+    }
+
     /// Loads defaults, then `file` (if any), then the environment.
     pub fn load(file: Option<&Path>) -> anyhow::Result<Self> {
         let mut fig = Figment::from(Serialized::defaults(Config::default()));
@@ -437,6 +462,18 @@ impl Config {
         }
         if !(1..=3600).contains(&self.siem_max_backoff_secs) {
             bail!("siem_max_backoff_secs must be between 1 and 3600");
+        }
+        if !(1..=10_000).contains(&self.max_policies_per_tenant) {
+            bail!("max_policies_per_tenant must be between 1 and 10000");
+        }
+        if self.policy_threads.is_some_and(|n| !(1..=256).contains(&n)) {
+            bail!("policy_threads must be between 1 and 256");
+        }
+        if self.policy_threads_per_tenant.is_some_and(|n| n < 1 || n > self.policy_threads()) {
+            bail!("policy_threads_per_tenant must be between 1 and policy_threads");
+        }
+        if !(1..=100_000).contains(&self.policy_queue_per_tenant) {
+            bail!("policy_queue_per_tenant must be between 1 and 100000");
         }
         if !(1..=agentgov_domain::services::hitl::MAX_HITL_TIMEOUT_SECS).contains(&self.hitl_timeout_secs) {
             bail!("hitl_timeout_secs must be between 1 and 604800");
@@ -586,6 +623,10 @@ impl fmt::Debug for Config {
             siem_batch_size,
             siem_poll_ms,
             siem_max_backoff_secs,
+            max_policies_per_tenant,
+            policy_threads,
+            policy_threads_per_tenant,
+            policy_queue_per_tenant,
             hitl_timeout_secs,
             hitl_poll_ms,
             hitl_callback_max_attempts,
@@ -642,6 +683,10 @@ impl fmt::Debug for Config {
             .field("siem_batch_size", siem_batch_size)
             .field("siem_poll_ms", siem_poll_ms)
             .field("siem_max_backoff_secs", siem_max_backoff_secs)
+            .field("max_policies_per_tenant", max_policies_per_tenant)
+            .field("policy_threads", policy_threads)
+            .field("policy_threads_per_tenant", policy_threads_per_tenant)
+            .field("policy_queue_per_tenant", policy_queue_per_tenant)
             .field("hitl_timeout_secs", hitl_timeout_secs)
             .field("hitl_poll_ms", hitl_poll_ms)
             .field("hitl_callback_max_attempts", hitl_callback_max_attempts)

@@ -534,6 +534,11 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             agentgov_notify_http::HttpCallbacks::new(Duration::from_secs(config.hitl_callback_timeout_secs))
                 .map_err(anyhow::Error::msg)?,
         ),
+        offload: Arc::new(agentgov_local::TenantPool::new(
+            config.policy_threads(),
+            config.policy_threads_per_tenant(),
+            config.policy_queue_per_tenant,
+        )),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,
@@ -573,6 +578,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             approval_threshold: config.approval_threshold,
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
             hitl_timeout_secs: config.hitl_timeout_secs,
+            max_policies_per_tenant: config.max_policies_per_tenant,
         },
         guard: GuardSettings::default(),
         discovery: DiscoverySettings {

@@ -10,6 +10,7 @@ use agentgov_domain::ids::{PolicyId, TenantId, UserId};
 use agentgov_domain::model::{Policy, PolicyFilter, Role};
 use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::Store;
+use agentgov_domain::ports::store::POLICY_LIMIT_REACHED;
 use uuid::Uuid;
 
 use crate::fixtures::*;
@@ -22,7 +23,7 @@ async fn tenant(store: &Arc<dyn Store>, name: &str) -> (TenantId, UserId) {
 
 async fn add(store: &Arc<dyn Store>, tenant: TenantId, name: &str, created_by: UserId) -> Policy {
     let policy = new_policy(tenant, name, Some(created_by));
-    store.insert_policy(&policy).await.unwrap();
+    store.insert_policy(&policy, u64::MAX).await.unwrap();
     policy
 }
 
@@ -64,14 +65,14 @@ pub async fn policy_round_trips_every_field(store: Arc<dyn Store>) {
     let mut policy = new_policy(t, "no-payments", Some(admin));
     policy.created_at = precise(1, 1);
     policy.updated_at = precise(2, 999_999);
-    store.insert_policy(&policy).await.unwrap();
+    store.insert_policy(&policy, u64::MAX).await.unwrap();
     assert_eq!(store.get_policy(t, policy.id).await.unwrap(), Some(policy.clone()));
 
     let mut bare = new_policy(t, "bare", None);
     bare.description = None;
     bare.enabled = false;
     bare.rego = String::new();
-    store.insert_policy(&bare).await.unwrap();
+    store.insert_policy(&bare, u64::MAX).await.unwrap();
     assert_eq!(store.get_policy(t, bare.id).await.unwrap(), Some(bare));
     assert_eq!(store.get_policy(t, PolicyId(Uuid::now_v7())).await.unwrap(), None);
 }
@@ -80,21 +81,39 @@ pub async fn policy_names_are_unique_per_tenant(store: Arc<dyn Store>) {
     let (a, admin_a) = tenant(&store, "pa-names").await;
     let (b, admin_b) = tenant(&store, "pb-names").await;
     let first = add(&store, a, "guard", admin_a).await;
-    let again = store.insert_policy(&new_policy(a, "guard", Some(admin_a))).await;
+    let again = store.insert_policy(&new_policy(a, "guard", Some(admin_a)), u64::MAX).await;
     assert!(is_conflict(again, "policy name already taken"));
     // The same name in another tenant is fine.
     let other = add(&store, b, "guard", admin_b).await;
     assert_eq!(store.get_policy(b, other.id).await.unwrap(), Some(other));
     // The same id again.
     let copy = Policy { name: "copy".into(), ..first.clone() };
-    assert!(matches!(store.insert_policy(&copy).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(store.insert_policy(&copy, u64::MAX).await, Err(DomainError::Conflict(_))));
     // A tenant that does not exist.
     let orphan = new_policy(TenantId(Uuid::now_v7()), "orphan", None);
-    assert!(is_conflict(store.insert_policy(&orphan).await, "tenant does not exist"));
+    assert!(is_conflict(store.insert_policy(&orphan, u64::MAX).await, "tenant does not exist"));
     // A creator who is no user.
     let ghost = new_policy(a, "ghost", Some(UserId(Uuid::now_v7())));
-    assert!(is_conflict(store.insert_policy(&ghost).await, "user does not exist"));
+    assert!(is_conflict(store.insert_policy(&ghost, u64::MAX).await, "user does not exist"));
     assert_eq!(listed(&store, a, &PolicyFilter::default(), 10).await, vec![first]);
+}
+
+/// The per-tenant limit holds under concurrent inserts, and counts one tenant only.
+pub async fn policy_limit_holds_under_concurrent_inserts(store: Arc<dyn Store>) {
+    let (a, admin_a) = tenant(&store, "pa-limit").await;
+    let (b, admin_b) = tenant(&store, "pb-limit").await;
+    let inserts = (0..8).map(|n| {
+        let store = store.clone();
+        async move { store.insert_policy(&new_policy(a, &format!("p{n}"), Some(admin_a)), 3).await }
+    });
+    let results = futures::future::join_all(inserts).await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 3, "{results:?}");
+    for refused in results.into_iter().filter(Result::is_err) {
+        assert!(is_conflict(refused, POLICY_LIMIT_REACHED));
+    }
+    // Another tenant's policies do not count against it.
+    store.insert_policy(&new_policy(b, "p0", Some(admin_b)), 1).await.unwrap();
+    assert!(is_conflict(store.insert_policy(&new_policy(b, "p1", Some(admin_b)), 1).await, POLICY_LIMIT_REACHED));
 }
 
 pub async fn policies_are_invisible_to_other_tenants(store: Arc<dyn Store>) {
@@ -116,7 +135,7 @@ pub async fn policy_lists_page_newest_first_and_filter_by_enabled(store: Arc<dyn
     for i in 0..7 {
         let mut p = new_policy(t, &format!("policy-{i}"), Some(admin));
         p.enabled = i % 3 != 0;
-        store.insert_policy(&p).await.unwrap();
+        store.insert_policy(&p, u64::MAX).await.unwrap();
     }
     let (other, other_admin) = tenant(&store, "pol-other").await;
     add(&store, other, "elsewhere", other_admin).await;
@@ -138,7 +157,7 @@ pub async fn enabled_policies_are_oldest_first(store: Arc<dyn Store>) {
     for i in 0..5 {
         let mut p = new_policy(t, &format!("policy-{i}"), Some(admin));
         p.enabled = i != 2;
-        store.insert_policy(&p).await.unwrap();
+        store.insert_policy(&p, u64::MAX).await.unwrap();
         made.push(p);
     }
     let (other, other_admin) = tenant(&store, "pol-other").await;
@@ -163,7 +182,7 @@ pub async fn policy_update_replaces_fields_from_the_version_read(store: Arc<dyn 
     let mut policy = new_policy(t, "before", Some(admin));
     policy.created_at = precise(1, 1);
     policy.updated_at = precise(1, 1);
-    store.insert_policy(&policy).await.unwrap();
+    store.insert_policy(&policy, u64::MAX).await.unwrap();
 
     let changed = Policy {
         name: "after".into(),

@@ -76,6 +76,7 @@ macro_rules! store_conformance_tests {
             agent_index_version_moves_with_the_vectors,
             policy_round_trips_every_field,
             policy_names_are_unique_per_tenant,
+            policy_limit_holds_under_concurrent_inserts,
             policies_are_invisible_to_other_tenants,
             policy_lists_page_newest_first_and_filter_by_enabled,
             enabled_policies_are_oldest_first,

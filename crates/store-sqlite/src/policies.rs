@@ -9,7 +9,7 @@
 use agentgov_domain::ids::{PolicyId, TenantId};
 use agentgov_domain::model::{Policy, PolicyFilter};
 use agentgov_domain::page::{Page, PageRequest};
-use agentgov_domain::ports::store::PolicyRepo;
+use agentgov_domain::ports::store::{POLICY_LIMIT_REACHED, PolicyRepo};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::SqliteConnection;
@@ -39,7 +39,7 @@ fn policy_in_tenant(c: &mut SqliteConnection, tenant: &str, id: &str) -> TxResul
 
 #[async_trait]
 impl PolicyRepo for SqliteStore {
-    async fn insert_policy(&self, policy: &Policy) -> Result<()> {
+    async fn insert_policy(&self, policy: &Policy, max_per_tenant: u64) -> Result<()> {
         let row = PolicyRow::from(policy);
         self.transaction(move |c| {
             // SQLite's foreign-key error does not say which key failed, so the rows referred to
@@ -54,6 +54,11 @@ impl PolicyRepo for SqliteStore {
                 if users == 0 {
                     return Err(conflict("user does not exist").into());
                 }
+            }
+            // The writer's lock makes the count and the insert one step.
+            let held: i64 = policies::table.filter(policies::tenant_id.eq(&row.tenant_id)).count().get_result(c)?;
+            if u64::try_from(held).unwrap_or(u64::MAX) >= max_per_tenant {
+                return Err(conflict(POLICY_LIMIT_REACHED).into());
             }
             // A taken name fails the unique index: `Conflict("policy name already taken")`.
             diesel::insert_into(policies::table).values(&row).execute(c)?;

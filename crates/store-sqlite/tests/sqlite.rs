@@ -96,7 +96,7 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(store.agent_index_version(tenant.id).await.unwrap(), 1);
     // And the policies table.
     let policy = new_policy(tenant.id, "after-policy", Some(admin.id));
-    store.insert_policy(&policy).await.unwrap();
+    store.insert_policy(&policy, u64::MAX).await.unwrap();
     assert_eq!(store.get_policy(tenant.id, policy.id).await.unwrap(), Some(policy));
     // And the guard tables, with their partial unique indexes.
     let task = new_guard_task(tenant.id, 4);

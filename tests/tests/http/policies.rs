@@ -347,3 +347,94 @@ async fn the_tenants_own_threshold_and_risk_levels_decide_checks() {
     assert_eq!(reset["allowed"], true, "{reset}");
     assert_eq!(reset["risk"], before["risk"]);
 }
+
+/// Issue 32, point 1: the filed payloads, which aborted, hung or panicked the process for
+/// every tenant, are refused on upload with their position; the server answers throughout.
+#[tokio::test]
+async fn policies_that_could_take_the_process_down_are_refused_with_their_position() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("hostile").await;
+    for (rego, line, column) in [
+        ("package h\ndeny contains \"x\" if { count(numbers.range(0, input.context.n)) < 0 }\n", 2, 30),
+        ("package h\ndeny contains \"x\" if { count(numbers.range_step(0, input.context.n, 1)) < 0 }\n", 2, 30),
+        ("package h\ndeny contains \"x\" if { count(numbers.range(1, 10000000)) < 0 }\n", 2, 30),
+        ("package h\ndeny contains msg if msg := sprintf(\"%04000000000d\", [1])\n", 2, 29),
+        ("package h\ndeny contains msg if msg := sprintf(\"%²d\", [1])\n", 2, 29),
+        ("package h\ndeny contains \"x\" if count(net.cidr_expand(\"::/0\")) > 0\n", 2, 28),
+    ] {
+        let body = json!({"name": "hostile", "rego": rego});
+        let problem = expect_problem(app.post("/policies").bearer_auth(&t.token).json(&body), 422).await;
+        let error = &problem["errors"][0];
+        assert_eq!((&error["field"], &error["line"], &error["column"]), (&json!("rego"), &json!(line), &json!(column)));
+        expect(app.get("/health"), 200).await;
+    }
+    let page = expect(app.get("/policies").bearer_auth(&t.token), 200).await;
+    assert_eq!(page["items"], json!([]));
+}
+
+/// Bounded loops that burn every policy's time limit: the check is answered, denied with
+/// a clear error per policy, within the check's budget; another tenant's checks and
+/// everyone's health are answered meanwhile.
+#[tokio::test]
+async fn a_tenant_whose_policies_burn_their_budget_gets_an_error_decision_and_others_answers() {
+    let app = spawn_app().await;
+    let hostile = app.create_tenant("burner").await;
+    let honest = app.create_tenant("honest").await;
+    let burn = "package burn.p{n}\n\ndeny contains \"never\" if {\n\tinput.action == \"read\"\n\tsome a in numbers.range(1, 10000)\n\tsome b in numbers.range(1, 10000)\n\ta * b == -1\n}\n";
+    for n in 0..5 {
+        create(&app, &hostile, &json!({"name": format!("burn {n}"), "rego": burn.replace("{n}", &n.to_string())}))
+            .await;
+    }
+    create(&app, &honest, &json!({"name": "No deletes", "rego": DENY_DELETES})).await;
+    let burner_agent = register(&app, &hostile, "burner-bot", &[]).await;
+    let honest_agent = register(&app, &honest, "honest-bot", &[]).await;
+
+    let burning = async {
+        let mut answers = Vec::new();
+        for _ in 0..3 {
+            let body = json!({"agent_id": burner_agent, "action": "read", "resource": "db"});
+            answers.push(check(&app, &hostile, body).await);
+        }
+        answers
+    };
+    let answering = async {
+        let mut answers = Vec::new();
+        for action in ["read", "delete", "read"] {
+            let body = json!({"agent_id": honest_agent, "action": action, "resource": "db"});
+            answers.push(check(&app, &honest, body).await);
+            expect(app.get("/health"), 200).await;
+        }
+        answers
+    };
+    let (burnt, answered) = tokio::join!(burning, answering);
+    for decision in burnt {
+        assert_eq!(decision["allowed"], json!(false), "{decision}");
+        assert!(decision["reason"].as_str().unwrap().contains("could not be evaluated"), "{decision}");
+        let effects: Vec<&Value> =
+            decision["matched_policies"].as_array().unwrap().iter().map(|m| &m["effect"]).collect();
+        assert_eq!(effects, vec![&json!("error"); 5], "{decision}");
+        // Five policies of 100 ms each do not get 500 ms: the check's budget (250 ms) ends it.
+        let messages = decision["matched_policies"].to_string();
+        assert!(messages.contains("budget of 250 ms"), "{decision}");
+        assert!(decision["decision_id"].is_string(), "an error decision is recorded: {decision}");
+    }
+    let allowed: Vec<&Value> = answered.iter().map(|d| &d["allowed"]).collect();
+    assert_eq!(allowed, [&json!(true), &json!(false), &json!(true)], "{answered:?}");
+}
+
+/// A tenant may store at most `max_policies_per_tenant` policies; others are unaffected.
+#[tokio::test]
+async fn policies_per_tenant_are_capped() {
+    let app = spawn_with(|c| c.max_policies_per_tenant = 2).await;
+    let (a, b) = (app.create_tenant("capped").await, app.create_tenant("other").await);
+    for n in 0..2 {
+        create(&app, &a, &json!({"name": format!("p{n}"), "rego": DENY_DELETES})).await;
+    }
+    let problem = expect_problem(
+        app.post("/policies").bearer_auth(&a.token).json(&json!({"name": "p2", "rego": DENY_DELETES})),
+        409,
+    )
+    .await;
+    assert!(problem["detail"].as_str().unwrap().contains("limit"), "{problem}");
+    create(&app, &b, &json!({"name": "p0", "rego": DENY_DELETES})).await;
+}

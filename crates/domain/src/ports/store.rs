@@ -178,8 +178,9 @@ pub trait AgentRepo: Send + Sync {
 #[async_trait]
 pub trait PolicyRepo: Send + Sync {
     /// `Conflict("policy name already taken")` when the tenant has a policy of that name;
-    /// `Conflict` when the tenant does not exist.
-    async fn insert_policy(&self, policy: &Policy) -> Result<()>;
+    /// [`POLICY_LIMIT_REACHED`] when it already has `max_per_tenant` policies (checked
+    /// atomically with the insert); `Conflict` when the tenant does not exist.
+    async fn insert_policy(&self, policy: &Policy, max_per_tenant: u64) -> Result<()>;
     async fn get_policy(&self, tenant: TenantId, id: PolicyId) -> Result<Option<Policy>>;
     /// Newest first, passing `filter` (as [`PolicyFilter::matches`] decides).
     async fn list_policies(&self, tenant: TenantId, filter: &PolicyFilter, page: &PageRequest) -> Result<Page<Policy>>;
@@ -193,6 +194,9 @@ pub trait PolicyRepo: Send + Sync {
     /// `NotFound` if absent.
     async fn delete_policy(&self, tenant: TenantId, id: PolicyId) -> Result<()>;
 }
+
+/// The `Conflict` message of [`PolicyRepo::insert_policy`] past the tenant's limit.
+pub const POLICY_LIMIT_REACHED: &str = "policy limit reached";
 
 /// Counts of a tenant's resources, for `/stats`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]

@@ -62,6 +62,8 @@ pub struct Ports {
     pub siem_sinks: Arc<[SiemRoute]>,
     /// Sends the signed HITL callbacks.
     pub callbacks: Arc<dyn CallbackSender>,
+    /// Runs Rego compilation and evaluation off the request threads, fairly per tenant.
+    pub offload: Arc<dyn crate::ports::Offload>,
 }
 
 impl Ports {

@@ -76,6 +76,7 @@ fn build(
         oidc: oidc.clone(),
         siem_sinks: Arc::from(Vec::new()),
         callbacks: callbacks.clone(),
+        offload: Arc::new(crate::ports::offload::Inline),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),

@@ -47,7 +47,7 @@ impl MemoryStore {
 
 #[async_trait]
 impl PolicyRepo for MemoryStore {
-    async fn insert_policy(&self, policy: &Policy) -> Result<()> {
+    async fn insert_policy(&self, policy: &Policy, max_per_tenant: u64) -> Result<()> {
         if !self.tenant_exists(policy.tenant_id) {
             return Err(conflict("tenant does not exist"));
         }
@@ -63,6 +63,10 @@ impl PolicyRepo for MemoryStore {
         }
         if t.name_taken(policy) {
             return Err(conflict("policy name already taken"));
+        }
+        let held = t.policies.values().filter(|p| p.tenant_id == policy.tenant_id).count();
+        if u64::try_from(held).unwrap_or(u64::MAX) >= max_per_tenant {
+            return Err(conflict(crate::ports::store::POLICY_LIMIT_REACHED));
         }
         t.policies.insert(policy.id.0, policy.clone());
         Ok(())

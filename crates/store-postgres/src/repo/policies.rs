@@ -8,14 +8,16 @@ use agentgov_domain::ids::{PolicyId, TenantId};
 use agentgov_domain::model::{Policy, PolicyFilter};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::PolicyRepo;
+use agentgov_domain::ports::store::POLICY_LIMIT_REACHED;
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use uuid::Uuid;
 
-use crate::error;
+use crate::error::{self, TxError};
 use crate::rows::PolicyRow;
-use crate::schema::policies;
+use crate::schema::{policies, tenants};
 use crate::store::PgStore;
 
 fn not_found(id: PolicyId) -> DomainError {
@@ -24,13 +26,29 @@ fn not_found(id: PolicyId) -> DomainError {
 
 #[async_trait]
 impl PolicyRepo for PgStore {
-    async fn insert_policy(&self, policy: &Policy) -> Result<()> {
+    async fn insert_policy(&self, policy: &Policy, max_per_tenant: u64) -> Result<()> {
         let row = PolicyRow::from(policy);
-        let mut conn = self.conn().await?;
-        // A missing tenant fails its foreign key (`Conflict("tenant does not exist")`), a
-        // taken name the unique constraint (`Conflict("policy name already taken")`).
-        diesel::insert_into(policies::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
-        Ok(())
+        let tenant = policy.tenant_id.as_uuid();
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            // The tenant row lock orders concurrent inserts, so the count and the insert are
+            // one step (`FOR NO KEY UPDATE`: foreign-key checks elsewhere are not blocked).
+            let locked: Option<Uuid> =
+                tenants::table.find(tenant).select(tenants::id).for_no_key_update().first(conn).await.optional()?;
+            if locked.is_none() {
+                return Err(TxError::Domain(DomainError::Conflict("tenant does not exist".into())));
+            }
+            let held: i64 = policies::table.filter(policies::tenant_id.eq(tenant)).count().get_result(conn).await?;
+            if u64::try_from(held).unwrap_or(u64::MAX) >= max_per_tenant {
+                return Err(TxError::Domain(DomainError::Conflict(POLICY_LIMIT_REACHED.into())));
+            }
+            // A taken name fails the unique constraint (`Conflict("policy name already taken")`).
+            diesel::insert_into(policies::table).values(&row).execute(conn).await?;
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
     }
 
     async fn get_policy(&self, tenant: TenantId, id: PolicyId) -> Result<Option<Policy>> {

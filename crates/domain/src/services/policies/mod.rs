@@ -27,7 +27,7 @@ use crate::model::{
     Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, RiskLevel, Role,
 };
 use crate::page::{Page, PageRequest};
-use crate::ports::{CompiledPolicies, Event, PolicyInput, PolicyModule, PolicyOutcome};
+use crate::ports::{CompiledPolicies, Event, OffloadError, PolicyInput, PolicyModule, PolicyOutcome};
 
 const MAX_DESCRIPTION_LEN: usize = 2000;
 /// Largest Rego module accepted.
@@ -36,6 +36,11 @@ const MAX_ACTION_LEN: usize = 200;
 const MAX_RESOURCE_LEN: usize = 1000;
 /// Serialised size limit of a check's `context`.
 const MAX_CONTEXT_BYTES: usize = 16 * 1024;
+/// Wall-clock budget of one check's policy evaluation, every module together, waiting for a
+/// pool thread included: past it the check is denied as not evaluated.
+pub const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+/// Budget of compiling a tenant's policies, or checking one module on upload.
+pub const COMPILE_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 /// The bus event that tells every replica a tenant's policies changed.
 pub const POLICY_CHANGED: &str = "policy.changed";
 /// The bus and feed event of a check that denied or needs approval.
@@ -53,12 +58,19 @@ pub struct PolicySettings {
     /// How long an approval request waits for a decision, for tenants that set no window
     /// of their own and requests that name none (seconds).
     pub hitl_timeout_secs: u32,
+    /// Most policies one tenant may store.
+    pub max_policies_per_tenant: u64,
 }
 
 impl Default for PolicySettings {
     fn default() -> Self {
         let EffectiveSettings { approval_threshold, hitl_timeout_secs, .. } = EffectiveSettings::default();
-        Self { approval_threshold, cache_ttl: std::time::Duration::from_secs(60), hitl_timeout_secs }
+        Self {
+            approval_threshold,
+            cache_ttl: std::time::Duration::from_secs(60),
+            hitl_timeout_secs,
+            max_policies_per_tenant: 100,
+        }
     }
 }
 
@@ -234,6 +246,11 @@ impl From<&PolicyTemplate> for TemplateView {
     }
 }
 
+/// A tenant with too many policy evaluations already waiting: 429.
+fn busy() -> DomainError {
+    DomainError::RateLimited { retry_after: std::time::Duration::from_secs(1) }
+}
+
 /// The compiled, enabled policies of one tenant and its settings, as one check sees them.
 pub(crate) struct TenantPolicies {
     pub(crate) policies: Vec<PolicyModule>,
@@ -291,7 +308,7 @@ impl PolicyService {
 
     /// The module source of a request: its `rego`, or its template instantiated; 422 with
     /// the position of a compile error.
-    fn source(&self, req: &PolicyRequest) -> Result<String> {
+    async fn source(&self, tenant: TenantId, req: &PolicyRequest) -> Result<String> {
         let mut v = Violations::new();
         check_name(&mut v, "name", &req.name);
         if let Some(d) = &req.description {
@@ -330,11 +347,19 @@ impl PolicyService {
         if source.trim().is_empty() {
             return Err(DomainError::invalid("rego", "must not be empty"));
         }
-        self.ports
-            .policy
-            .validate(&source)
-            .map_err(|d| DomainError::Validation(vec![FieldError::at("rego", d.line, d.column, d.message)]))?;
-        Ok(source)
+        // On the pool: a hostile module costs its tenant's share, not a request thread.
+        let (engine, module) = (self.ports.policy.clone(), source.clone());
+        let checked = self.ports.offload.call(tenant, COMPILE_BUDGET, move || engine.validate(&module)).await;
+        let refused = |message: String| DomainError::Validation(vec![FieldError::new("rego", message)]);
+        match checked {
+            Ok(Ok(())) => Ok(source),
+            Ok(Err(d)) => Err(DomainError::Validation(vec![FieldError::at("rego", d.line, d.column, d.message)])),
+            Err(OffloadError::Busy) => Err(busy()),
+            Err(OffloadError::TimedOut) => {
+                Err(refused(format!("could not be checked within {} s; simplify the module", COMPILE_BUDGET.as_secs())))
+            }
+            Err(OffloadError::Panicked) => Err(refused("made the policy engine fail; simplify the module".into())),
+        }
     }
 
     fn require_author(caller: &Caller) -> Result<()> {
@@ -345,7 +370,7 @@ impl PolicyService {
     /// `POST /policies` (admin).
     pub async fn create(&self, caller: &Caller, req: PolicyRequest) -> Result<Policy> {
         Self::require_author(caller)?;
-        let rego = self.source(&req)?;
+        let rego = self.source(caller.tenant_id(), &req).await?;
         let now = self.ports.clock.now();
         let policy = Policy {
             id: PolicyId(self.ports.ids.new_id()),
@@ -359,7 +384,13 @@ impl PolicyService {
             created_at: now,
             updated_at: now,
         };
-        self.ports.store.insert_policy(&policy).await?;
+        let max = self.settings.max_policies_per_tenant;
+        self.ports.store.insert_policy(&policy, max).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == crate::ports::store::POLICY_LIMIT_REACHED => DomainError::Conflict(format!(
+                "the tenant already has {max} policies, its limit; delete or reuse one (the operator sets the limit: AGENTGOV_MAX_POLICIES_PER_TENANT)"
+            )),
+            other => other,
+        })?;
         self.changed(caller, "policy.created", None, Some(&policy)).await;
         Ok(policy)
     }
@@ -390,7 +421,7 @@ impl PolicyService {
     /// `PUT /policies/{id}` (admin): a full update; the version goes up by one.
     pub async fn update(&self, caller: &Caller, id: PolicyId, req: PolicyRequest) -> Result<Policy> {
         Self::require_author(caller)?;
-        let rego = self.source(&req)?;
+        let rego = self.source(caller.tenant_id(), &req).await?;
         let before = self.stored(caller.tenant_id(), id).await?;
         if let Some(version) = req.version
             && version != before.version
@@ -474,7 +505,7 @@ impl PolicyService {
         };
         let policies: Vec<PolicyModule> =
             self.ports.store.enabled_policies(tenant).await?.into_iter().map(PolicyModule::from).collect();
-        let compiled = self.ports.policy.compile(&policies)?;
+        let compiled = self.compile(tenant, policies.clone()).await?;
         let set = Arc::new(TenantPolicies { policies, compiled, settings });
         self.cache.insert(tenant, set.clone(), generation);
         Ok(set)
@@ -486,7 +517,7 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
-        let mut response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.as_ref())?;
+        let mut response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.clone()).await?;
         if req.dry_run {
             return Ok(response);
         }
@@ -525,18 +556,18 @@ impl PolicyService {
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let settings = self.enabled(caller.tenant_id()).await?.settings;
         let module = PolicyModule::from(policy);
-        let compiled = self.ports.policy.compile(std::slice::from_ref(&module))?;
-        self.decide(&agent, &req, &settings, std::slice::from_ref(&module), compiled.as_ref())
+        let compiled = self.compile(caller.tenant_id(), vec![module.clone()]).await?;
+        self.decide(&agent, &req, &settings, std::slice::from_ref(&module), compiled).await
     }
 
     /// The decision on `req`, not yet recorded.
-    fn decide(
+    async fn decide(
         &self,
         agent: &Agent,
         req: &CheckRequest,
         settings: &EffectiveSettings,
         policies: &[PolicyModule],
-        compiled: &dyn CompiledPolicies,
+        compiled: Arc<dyn CompiledPolicies>,
     ) -> Result<CheckResponse> {
         let now = self.ports.clock.now();
         let context = action_context(agent, &req.context);
@@ -554,7 +585,8 @@ impl PolicyService {
         let outcomes = if policies.is_empty() {
             Vec::new()
         } else {
-            compiled.evaluate(&self.input(agent, req, settings, now, assessed.score, &risk_factors))?
+            let input = self.input(agent, req, settings, now, assessed.score, &risk_factors);
+            self.evaluate(agent.tenant_id, policies, compiled, input).await?
         };
 
         let mut matched = Vec::new();
@@ -633,6 +665,45 @@ impl PolicyService {
             hitl_request_id: None,
             policies_evaluated: policies.len(),
         })
+    }
+
+    /// `modules` compiled on the pool. A compilation that fails as a whole (past its
+    /// budget, or a panic the engine did not catch) fails the tenant's checks, not others'.
+    async fn compile(&self, tenant: TenantId, modules: Vec<PolicyModule>) -> Result<Arc<dyn CompiledPolicies>> {
+        let engine = self.ports.policy.clone();
+        match self.ports.offload.call(tenant, COMPILE_BUDGET, move || engine.compile(&modules)).await {
+            Ok(compiled) => compiled,
+            Err(OffloadError::Busy) => Err(busy()),
+            Err(e) => {
+                tracing::warn!(%tenant, error = %e, "the tenant's policies could not be compiled");
+                Err(DomainError::Unavailable("policy engine".into()))
+            }
+        }
+    }
+
+    /// Every policy's outcome, evaluated on the pool within [`CHECK_BUDGET`]. Past the
+    /// budget, or if the evaluation failed as a whole, every policy is reported as not
+    /// evaluated (so the check is denied, and says why).
+    async fn evaluate(
+        &self,
+        tenant: TenantId,
+        policies: &[PolicyModule],
+        compiled: Arc<dyn CompiledPolicies>,
+        input: PolicyInput,
+    ) -> Result<Vec<PolicyOutcome>> {
+        let error = match self.ports.offload.call(tenant, CHECK_BUDGET, move || compiled.evaluate(&input)).await {
+            Ok(outcomes) => return outcomes,
+            Err(OffloadError::Busy) => return Err(busy()),
+            Err(OffloadError::TimedOut) => {
+                format!("the policies were not evaluated within the check's budget of {} ms", CHECK_BUDGET.as_millis())
+            }
+            Err(OffloadError::Panicked) => "the policy engine failed while evaluating the policies".to_owned(),
+        };
+        tracing::warn!(%tenant, %error, "a check's policies were not evaluated");
+        Ok(policies
+            .iter()
+            .map(|p| PolicyOutcome { policy: Some(p.id), error: Some(error.clone()), ..PolicyOutcome::default() })
+            .collect())
     }
 
     /// The Rego input document (docs/policies.md).

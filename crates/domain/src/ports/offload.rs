@@ -1,0 +1,63 @@
+//! CPU-heavy work (Rego compilation and evaluation) run away from the threads that answer
+//! requests, on a bounded pool shared fairly between tenants.
+//!
+//! The adapter runs at most a few jobs at once in all, fewer per tenant, queues a bounded
+//! number per tenant, and stops waiting for a job after its budget: one tenant's slow or
+//! hostile policies then cost that tenant its own share, never the service's answer to
+//! everyone else.
+
+use std::any::Any;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::ids::TenantId;
+
+/// A job: runs once on a pool thread, its result boxed.
+pub type Job = Box<dyn FnOnce() -> Box<dyn Any + Send> + Send>;
+
+/// Why an offloaded job gave no result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum OffloadError {
+    /// The tenant already has as many jobs waiting as it may: try again shortly.
+    #[error("too many jobs of this tenant are waiting")]
+    Busy,
+    /// The job did not finish within its budget (it may still be running; its answer is
+    /// dropped).
+    #[error("the job did not finish within its budget")]
+    TimedOut,
+    /// The job panicked (the panic was caught on the pool thread).
+    #[error("the job failed")]
+    Panicked,
+}
+
+#[async_trait]
+pub trait Offload: Send + Sync {
+    /// Runs `job` for `tenant` on the pool; waits at most `budget` (queueing included).
+    async fn run(&self, tenant: TenantId, budget: Duration, job: Job) -> Result<Box<dyn Any + Send>, OffloadError>;
+}
+
+impl dyn Offload {
+    /// [`Offload::run`] with a typed result.
+    pub async fn call<T: Send + 'static>(
+        &self,
+        tenant: TenantId,
+        budget: Duration,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, OffloadError> {
+        let out = self.run(tenant, budget, Box::new(move || Box::new(f()) as Box<dyn Any + Send>)).await?;
+        // The job above boxes a `T`, so the downcast cannot fail; a failure would be a bug.
+        out.downcast::<T>().map(|b| *b).map_err(|_| OffloadError::Panicked)
+    }
+}
+
+/// Runs every job at once on the calling thread, catching panics (tests and tools).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Inline;
+
+#[async_trait]
+impl Offload for Inline {
+    async fn run(&self, _tenant: TenantId, _budget: Duration, job: Job) -> Result<Box<dyn Any + Send>, OffloadError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|_| OffloadError::Panicked)
+    }
+}
