@@ -41,8 +41,17 @@ pub fn test_config(dir: &std::path::Path) -> Config {
         argon2_memory_kib: 256,
         argon2_iterations: 1,
         workers: Some(2),
+        policy_worker_program: Some(policy_worker()),
         ..Config::default()
     }
+}
+
+/// This package's `policy-worker` binary, built beside the test binaries (`target/<profile>/`,
+/// the parent of their `deps/`).
+pub fn policy_worker() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    dir.join(format!("policy-worker{}", std::env::consts::EXE_SUFFIX))
 }
 
 pub async fn spawn_app() -> TestApp {

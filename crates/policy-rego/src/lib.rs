@@ -13,6 +13,7 @@ mod compiled;
 mod diagnostic;
 mod input;
 mod module;
+pub mod worker;
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ pub use compiled::Backend;
 use compiled::CompiledSet;
 use input::AgentValues;
 use module::Loaded;
+pub use worker::{IsolatedEngine, WorkerCommand};
 
 const SELF_TEST_MODULE: &str = r#"
 package agentgov.selftest

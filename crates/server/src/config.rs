@@ -131,6 +131,14 @@ pub struct Config {
     /// Policy evaluations of one tenant waiting for a thread; past it a check is 429
     /// (1 to 100000).
     pub policy_queue_per_tenant: usize,
+    /// Run tenant Rego in worker processes (one per policy thread), which may die and are
+    /// started again, rather than in the server's own process.
+    pub policy_isolation: bool,
+    /// Address-space limit of a policy worker, in MiB (256 to 1048576).
+    pub policy_worker_memory_mib: u64,
+    /// The program a policy worker runs as (with the argument `policy-worker`). Unset: this
+    /// binary.
+    pub policy_worker_program: Option<PathBuf>,
     /// How long an approval request waits for a decision, in seconds (1 to 604800), for
     /// tenants that set no window of their own and requests that name none.
     pub hitl_timeout_secs: u32,
@@ -300,6 +308,9 @@ impl Default for Config {
             policy_threads: None,
             policy_threads_per_tenant: None,
             policy_queue_per_tenant: 256,
+            policy_isolation: true,
+            policy_worker_memory_mib: 2048,
+            policy_worker_program: None,
             hitl_timeout_secs: 3600,
             hitl_poll_ms: 1000,
             hitl_callback_max_attempts: 8,
@@ -475,6 +486,9 @@ impl Config {
         if !(1..=100_000).contains(&self.policy_queue_per_tenant) {
             bail!("policy_queue_per_tenant must be between 1 and 100000");
         }
+        if !(256..=1_048_576).contains(&self.policy_worker_memory_mib) {
+            bail!("policy_worker_memory_mib must be between 256 and 1048576");
+        }
         if !(1..=agentgov_domain::services::hitl::MAX_HITL_TIMEOUT_SECS).contains(&self.hitl_timeout_secs) {
             bail!("hitl_timeout_secs must be between 1 and 604800");
         }
@@ -627,6 +641,9 @@ impl fmt::Debug for Config {
             policy_threads,
             policy_threads_per_tenant,
             policy_queue_per_tenant,
+            policy_isolation,
+            policy_worker_memory_mib,
+            policy_worker_program,
             hitl_timeout_secs,
             hitl_poll_ms,
             hitl_callback_max_attempts,
@@ -687,6 +704,9 @@ impl fmt::Debug for Config {
             .field("policy_threads", policy_threads)
             .field("policy_threads_per_tenant", policy_threads_per_tenant)
             .field("policy_queue_per_tenant", policy_queue_per_tenant)
+            .field("policy_isolation", policy_isolation)
+            .field("policy_worker_memory_mib", policy_worker_memory_mib)
+            .field("policy_worker_program", policy_worker_program)
             .field("hitl_timeout_secs", hitl_timeout_secs)
             .field("hitl_poll_ms", hitl_poll_ms)
             .field("hitl_callback_max_attempts", hitl_callback_max_attempts)

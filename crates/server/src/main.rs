@@ -9,6 +9,10 @@ use clap::Parser;
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
+    // A policy worker (started by the server itself) answers on its standard streams only.
+    if std::env::args().nth(1).as_deref() == Some(agentgov_policy_rego::worker::WORKER_ARG) {
+        return agentgov_policy_rego::worker::main_from_args();
+    }
     let cli = agentgov_server::cli::Cli::parse();
     match agentgov_server::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -500,6 +500,23 @@ fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
     Ok(Arc::new(external))
 }
 
+/// Rego in worker processes (the default), or in this process.
+fn policy_engine(config: &Config) -> anyhow::Result<Arc<dyn agentgov_domain::ports::PolicyEngine>> {
+    if !config.policy_isolation {
+        tracing::warn!("tenant policies run inside the server process (policy_isolation = false)");
+        return Ok(Arc::new(agentgov_policy_rego::RegoEngine::new().context("starting the policy engine")?));
+    }
+    let program = match &config.policy_worker_program {
+        Some(program) => program.clone(),
+        None => std::env::current_exe().context("locating this binary to start policy workers")?,
+    };
+    let command =
+        agentgov_policy_rego::WorkerCommand { program, args: Vec::new(), memory_mib: config.policy_worker_memory_mib };
+    let engine = agentgov_policy_rego::IsolatedEngine::new(command, config.policy_threads())
+        .context("starting the policy engine")?;
+    Ok(Arc::new(engine))
+}
+
 /// What [`build_services`] makes.
 pub struct Built {
     pub services: Services,
@@ -518,13 +535,13 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     let siem_sinks = config.siem_sinks.iter().map(|s| s.to_route()).collect::<anyhow::Result<Vec<_>>>()?;
     let store = open_store(config, config.migrate_on_start).await?;
     let (cache, bus) = cache_and_bus(config)?;
-    let policy = agentgov_policy_rego::RegoEngine::new().context("starting the policy engine")?;
+    let policy = policy_engine(config)?;
     let clock = Arc::new(SystemClock);
     let ports = Ports {
         store,
         cache,
         bus,
-        policy: Arc::new(policy),
+        policy,
         clock: clock.clone(),
         ids: Arc::new(UuidV7Gen),
         embedder: embedder(config)?,

@@ -438,3 +438,54 @@ async fn policies_per_tenant_are_capped() {
     assert!(problem["detail"].as_str().unwrap().contains("limit"), "{problem}");
     create(&app, &b, &json!({"name": "p0", "rego": DENY_DELETES})).await;
 }
+
+/// What no static rule can bound (numbers of arbitrary precision squared again and again,
+/// memory built up over many instructions) runs in a policy worker process, which is
+/// stopped or dies alone: the check is answered with an error decision, the set is refused
+/// for a while, and the server and the other tenants go on.
+#[tokio::test]
+async fn policies_that_exhaust_a_worker_stop_only_their_own_checks() {
+    let app = spawn_app().await;
+    let hostile = app.create_tenant("exhaust").await;
+    let honest = app.create_tenant("bystander").await;
+    let mut squares = String::from("package exhaust.squares\n\nx0 := input.context.n\n");
+    for i in 1..=40 {
+        squares.push_str(&format!("x{i} := x{} * x{}\n", i - 1, i - 1));
+    }
+    squares.push_str("deny contains \"big\" if x40 > 0\n");
+    let memory = "package exhaust.memory\n\n\
+        deny contains \"long\" if {\n\
+        \ts := input.context.s\n\
+        \tparts := [concat(\"\", [s | some _ in numbers.range(1, 10000)]) | some _ in numbers.range(1, 1000)]\n\
+        \tcount(parts) < 0\n}\n";
+    for (n, rego, context) in
+        [(0, squares.as_str(), json!({"n": 1_000_000_000_000_000u64})), (1, memory, json!({"s": "x".repeat(15_000)}))]
+    {
+        let policy = create(&app, &hostile, &json!({"name": format!("exhaust {n}"), "rego": rego})).await;
+        let agent = register(&app, &hostile, &format!("exhausting-bot-{n}"), &[]).await;
+        let body = json!({"agent_id": agent, "action": "read", "resource": "db", "context": context});
+        let decision = check(&app, &hostile, body.clone()).await;
+        assert_eq!(decision["allowed"], json!(false), "{decision}");
+        assert_eq!(decision["matched_policies"][0]["effect"], "error", "{decision}");
+        // The set that stopped a worker is refused for a while, without running again (once
+        // the stopped worker is let go of: until then a check may time out waiting for it).
+        let mut quarantined = false;
+        for _ in 0..50 {
+            let again = check(&app, &hostile, body.clone()).await;
+            assert_eq!(again["allowed"], json!(false), "{again}");
+            if again["matched_policies"][0]["messages"].to_string().contains("stopped the policy engine") {
+                quarantined = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert!(quarantined, "the set was never refused");
+        // Others go on: the bystander's checks, and everyone's health.
+        let bystander = register(&app, &honest, &format!("bystander-bot-{n}"), &[]).await;
+        let fine = check(&app, &honest, json!({"agent_id": bystander, "action": "read", "resource": "db"})).await;
+        assert_eq!(fine["allowed"], json!(true), "{fine}");
+        expect(app.get("/health"), 200).await;
+        expect(app.delete(&format!("/policies/{}", policy["id"].as_str().unwrap())).bearer_auth(&hostile.token), 204)
+            .await;
+    }
+}

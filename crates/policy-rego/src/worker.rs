@@ -1,0 +1,454 @@
+//! Tenant policies evaluated in supervised worker processes.
+//!
+//! Bounds inside the process (literal arguments for sized builtins, timers, instruction
+//! limits, caught panics) cannot bound everything a policy can make regorus do: memory built
+//! up over many instructions, a multiplication of numbers of arbitrary precision, or one
+//! allocation too large to satisfy (which aborts a Rust process). So each policy thread
+//! talks to a worker process of its own, started from the server's binary with an
+//! address-space limit. A worker that runs past its deadline is killed; one that dies (an
+//! abort, the limit) is started again on the next use; in both cases the set that did it is
+//! answered with an error per policy and refused for [`QUARANTINE`], so a tenant cannot keep
+//! the workers restarting. The server process itself never runs tenant Rego here.
+//!
+//! The protocol is JSON lines over the worker's standard input and output: one request, one
+//! answer. A worker keeps the sets it has compiled (by the supervisor's id) and answers
+//! `unknown` for one it does not have; the supervisor then sends the modules with the input.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agentgov_domain::ids::PolicyId;
+use agentgov_domain::ports::{
+    CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, PolicyOutcome, RegoDiagnostic,
+};
+use agentgov_domain::{DomainError, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::RegoEngine;
+use crate::compiled::SET_BUDGET;
+
+/// How long a set that stopped a worker is answered with errors without being run again.
+pub const QUARANTINE: Duration = Duration::from_secs(60);
+/// A worker evaluating a set is killed this long after the request was sent.
+const EVALUATE_DEADLINE: Duration = SET_BUDGET.saturating_add(Duration::from_millis(150));
+/// A worker checking one module is killed this long after the request was sent.
+const VALIDATE_DEADLINE: Duration = Duration::from_secs(5);
+/// Most compiled sets a worker keeps; past that it starts over.
+const SETS_PER_WORKER: usize = 1024;
+/// The argument that makes the server's binary a worker.
+pub const WORKER_ARG: &str = "policy-worker";
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Request {
+    Validate { rego: String },
+    Evaluate { set: u64, modules: Option<Vec<WireModule>>, input: serde_json::Value },
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+enum Answer {
+    Valid,
+    Invalid { line: u32, column: u32, message: String },
+    Outcomes { outcomes: Vec<WireOutcome> },
+    Unknown,
+    Failed { message: String },
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct WireModule {
+    id: PolicyId,
+    version: i64,
+    name: String,
+    rego: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WireOutcome {
+    deny: Vec<String>,
+    require_approval: Vec<String>,
+    risk_adjustment: Option<f64>,
+    error: Option<String>,
+}
+
+/// The worker's side: answers requests on standard input until it closes. `memory_limit`
+/// (bytes) caps the process's address space first.
+pub fn serve(memory_limit: Option<u64>) -> std::io::Result<()> {
+    if let Some(limit) = memory_limit {
+        let rlimit = rustix::process::Rlimit { current: Some(limit), maximum: Some(limit) };
+        rustix::process::setrlimit(rustix::process::Resource::As, rlimit)?;
+    }
+    let engine = RegoEngine::new().map_err(std::io::Error::other)?;
+    let mut sets: HashMap<u64, Arc<dyn CompiledPolicies>> = HashMap::new();
+    let (stdin, stdout) = (std::io::stdin().lock(), std::io::stdout());
+    let mut out = stdout.lock();
+    for line in stdin.lines() {
+        let answer = match serde_json::from_str::<Request>(&line?) {
+            Ok(request) => answer(&engine, &mut sets, request),
+            Err(e) => Answer::Failed { message: format!("malformed request: {e}") },
+        };
+        serde_json::to_writer(&mut out, &answer).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// [`serve`] for a binary's `main`: `policy-worker [--memory-mib N]` after the program name.
+pub fn main_from_args() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    let memory = args
+        .iter()
+        .position(|a| a == "--memory-mib")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse::<u64>().ok())
+        .map(|mib| mib.saturating_mul(1024 * 1024));
+    match serve(memory) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agentgov policy worker: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn answer(engine: &RegoEngine, sets: &mut HashMap<u64, Arc<dyn CompiledPolicies>>, request: Request) -> Answer {
+    match request {
+        Request::Validate { rego } => match engine.validate(&rego) {
+            Ok(()) => Answer::Valid,
+            Err(d) => Answer::Invalid { line: d.line, column: d.column, message: d.message },
+        },
+        Request::Evaluate { set, modules, input } => {
+            let compiled = match (sets.get(&set), modules) {
+                (Some(compiled), _) => compiled.clone(),
+                (None, None) => return Answer::Unknown,
+                (None, Some(modules)) => {
+                    let modules: Vec<PolicyModule> = modules
+                        .into_iter()
+                        .map(|m| PolicyModule { id: m.id, version: m.version, name: m.name, rego: m.rego })
+                        .collect();
+                    let compiled = match engine.compile(&modules) {
+                        Ok(compiled) => compiled,
+                        Err(e) => return Answer::Failed { message: e.to_string() },
+                    };
+                    if sets.len() >= SETS_PER_WORKER {
+                        sets.clear();
+                    }
+                    sets.insert(set, compiled.clone());
+                    compiled
+                }
+            };
+            match compiled.evaluate(&PolicyInput::from(input)) {
+                Ok(outcomes) => Answer::Outcomes {
+                    outcomes: outcomes
+                        .into_iter()
+                        .map(|o| WireOutcome {
+                            deny: o.deny,
+                            require_approval: o.require_approval,
+                            risk_adjustment: o.risk_adjustment,
+                            error: o.error,
+                        })
+                        .collect(),
+                },
+                Err(e) => Answer::Failed { message: e.to_string() },
+            }
+        }
+    }
+}
+
+/// How to start a worker: the program (the server's own binary, normally) and its memory cap.
+#[derive(Debug, Clone)]
+pub struct WorkerCommand {
+    pub program: PathBuf,
+    /// Arguments before the worker's own (`policy-worker --memory-mib N` follow).
+    pub args: Vec<String>,
+    pub memory_mib: u64,
+}
+
+/// Why a round trip with a worker gave no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    /// Past its deadline: killed.
+    TimedOut,
+    /// It died (an abort, the memory limit), or could not be started.
+    Died,
+}
+
+/// The supervisor: a worker per policy thread, started on first use.
+pub struct IsolatedEngine {
+    pool: Arc<Pool>,
+    /// For `self_test` and `name`, which need no tenant code.
+    local: RegoEngine,
+}
+
+struct Pool {
+    command: WorkerCommand,
+    workers: Vec<Mutex<Worker>>,
+    next: AtomicUsize,
+    next_set: AtomicU64,
+    quarantined: Mutex<HashMap<u64, Instant>>,
+}
+
+#[derive(Default)]
+struct Worker {
+    running: Option<Running>,
+    /// The sets this worker has compiled.
+    loaded: HashSet<u64>,
+}
+
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    answers: mpsc::Receiver<String>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Killed and reaped, so no zombie is left behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl IsolatedEngine {
+    /// `workers` worker processes at most (one per policy thread), started with `command`.
+    pub fn new(command: WorkerCommand, workers: usize) -> Result<Self> {
+        let workers = (0..workers.max(1)).map(|_| Mutex::new(Worker::default())).collect();
+        let pool = Pool {
+            command,
+            workers,
+            next: AtomicUsize::new(0),
+            next_set: AtomicU64::new(1),
+            quarantined: Mutex::new(HashMap::new()),
+        };
+        Ok(Self { pool: Arc::new(pool), local: RegoEngine::new()? })
+    }
+}
+
+impl PolicyEngine for IsolatedEngine {
+    fn self_test(&self) -> Result<()> {
+        self.local.self_test()?;
+        // A worker can be started and answers.
+        match self.pool.call(&Request::Validate { rego: "package agentgov.ping\n".into() }, VALIDATE_DEADLINE, None) {
+            Ok(Answer::Valid) => Ok(()),
+            _ => {
+                tracing::error!("a policy worker could not be started or did not answer");
+                Err(DomainError::Unavailable("policy engine".into()))
+            }
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "regorus"
+    }
+
+    fn validate(&self, rego: &str) -> std::result::Result<(), RegoDiagnostic> {
+        let at_start = |message: &str| RegoDiagnostic { line: 1, column: 1, message: message.to_owned() };
+        match self.pool.call(&Request::Validate { rego: rego.to_owned() }, VALIDATE_DEADLINE, None) {
+            Ok(Answer::Valid) => Ok(()),
+            Ok(Answer::Invalid { line, column, message }) => Err(RegoDiagnostic { line, column, message }),
+            Ok(_) => Err(at_start("the policy engine could not check this module")),
+            Err(Stopped::TimedOut) => Err(at_start(&format!(
+                "could not be checked within {} s; simplify the module",
+                VALIDATE_DEADLINE.as_secs()
+            ))),
+            Err(Stopped::Died) => {
+                Err(at_start("stopped the policy engine (more memory or time than a policy may use); simplify it"))
+            }
+        }
+    }
+
+    fn compile(&self, modules: &[PolicyModule]) -> Result<Arc<dyn CompiledPolicies>> {
+        let modules = modules
+            .iter()
+            .map(|m| WireModule { id: m.id, version: m.version, name: m.name.clone(), rego: m.rego.clone() })
+            .collect();
+        let id = self.pool.next_set.fetch_add(1, Ordering::Relaxed);
+        Ok(Arc::new(IsolatedSet { pool: self.pool.clone(), id, modules: Arc::new(modules) }))
+    }
+}
+
+/// A set compiled lazily, in each worker that evaluates it.
+struct IsolatedSet {
+    pool: Arc<Pool>,
+    id: u64,
+    modules: Arc<Vec<WireModule>>,
+}
+
+impl IsolatedSet {
+    fn failed(&self, error: &str) -> Vec<PolicyOutcome> {
+        self.modules
+            .iter()
+            .map(|m| PolicyOutcome { policy: Some(m.id), error: Some(error.to_owned()), ..PolicyOutcome::default() })
+            .collect()
+    }
+}
+
+impl CompiledPolicies for IsolatedSet {
+    fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>> {
+        if self.pool.is_quarantined(self.id) {
+            return Ok(self.failed(&format!(
+                "not evaluated: these policies stopped the policy engine less than {} s ago",
+                QUARANTINE.as_secs()
+            )));
+        }
+        let request = Request::Evaluate { set: self.id, modules: None, input: input.to_json() };
+        let answer = self.pool.call(&request, EVALUATE_DEADLINE, Some((self.id, &self.modules)));
+        let error = match answer {
+            Ok(Answer::Outcomes { outcomes }) if outcomes.len() == self.modules.len() => {
+                return Ok(outcomes
+                    .into_iter()
+                    .zip(self.modules.iter())
+                    .map(|(o, m)| PolicyOutcome {
+                        policy: Some(m.id),
+                        deny: o.deny,
+                        require_approval: o.require_approval,
+                        risk_adjustment: o.risk_adjustment,
+                        error: o.error,
+                    })
+                    .collect());
+            }
+            Ok(Answer::Failed { message }) => message,
+            Ok(_) => "the policy engine answered out of turn".to_owned(),
+            Err(stopped) => {
+                self.pool.quarantine(self.id);
+                match stopped {
+                    Stopped::TimedOut => format!(
+                        "the policies ran past the check's budget of {} ms and were stopped",
+                        SET_BUDGET.as_millis()
+                    ),
+                    Stopped::Died => {
+                        "the policies stopped the policy engine (more memory or time than policies may use)".to_owned()
+                    }
+                }
+            }
+        };
+        tracing::warn!(set = self.id, %error, "a policy set was not evaluated");
+        Ok(self.failed(&error))
+    }
+}
+
+impl Pool {
+    fn is_quarantined(&self, set: u64) -> bool {
+        let mut quarantined = self.quarantined.lock().unwrap_or_else(|p| p.into_inner());
+        quarantined.retain(|_, since| since.elapsed() < QUARANTINE);
+        quarantined.contains_key(&set)
+    }
+
+    fn quarantine(&self, set: u64) {
+        self.quarantined.lock().unwrap_or_else(|p| p.into_inner()).insert(set, Instant::now());
+    }
+
+    /// One round trip on a free worker (else the next in turn). `set` names the set an
+    /// `evaluate` needs and its modules, sent along when the worker lacks it.
+    fn call(
+        &self,
+        request: &Request,
+        deadline: Duration,
+        set: Option<(u64, &Arc<Vec<WireModule>>)>,
+    ) -> std::result::Result<Answer, Stopped> {
+        let mut worker = self.workers.iter().find_map(|w| w.try_lock().ok()).unwrap_or_else(|| {
+            let n = self.next.fetch_add(1, Ordering::Relaxed) % self.workers.len();
+            self.workers[n].lock().unwrap_or_else(|p| p.into_inner())
+        });
+        let started = Instant::now();
+        let with_modules = |modules: &Arc<Vec<WireModule>>| match request {
+            Request::Evaluate { set, input, .. } => {
+                Request::Evaluate { set: *set, modules: Some(modules.to_vec()), input: input.clone() }
+            }
+            Request::Validate { rego } => Request::Validate { rego: rego.clone() },
+        };
+        let line = match set {
+            Some((id, modules)) if !worker.loaded.contains(&id) => encode(&with_modules(modules)),
+            _ => encode(request),
+        };
+        let mut answer = worker.round_trip(&self.command, &line, deadline)?;
+        if let (Answer::Unknown, Some((_, modules))) = (&answer, set) {
+            let left = deadline.saturating_sub(started.elapsed());
+            answer = worker.round_trip(&self.command, &encode(&with_modules(modules)), left)?;
+        }
+        if let (Answer::Outcomes { .. }, Some((id, _))) = (&answer, set) {
+            worker.loaded.insert(id);
+        }
+        Ok(answer)
+    }
+}
+
+fn encode(request: &Request) -> String {
+    // Serialising these types cannot fail (string keys, no maps of other keys).
+    let mut line = serde_json::to_string(request).unwrap_or_default();
+    line.push('\n');
+    line
+}
+
+impl Worker {
+    fn round_trip(
+        &mut self,
+        command: &WorkerCommand,
+        line: &str,
+        deadline: Duration,
+    ) -> std::result::Result<Answer, Stopped> {
+        if self.running.is_none() {
+            self.loaded.clear();
+            self.running = Some(start(command).map_err(|e| {
+                tracing::error!(error = %e, program = %command.program.display(), "could not start a policy worker");
+                Stopped::Died
+            })?);
+        }
+        let Some(running) = self.running.as_mut() else { return Err(Stopped::Died) };
+        let sent = running.stdin.write_all(line.as_bytes()).and_then(|()| running.stdin.flush());
+        let received = match sent {
+            Ok(()) => running.answers.recv_timeout(deadline),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        };
+        match received {
+            Ok(answer) => serde_json::from_str(&answer).map_err(|e| {
+                tracing::error!(error = %e, "a policy worker answered something unreadable; it is restarted");
+                self.running = None;
+                Stopped::Died
+            }),
+            Err(RecvTimeoutError::Timeout) => {
+                tracing::warn!("a policy worker ran past its deadline and was killed");
+                self.running = None;
+                Err(Stopped::TimedOut)
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                tracing::warn!("a policy worker died; it is started again on the next use");
+                self.running = None;
+                Err(Stopped::Died)
+            }
+        }
+    }
+}
+
+fn start(command: &WorkerCommand) -> std::io::Result<Running> {
+    let mut child = Command::new(&command.program)
+        .args(&command.args)
+        .args([WORKER_ARG, "--memory-mib", &command.memory_mib.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        return Err(std::io::Error::other("the worker's pipes were not opened"));
+    };
+    let (tx, answers) = mpsc::channel();
+    // Reads answers until the worker's output closes (it died or was killed): the channel
+    // then disconnects, which is how the supervisor learns of it.
+    std::thread::Builder::new().name("policy-worker-reader".into()).spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    })?;
+    Ok(Running { child, stdin, answers })
+}
