@@ -122,7 +122,9 @@ pub struct NewHitlRequest {
     pub reason: String,
     /// 1 to 604,800; the tenant's `hitl_timeout_secs` (an hour unless set) when left out.
     pub timeout_seconds: Option<i64>,
-    /// `http` or `https` URL that receives the outcome as a signed POST.
+    /// `http` or `https` URL that receives the outcome as a signed POST. Its host must be
+    /// public (loopback, private, link-local and other internal addresses, and names such
+    /// as `localhost` or `*.internal`, are refused unless the operator allows the range).
     pub callback_url: Option<String>,
 }
 
