@@ -589,9 +589,9 @@ impl HitlService {
                 // The operator's log has the detail; the tenant sees only the kind.
                 let (error, give_up) = match failed {
                     Ok(status) => {
-                        tracing::info!(tenant = %request.tenant_id, hitl_request_id = %request.id,
+                        tracing::warn!(tenant = %request.tenant_id, hitl_request_id = %request.id,
                             host = %url_host(&callback.url), attempt = attempts, status,
-                            "HITL callback: the receiver did not answer 2xx");
+                            "HITL callback failed: the receiver did not answer 2xx");
                         (CALLBACK_NOT_2XX, false)
                     }
                     Err(e) => {
