@@ -32,7 +32,12 @@ impl Drop for TestApp {
     }
 }
 
-/// A config for tests: temp data dir, an admin key, cheap password hashing.
+/// The operator allow-list of the test servers: callbacks go to receivers on loopback
+/// ([`hooks::Receiver`]), which the default configuration refuses.
+pub const TEST_CALLBACK_ALLOW_PRIVATE: &str = "127.0.0.0/8";
+
+/// A config for tests: temp data dir, an admin key, cheap password hashing, loopback
+/// callback receivers allowed.
 pub fn test_config(dir: &std::path::Path) -> Config {
     Config {
         data_dir: dir.to_path_buf(),
@@ -42,6 +47,7 @@ pub fn test_config(dir: &std::path::Path) -> Config {
         argon2_iterations: 1,
         workers: Some(2),
         policy_worker_program: Some(policy_worker()),
+        hitl_callback_allow_private: TEST_CALLBACK_ALLOW_PRIVATE.into(),
         ..Config::default()
     }
 }

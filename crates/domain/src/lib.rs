@@ -6,6 +6,7 @@
 pub mod error;
 pub mod ids;
 pub mod model;
+pub mod net;
 pub mod page;
 pub mod ports;
 pub mod secrets;

@@ -154,6 +154,14 @@ pub struct Config {
     pub hitl_callback_max_backoff_secs: u64,
     /// How long a callback receiver has to answer one attempt, in seconds (1 to 300).
     pub hitl_callback_timeout_secs: u64,
+    /// Private address ranges HITL callbacks may reach, comma-separated CIDRs
+    /// (`10.0.0.0/8,fd00::/8`; a bare address is a range of one). Empty (the default): only
+    /// globally routable unicast addresses; loopback, private, link-local (metadata) and
+    /// every other non-public address are refused.
+    pub hitl_callback_allow_private: String,
+    /// HITL callback attempts per tenant per minute, over all replicas (1 to 1000000); the
+    /// rest wait for the next minute.
+    pub hitl_callbacks_per_minute: u64,
     /// Real-time feed sockets this replica keeps open at once (1 to 1000000); more are
     /// refused with 503.
     pub ws_max_connections: usize,
@@ -317,6 +325,8 @@ impl Default for Config {
             hitl_callback_backoff_ms: 2000,
             hitl_callback_max_backoff_secs: 300,
             hitl_callback_timeout_secs: 10,
+            hitl_callback_allow_private: String::new(),
+            hitl_callbacks_per_minute: 120,
             ws_max_connections: 10_000,
         }
     }
@@ -384,6 +394,12 @@ impl Config {
             .collect();
         names.sort();
         names
+    }
+
+    /// Where HITL callbacks may go: public addresses and `hitl_callback_allow_private`.
+    pub fn callback_receivers(&self) -> anyhow::Result<agentgov_domain::net::ReceiverPolicy> {
+        agentgov_domain::net::ReceiverPolicy::parse(&self.hitl_callback_allow_private)
+            .map_err(|e| anyhow::anyhow!("hitl_callback_allow_private: {e}"))
     }
 
     pub fn validate(&self) -> anyhow::Result<()> {
@@ -506,6 +522,10 @@ impl Config {
         }
         if !(1..=300).contains(&self.hitl_callback_timeout_secs) {
             bail!("hitl_callback_timeout_secs must be between 1 and 300");
+        }
+        self.callback_receivers()?;
+        if !(1..=1_000_000).contains(&self.hitl_callbacks_per_minute) {
+            bail!("hitl_callbacks_per_minute must be between 1 and 1000000");
         }
         if !(1..=1_000_000).contains(&self.ws_max_connections) {
             bail!("ws_max_connections must be between 1 and 1000000");
@@ -650,6 +670,8 @@ impl fmt::Debug for Config {
             hitl_callback_backoff_ms,
             hitl_callback_max_backoff_secs,
             hitl_callback_timeout_secs,
+            hitl_callback_allow_private,
+            hitl_callbacks_per_minute,
             ws_max_connections,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
@@ -713,6 +735,8 @@ impl fmt::Debug for Config {
             .field("hitl_callback_backoff_ms", hitl_callback_backoff_ms)
             .field("hitl_callback_max_backoff_secs", hitl_callback_max_backoff_secs)
             .field("hitl_callback_timeout_secs", hitl_callback_timeout_secs)
+            .field("hitl_callback_allow_private", hitl_callback_allow_private)
+            .field("hitl_callbacks_per_minute", hitl_callbacks_per_minute)
             .field("ws_max_connections", ws_max_connections)
             .finish()
     }
@@ -813,6 +837,28 @@ mod tests {
             assert_eq!(c.token_ttl_secs, 300);
             jail.set_env("AGENTGOV_TOKEN_TTL", "300");
             assert!(Config::load(None).is_err());
+            Ok(())
+        });
+    }
+
+    #[test]
+    #[allow(clippy::result_large_err)] // figment's Jail API, not ours
+    fn callback_receivers_default_to_public_only_and_take_a_list_of_ranges() {
+        let loopback = "127.0.0.1".parse().unwrap();
+        assert!(!Config::default().callback_receivers().unwrap().permits(loopback));
+        let bad = with(|c| c.hitl_callback_allow_private = "10.0.0.0/8,localhost".into());
+        assert!(bad.validate().unwrap_err().to_string().contains("hitl_callback_allow_private"));
+        assert!(with(|c| c.hitl_callbacks_per_minute = 0).validate().is_err());
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("AGENTGOV_HITL_CALLBACK_ALLOW_PRIVATE", "127.0.0.0/8, fd00::/8");
+            jail.set_env("AGENTGOV_HITL_CALLBACKS_PER_MINUTE", "30");
+            let c = Config::load(None).unwrap();
+            let receivers = c.callback_receivers().unwrap();
+            assert!(receivers.permits(loopback) && receivers.permits("fd00:ec2::254".parse().unwrap()));
+            assert!(!receivers.permits("169.254.169.254".parse().unwrap()));
+            assert_eq!(c.hitl_callbacks_per_minute, 30);
+            jail.set_env("AGENTGOV_HITL_CALLBACK_ALLOW_PRIVATE", "127.0.0.1");
+            assert!(Config::load(None).unwrap().callback_receivers().unwrap().permits(loopback));
             Ok(())
         });
     }

@@ -548,8 +548,11 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         oidc: Arc::new(agentgov_sso_oidc::OidcAdapter::new(SSO_HTTP_TIMEOUT).context("the OpenID Connect client")?),
         siem_sinks: siem_sinks.into(),
         callbacks: Arc::new(
-            agentgov_notify_http::HttpCallbacks::new(Duration::from_secs(config.hitl_callback_timeout_secs))
-                .map_err(anyhow::Error::msg)?,
+            agentgov_notify_http::HttpCallbacks::new(
+                Duration::from_secs(config.hitl_callback_timeout_secs),
+                config.callback_receivers()?,
+            )
+            .map_err(anyhow::Error::msg)?,
         ),
         offload: Arc::new(agentgov_local::TenantPool::new(
             config.policy_threads(),
@@ -616,6 +619,8 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             callback_max_attempts: config.hitl_callback_max_attempts,
             callback_backoff: Duration::from_millis(config.hitl_callback_backoff_ms),
             callback_backoff_max: Duration::from_secs(config.hitl_callback_max_backoff_secs),
+            receivers: config.callback_receivers()?,
+            callbacks_per_minute: config.hitl_callbacks_per_minute,
             ..HitlSettings::default()
         },
     };

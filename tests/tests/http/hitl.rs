@@ -314,3 +314,177 @@ async fn a_check_that_needs_approval_opens_a_request_the_agent_can_follow() {
     let dry = expect(app.post("/policies/check").header("X-API-Key", &t.api_key).json(&dry), 200).await;
     assert!(dry["required_approval"] == true && dry["hitl_request_id"].is_null(), "{dry}");
 }
+
+/// Polls a request until its callback is `status` (or 10 s pass); answers the callback.
+async fn callback_when(app: &TestApp, t: &Tenant, id: &str, status_is: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let cb = status(app, t, id).await["callback"].clone();
+        if cb["status"] == status_is || Instant::now() > deadline {
+            return cb;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Issue 32.3: with the default configuration (no private range allowed), a callback URL
+/// inside the service's network is refused when the request is opened, field named.
+#[tokio::test]
+async fn callback_urls_inside_the_network_are_refused_by_default() {
+    let app = spawn_with(|c| c.hitl_callback_allow_private = String::new()).await;
+    let t = app.create_tenant("acme").await;
+    let bot = register(&app, &t, "bot").await;
+    let receiver = Receiver::start(&[]).await;
+    let port = receiver.url.rsplit(':').next().unwrap().split('/').next().unwrap().to_owned();
+    for url in [
+        format!("http://localhost:{port}/hooks/hitl"),
+        format!("http://127.0.0.1:{port}/hooks/hitl"),
+        format!("http://127.1:{port}/hooks/hitl"),
+        format!("http://[::1]:{port}/hooks/hitl"),
+        format!("http://[::ffff:127.0.0.1]:{port}/hooks/hitl"),
+        "http://metadata.google.internal/computeMetadata/v1/".to_owned(),
+        "http://169.254.169.254/latest/meta-data/".to_owned(),
+        "http://[fd00:ec2::254]/latest/meta-data/".to_owned(),
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/".to_owned(),
+        "http://10.0.0.1/".to_owned(),
+        "http://100.64.0.1/".to_owned(),
+        "http://intranet/".to_owned(),
+    ] {
+        let req =
+            app.post("/hitl/request").header("X-API-Key", &t.api_key).json(&ask(&bot, json!({"callback_url": url})));
+        let body = expect_problem(req, 422).await;
+        assert_eq!(body["errors"][0]["field"], "callback_url", "{url}: {body}");
+        assert_eq!(body["errors"].as_array().unwrap().len(), 1, "{body}");
+    }
+    assert!(receiver.received().is_empty());
+    // A public receiver is still accepted.
+    open(&app, &t, ask(&bot, json!({"callback_url": "https://hooks.example.com/hitl"}))).await;
+}
+
+/// Issue 32.3: the operator's allow-list lets a loopback receiver have its callback, and a
+/// cancel's callback is delivered.
+#[tokio::test]
+async fn with_the_operator_allow_list_a_loopback_receiver_gets_its_callback() {
+    let app = spawn_with(|c| {
+        c.hitl_callback_allow_private = "127.0.0.1/32".into();
+        c.hitl_poll_ms = 50;
+    })
+    .await;
+    let t = app.create_tenant("acme").await;
+    let bot = register(&app, &t, "bot").await;
+    let receiver = Receiver::start(&[]).await;
+    let r = open(&app, &t, ask(&bot, json!({"callback_url": receiver.url}))).await;
+    expect(app.post(&format!("/hitl/cancel/{}", id(&r))).header("X-API-Key", &t.api_key), 200).await;
+    let got = receiver.wait_for(1, Duration::from_secs(10)).await;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].header("x-webhook-event"), Some("hitl.cancelled"));
+    assert_eq!(callback_when(&app, &t, id(&r), "delivered").await["status"], "delivered");
+    // Only the range allowed: the rest of loopback is still refused.
+    let other = ask(&bot, json!({"callback_url": "http://127.0.0.2:9/x"}));
+    expect_problem(app.post("/hitl/request").header("X-API-Key", &t.api_key).json(&other), 422).await;
+}
+
+/// Issue 32.3: a name is judged by what it resolves to when the callback is sent (here
+/// `localhost`, accepted when opened because the operator allows a private range, through
+/// the system's resolver): refused, never connected to, given up at once, and the tenant
+/// is told only that policy refused it.
+#[tokio::test]
+async fn a_name_resolving_to_a_refused_address_is_refused_when_sending() {
+    let app = spawn_with(|c| {
+        c.hitl_callback_allow_private = "10.0.0.0/8".into();
+        c.hitl_poll_ms = 50;
+    })
+    .await;
+    let t = app.create_tenant("acme").await;
+    let bot = register(&app, &t, "bot").await;
+    let receiver = Receiver::start(&[]).await;
+    let url = receiver.url.replace("127.0.0.1", "localhost");
+    let r = open(&app, &t, ask(&bot, json!({"callback_url": url}))).await;
+    expect(app.post(&format!("/hitl/cancel/{}", id(&r))).header("X-API-Key", &t.api_key), 200).await;
+    let cb = callback_when(&app, &t, id(&r), "failed").await;
+    assert_eq!(
+        (cb["status"].clone(), cb["attempts"].clone(), cb["last_error"].clone()),
+        (json!("failed"), json!(1), json!("receiver refused by policy")),
+        "{cb}"
+    );
+    assert!(receiver.received().is_empty(), "never connected");
+}
+
+/// Issue 32.3: `last_error` is coarse: neither the status a receiver answered nor why a
+/// connection failed, so callbacks cannot tell one listener (or closed port) from another.
+#[tokio::test]
+async fn the_tenant_sees_only_a_coarse_callback_error() {
+    let app = spawn_with(|c| {
+        c.hitl_poll_ms = 50;
+        c.hitl_callback_max_attempts = 1;
+    })
+    .await;
+    let t = app.create_tenant("acme").await;
+    let bot = register(&app, &t, "bot").await;
+    let answers_404 = Receiver::start(&[404]).await;
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        format!("http://{addr}/closed")
+    };
+    let mut ids = Vec::new();
+    for url in [answers_404.url.clone(), closed] {
+        let r = open(&app, &t, ask(&bot, json!({"callback_url": url}))).await;
+        expect(app.post(&format!("/hitl/cancel/{}", id(&r))).header("X-API-Key", &t.api_key), 200).await;
+        ids.push(id(&r).to_owned());
+    }
+    let not_2xx = callback_when(&app, &t, &ids[0], "failed").await;
+    assert_eq!(not_2xx["last_error"], "receiver answered an error status", "{not_2xx}");
+    let refused = callback_when(&app, &t, &ids[1], "failed").await;
+    assert_eq!(refused["last_error"], "delivery failed", "{refused}");
+    let page = expect(app.get("/audit?limit=500").header("X-API-Key", &t.api_key), 200).await;
+    for record in page["items"].as_array().unwrap() {
+        if record["event_type"] == "hitl.callback_failed" {
+            let error = record["details"]["last_error"].as_str().unwrap();
+            assert!(!error.contains("404") && !error.to_lowercase().contains("connect"), "{record}");
+        }
+    }
+}
+
+/// Issue 32.3: a tenant's callbacks are rate-limited (`AGENTGOV_HITL_CALLBACKS_PER_MINUTE`):
+/// past the rate, a callback waits for the next minute without losing an attempt.
+#[tokio::test]
+async fn callbacks_are_rate_limited_per_tenant() {
+    let app = spawn_with(|c| {
+        c.hitl_poll_ms = 50;
+        c.hitl_callbacks_per_minute = 1;
+    })
+    .await;
+    let t = app.create_tenant("acme").await;
+    let bot = register(&app, &t, "bot").await;
+    let receiver = Receiver::start(&[]).await;
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = open(&app, &t, ask(&bot, json!({"callback_url": receiver.url}))).await;
+        expect(app.post(&format!("/hitl/cancel/{}", id(&r))).header("X-API-Key", &t.api_key), 200).await;
+        ids.push(id(&r).to_owned());
+    }
+    // Wait until one is delivered and the other postponed (its next attempt moved on).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let (delivered, postponed) = loop {
+        let mut delivered = Vec::new();
+        let mut postponed = Vec::new();
+        for id in &ids {
+            let r = status(&app, &t, id).await;
+            let cb = r["callback"].clone();
+            if cb["status"] == "delivered" {
+                delivered.push(cb);
+            } else if cb["status"] == "scheduled" && cb["next_attempt_at"] != r["decided_at"] {
+                postponed.push(cb);
+            }
+        }
+        if delivered.len() + postponed.len() == 2 || Instant::now() > deadline {
+            break (delivered, postponed);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!((delivered.len(), postponed.len()), (1, 1), "{delivered:?} {postponed:?}");
+    assert_eq!(postponed[0]["attempts"], 0, "a postponement is not an attempt: {}", postponed[0]);
+    assert_eq!(receiver.received().len(), 1);
+}

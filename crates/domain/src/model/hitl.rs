@@ -58,7 +58,9 @@ pub struct HitlCallback {
     pub next_attempt_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option", default)]
     pub delivered_at: Option<OffsetDateTime>,
-    /// Why the last attempt failed (an HTTP status or a connection error).
+    /// Why the last attempt failed, coarsely (never a status code or a connection error):
+    /// `receiver refused by policy`, `timed out`, `delivery failed` or `receiver answered
+    /// an error status`.
     #[serde(default)]
     pub last_error: Option<String>,
 }

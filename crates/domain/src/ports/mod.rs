@@ -12,7 +12,7 @@ pub mod sso;
 pub mod store;
 
 pub use cache::{Cache, Counter};
-pub use callback::{CallbackError, CallbackSender};
+pub use callback::{CallbackError, CallbackFailure, CallbackSender};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};

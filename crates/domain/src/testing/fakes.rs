@@ -274,12 +274,12 @@ impl SentCallback {
 #[derive(Debug, Default)]
 pub struct FakeCallbacks {
     sent: Mutex<Vec<SentCallback>>,
-    script: Mutex<std::collections::VecDeque<std::result::Result<u16, String>>>,
+    script: Mutex<std::collections::VecDeque<std::result::Result<u16, crate::ports::CallbackError>>>,
 }
 
 impl FakeCallbacks {
     /// Answers the next callbacks with `outcomes`, in order.
-    pub fn script(&self, outcomes: impl IntoIterator<Item = std::result::Result<u16, String>>) {
+    pub fn script(&self, outcomes: impl IntoIterator<Item = std::result::Result<u16, crate::ports::CallbackError>>) {
         self.script.lock().unwrap_or_else(|e| e.into_inner()).extend(outcomes);
     }
 
@@ -295,7 +295,7 @@ impl crate::ports::CallbackSender for FakeCallbacks {
         url: &str,
         headers: &[(&'static str, String)],
         body: &[u8],
-    ) -> std::result::Result<u16, String> {
+    ) -> std::result::Result<u16, crate::ports::CallbackError> {
         self.sent.lock().unwrap_or_else(|e| e.into_inner()).push(SentCallback {
             url: url.to_owned(),
             headers: headers.to_vec(),

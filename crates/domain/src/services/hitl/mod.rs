@@ -33,8 +33,9 @@ use crate::model::{
     Actor, Agent, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject,
     Permission, Role,
 };
+use crate::net::ReceiverPolicy;
 use crate::page::{Page, PageRequest};
-use crate::ports::Event;
+use crate::ports::{CallbackFailure, Event};
 use crate::secrets::WebhookVerifier;
 
 /// Longest approval window a request or a tenant may set: seven days.
@@ -46,6 +47,11 @@ const MAX_COMMENT_LEN: usize = 2000;
 const MAX_URL_LEN: usize = 2048;
 /// The lease of the replica that expires requests and sends callbacks.
 const LEASE: &str = "hitl";
+/// The window of the per-tenant callback rate limit.
+const CALLBACK_RATE_WINDOW: Duration = Duration::from_secs(60);
+/// What the tenant sees when a receiver answered, but not 2xx: never which status, so the
+/// callbacks cannot tell one kind of listener from another.
+pub const CALLBACK_NOT_2XX: &str = "receiver answered an error status";
 
 pub const HITL_REQUESTED: &str = "hitl.requested";
 pub const HITL_APPROVED: &str = "hitl.approved";
@@ -72,6 +78,13 @@ pub struct HitlSettings {
     pub callback_backoff_max: Duration,
     /// Long-polls waiting at once in this process; more answer 429.
     pub max_watchers: usize,
+    /// Where callbacks may go: public addresses and the private ranges the operator allows
+    /// (checked here on the URL when a request is opened; the sender checks the addresses
+    /// it connects to).
+    pub receivers: ReceiverPolicy,
+    /// Callback attempts per tenant per minute, over every replica; more wait for the next
+    /// window (not counted as attempts).
+    pub callbacks_per_minute: u64,
 }
 
 impl Default for HitlSettings {
@@ -85,6 +98,8 @@ impl Default for HitlSettings {
             callback_backoff: Duration::from_secs(2),
             callback_backoff_max: Duration::from_secs(300),
             max_watchers: 10_000,
+            receivers: ReceiverPolicy::default(),
+            callbacks_per_minute: 120,
         }
     }
 }
@@ -107,7 +122,9 @@ pub struct NewHitlRequest {
     pub reason: String,
     /// 1 to 604,800; the tenant's `hitl_timeout_secs` (an hour unless set) when left out.
     pub timeout_seconds: Option<i64>,
-    /// `http` or `https` URL that receives the outcome as a signed POST.
+    /// `http` or `https` URL that receives the outcome as a signed POST. Its host must be
+    /// public (loopback, private, link-local and other internal addresses, and names such
+    /// as `localhost` or `*.internal`, are refused unless the operator allows the range).
     pub callback_url: Option<String>,
 }
 
@@ -242,7 +259,7 @@ impl HitlService {
     /// `POST /hitl/request`: opens a pending request for the caller's agent.
     pub async fn request(&self, caller: &Caller, req: NewHitlRequest) -> Result<HitlRequest> {
         caller.require_permission(Permission::HitlRequest)?;
-        let (agent_id, timeout, callback) = validate_request(&req)?;
+        let (agent_id, timeout, callback) = validate_request(&req, &self.settings.receivers)?;
         let tenant = caller.tenant_id();
         let agent = self.agents.reported_agent(tenant, agent_id).await?;
         let settings = match self.ports.store.get_tenant(tenant).await? {
@@ -544,6 +561,11 @@ impl HitlService {
 
     async fn send_callback(&self, request: HitlRequest) -> Result<()> {
         let Some(callback) = request.callback.clone() else { return Ok(()) };
+        if let Some(wait) = self.callback_rate_limited(request.tenant_id).await? {
+            // Over the tenant's rate: postponed to the next window, not an attempt.
+            let later = HitlCallback { next_attempt_at: Some(self.ports.clock.now() + wait), ..callback };
+            return self.ports.store.update_hitl_callback(request.tenant_id, request.id, &later).await;
+        }
         let body = self.callback_body(&request)?;
         let headers = [
             ("content-type", "application/json".to_owned()),
@@ -564,16 +586,28 @@ impl HitlService {
                 ..callback
             },
             failed => {
-                let error = match failed {
-                    Ok(status) => format!("the receiver answered {status}"),
-                    Err(e) => e,
+                // The operator's log has the detail; the tenant sees only the kind.
+                let (error, give_up) = match failed {
+                    Ok(status) => {
+                        tracing::warn!(tenant = %request.tenant_id, hitl_request_id = %request.id,
+                            host = %url_host(&callback.url), attempt = attempts, status,
+                            "HITL callback failed: the receiver did not answer 2xx");
+                        (CALLBACK_NOT_2XX, false)
+                    }
+                    Err(e) => {
+                        tracing::warn!(tenant = %request.tenant_id, hitl_request_id = %request.id,
+                            host = %url_host(&callback.url), attempt = attempts, error = %e.detail,
+                            "HITL callback failed");
+                        // A receiver the policy refuses is refused on every attempt.
+                        (e.kind.coarse(), e.kind == CallbackFailure::Refused)
+                    }
                 };
-                if attempts >= self.settings.callback_max_attempts {
+                if give_up || attempts >= self.settings.callback_max_attempts {
                     HitlCallback {
                         status: CallbackStatus::Failed,
                         attempts,
                         next_attempt_at: None,
-                        last_error: Some(error),
+                        last_error: Some(error.to_owned()),
                         ..callback
                     }
                 } else {
@@ -581,7 +615,7 @@ impl HitlService {
                         status: CallbackStatus::Scheduled,
                         attempts,
                         next_attempt_at: Some(now + self.backoff(attempts)),
-                        last_error: Some(error),
+                        last_error: Some(error.to_owned()),
                         ..callback
                     }
                 }
@@ -599,6 +633,17 @@ impl HitlService {
             self.audit.record_after(event).await;
         }
         Ok(())
+    }
+
+    /// Counts an attempt against the tenant's callback rate; `Some(wait)` (the time left in
+    /// the window) when the tenant is past it.
+    async fn callback_rate_limited(&self, tenant: TenantId) -> Result<Option<time::Duration>> {
+        let counter = self.ports.cache.incr(&format!("hitl-callbacks:{tenant}"), CALLBACK_RATE_WINDOW).await?;
+        if counter.count <= self.settings.callbacks_per_minute {
+            return Ok(None);
+        }
+        let wait = counter.ttl.max(Duration::from_millis(100));
+        Ok(Some(time::Duration::try_from(wait).unwrap_or(time::Duration::MINUTE)))
     }
 
     /// The wait after `attempts` failed attempts: the base, doubled each time, capped.
@@ -670,7 +715,10 @@ fn check_open(request: &HitlRequest, now: OffsetDateTime) -> Result<()> {
 }
 
 /// Validates `POST /hitl/request`: the agent id, the window and the callback URL.
-fn validate_request(req: &NewHitlRequest) -> Result<(AgentId, Option<u32>, Option<String>)> {
+fn validate_request(
+    req: &NewHitlRequest,
+    receivers: &ReceiverPolicy,
+) -> Result<(AgentId, Option<u32>, Option<String>)> {
     let mut v = Violations::new();
     let agent_id = check_agent_action(&mut v, &req.agent_id, &req.action, &req.resource, &req.context);
     let reason = req.reason.trim();
@@ -691,7 +739,7 @@ fn validate_request(req: &NewHitlRequest) -> Result<(AgentId, Option<u32>, Optio
     };
     let callback = match req.callback_url.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(url) => match check_callback_url(url) {
+        Some(url) => match check_callback_url(url, receivers) {
             Ok(()) => Some(url.to_owned()),
             Err(message) => {
                 v.add("callback_url", message);
@@ -704,8 +752,10 @@ fn validate_request(req: &NewHitlRequest) -> Result<(AgentId, Option<u32>, Optio
     Ok((agent_id, timeout, callback))
 }
 
-/// A callback URL: absolute `http` or `https` with a host, no credentials, no fragment.
-fn check_callback_url(raw: &str) -> std::result::Result<(), String> {
+/// A callback URL: absolute `http` or `https` with a host, no credentials, no fragment, and
+/// a host the receiver policy allows (an address literal by its rule; a name unless it can
+/// only be local). The sender checks again on the addresses the name resolves to.
+fn check_callback_url(raw: &str, receivers: &ReceiverPolicy) -> std::result::Result<(), String> {
     if raw.len() > MAX_URL_LEN {
         return Err(format!("must be at most {MAX_URL_LEN} characters"));
     }
@@ -722,21 +772,12 @@ fn check_callback_url(raw: &str) -> std::result::Result<(), String> {
     if url.fragment().is_some() {
         return Err("must not have a fragment".into());
     }
-    // Link-local addresses are where cloud metadata services answer; an unspecified or
-    // broadcast address is never a receiver.
-    let refused = match url.host() {
-        Some(url::Host::Ipv4(ip)) => ip.is_link_local() || ip.is_unspecified() || ip.is_broadcast(),
-        Some(url::Host::Ipv6(ip)) => {
-            ip.is_unicast_link_local()
-                || ip.is_unspecified()
-                || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local())
-        }
-        _ => false,
-    };
-    if refused {
-        return Err("must not be a link-local, unspecified or broadcast address".into());
-    }
-    Ok(())
+    receivers.check_url(&url).map_err(|refusal| refusal.to_string())
+}
+
+/// The host of a callback URL, for the operator's log (its path and query may hold a token).
+fn url_host(raw: &str) -> String {
+    url::Url::parse(raw).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::model::{ActorType, AuditFilter, AuditScan, SeqOrder};
-use crate::ports::{AuditRepo, Clock};
+use crate::ports::{AuditRepo, Cache, CallbackError, CallbackFailure, Clock};
 use crate::services::Settings;
 use crate::services::policies::{CheckRequest, PolicyRequest};
 use crate::services::tests::{Harness, harness, replica};
@@ -114,6 +114,52 @@ async fn invalid_requests_name_every_bad_field() {
     assert_eq!(fields(h.svc.hitl.request(&a, long).await.unwrap_err()), ["timeout_seconds"]);
     let unknown = NewHitlRequest { agent_id: uuid::Uuid::now_v7().to_string(), ..ask(&bot) };
     assert!(matches!(h.svc.hitl.request(&a, unknown).await, Err(DomainError::NotFound { .. })));
+}
+
+/// Issue 32.3: by default no callback may name a host inside the service's network.
+#[tokio::test]
+async fn callback_urls_inside_the_network_are_refused_by_default() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    for url in [
+        "http://localhost:8080/hook",
+        "http://api.localhost/",
+        "http://127.0.0.1:8080/hook",
+        "http://127.1/",
+        "http://2130706433/",
+        "http://[::1]:8080/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[fd00:ec2::254]/latest/meta-data",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://10.0.0.5/",
+        "http://192.168.1.1/",
+        "http://100.64.0.1/",
+        "http://metadata.google.internal/computeMetadata/v1/",
+        "http://metadata/",
+    ] {
+        let req = NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) };
+        assert_eq!(fields(h.svc.hitl.request(&a, req).await.unwrap_err()), ["callback_url"], "{url}");
+    }
+    let public = NewHitlRequest { callback_url: Some("https://hooks.example.com/x".into()), ..ask(&bot) };
+    h.svc.hitl.request(&a, public).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_operator_may_allow_private_receivers() {
+    let receivers = crate::net::ReceiverPolicy::parse("127.0.0.0/8, 10.0.0.0/8").unwrap();
+    let settings = Settings { hitl: HitlSettings { receivers, ..HitlSettings::default() }, ..Settings::default() };
+    let h = crate::services::tests::harness_with_settings(settings);
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    for url in ["http://127.0.0.1:8080/hook", "http://10.1.2.3/", "http://receiver.internal/"] {
+        let req = NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) };
+        h.svc.hitl.request(&a, req).await.unwrap();
+    }
+    for url in ["http://169.254.169.254/", "http://[::1]/", "http://192.168.1.1/"] {
+        let req = NewHitlRequest { callback_url: Some(url.into()), ..ask(&bot) };
+        assert_eq!(fields(h.svc.hitl.request(&a, req).await.unwrap_err()), ["callback_url"], "{url}");
+    }
 }
 
 #[tokio::test]
@@ -327,7 +373,10 @@ async fn callbacks_are_signed_retried_with_backoff_and_delivered_once() {
     let mut worker = HitlWorker::default();
     assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0, "nothing to send while pending");
 
-    h.callbacks.script([Err("could not connect: refused".to_owned()), Ok(503)]);
+    h.callbacks.script([
+        Err(CallbackError::new(CallbackFailure::Failed, "could not connect: refused (10.0.0.7:22)")),
+        Ok(503),
+    ]);
     let approved = h.svc.hitl.approve(&a, r.id, comment("ok")).await.unwrap();
     assert_eq!(approved.callback.as_ref().unwrap().status, CallbackStatus::Scheduled);
 
@@ -335,13 +384,13 @@ async fn callbacks_are_signed_retried_with_backoff_and_delivered_once() {
     let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
     assert_eq!((cb.status, cb.attempts), (CallbackStatus::Scheduled, 1));
     assert_eq!(cb.next_attempt_at, Some(h.clock.now() + time::Duration::seconds(2)));
-    assert_eq!(cb.last_error.as_deref(), Some("could not connect: refused"));
+    assert_eq!(cb.last_error.as_deref(), Some("delivery failed"), "coarse: no cause, no address");
     assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0, "not due yet");
 
     h.clock.advance(Duration::from_secs(2));
     h.svc.hitl.step(&mut worker).await.unwrap();
     let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
-    assert_eq!((cb.attempts, cb.last_error.as_deref()), (2, Some("the receiver answered 503")));
+    assert_eq!((cb.attempts, cb.last_error.as_deref()), (2, Some("receiver answered an error status")), "no status");
     assert_eq!(cb.next_attempt_at, Some(h.clock.now() + time::Duration::seconds(4)), "doubled");
 
     h.clock.advance(Duration::from_secs(4));
@@ -374,8 +423,11 @@ async fn a_callback_is_given_up_after_its_last_attempt_and_that_is_audited() {
     let h = crate::services::tests::harness_with_settings(settings);
     let a = h.admin("acme").await;
     let bot = h.agent(&a, "bot").await;
-    let req =
-        NewHitlRequest { callback_url: Some("http://127.0.0.1:9/x".into()), timeout_seconds: Some(5), ..ask(&bot) };
+    let req = NewHitlRequest {
+        callback_url: Some("http://hooks.example.com:9/x".into()),
+        timeout_seconds: Some(5),
+        ..ask(&bot)
+    };
     let r = h.svc.hitl.request(&a, req).await.unwrap();
     h.callbacks.script([Ok(500), Ok(500)]);
     h.clock.advance(Duration::from_secs(5));
@@ -445,4 +497,76 @@ async fn an_api_key_can_request_and_cancel_but_the_key_is_named_as_requester() {
     assert_eq!(r.requested_by.kind, ActorType::ApiKey);
     let cancelled = h.svc.hitl.cancel(&by_key, r.id, HitlDecision::default()).await.unwrap();
     assert_eq!(cancelled.decided_by.unwrap().kind, ActorType::ApiKey);
+}
+
+/// Issue 32.3: a receiver the sender refuses (its name resolved inside the network) is given
+/// up at once, the tenant told only that policy refused it.
+#[tokio::test]
+async fn a_receiver_refused_by_policy_is_given_up_at_once() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let req = NewHitlRequest { callback_url: Some("https://rebind.example.com/x".into()), ..ask(&bot) };
+    let r = h.svc.hitl.request(&a, req).await.unwrap();
+    h.callbacks.script([Err(CallbackError::new(CallbackFailure::Refused, "rebind.example.com resolved to 127.0.0.1"))]);
+    h.svc.hitl.cancel(&a, r.id, HitlDecision::default()).await.unwrap();
+    let mut worker = HitlWorker::default();
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    let cb = h.svc.hitl.get(&a, r.id).await.unwrap().callback.unwrap();
+    assert_eq!((cb.status, cb.attempts, cb.next_attempt_at), (CallbackStatus::Failed, 1, None));
+    assert_eq!(cb.last_error.as_deref(), Some("receiver refused by policy"));
+    h.clock.advance(Duration::from_secs(3600));
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    assert_eq!(h.callbacks.sent().len(), 1, "never tried again");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(audit_types(&h, a.tenant_id()).await, ["hitl.requested", "hitl.cancelled", "hitl.callback_failed"]);
+}
+
+/// Issue 32.3: a tenant's callbacks are rate-limited; those past the rate wait for the next
+/// window without losing an attempt, and another tenant's are not held up.
+#[tokio::test]
+async fn callbacks_are_rate_limited_per_tenant() {
+    let settings =
+        Settings { hitl: HitlSettings { callbacks_per_minute: 2, ..HitlSettings::default() }, ..Settings::default() };
+    let h = crate::services::tests::harness_with_settings(settings);
+    let a = h.admin("acme").await;
+    let b = h.admin("globex").await;
+    let bot = h.agent(&a, "bot").await;
+    let other = h.agent(&b, "other").await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let req = NewHitlRequest { callback_url: Some("https://hooks.example.com/a".into()), ..ask(&bot) };
+        let r = h.svc.hitl.request(&a, req).await.unwrap();
+        h.svc.hitl.cancel(&a, r.id, HitlDecision::default()).await.unwrap();
+        ids.push(r.id);
+    }
+    let req = NewHitlRequest { callback_url: Some("https://hooks.example.com/b".into()), ..ask(&other) };
+    let rb = h.svc.hitl.request(&b, req).await.unwrap();
+    h.svc.hitl.cancel(&b, rb.id, HitlDecision::default()).await.unwrap();
+
+    let mut worker = HitlWorker::default();
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    let urls: Vec<String> = h.callbacks.sent().into_iter().map(|c| c.url).collect();
+    assert_eq!(urls.iter().filter(|u| u.ends_with("/a")).count(), 2, "acme's rate is 2 a minute");
+    assert_eq!(urls.iter().filter(|u| u.ends_with("/b")).count(), 1, "globex is not held up");
+    let mut postponed = Vec::new();
+    for id in &ids {
+        let cb = h.svc.hitl.get(&a, *id).await.unwrap().callback.unwrap();
+        if cb.status == CallbackStatus::Scheduled {
+            postponed.push(cb);
+        }
+    }
+    assert_eq!(postponed.len(), 1, "{postponed:?}");
+    assert_eq!(postponed[0].attempts, 0, "a postponement is not an attempt");
+    assert!(postponed[0].next_attempt_at.unwrap() > h.clock.now());
+
+    assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0, "not before the window ends");
+    h.clock.advance(Duration::from_secs(61));
+    // The window ends (the fake cache records TTLs without enforcing them).
+    h.cache.delete(&format!("hitl-callbacks:{}", a.tenant_id())).await.unwrap();
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    assert_eq!(h.callbacks.sent().len(), 4, "sent in the next window");
+    for id in &ids {
+        assert_eq!(h.svc.hitl.get(&a, *id).await.unwrap().callback.unwrap().status, CallbackStatus::Delivered);
+    }
 }
