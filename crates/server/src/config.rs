@@ -51,9 +51,17 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// Reverse proxies in front that append to `X-Forwarded-For` (0: trust only the socket).
     pub trusted_proxy_hops: usize,
-    pub login_max_failures_per_email: u64,
+    /// Failed logins of one email from one client address before that pair is held back (a
+    /// minute at first, doubling with each hold, up to `login_window_secs`).
+    pub login_max_failures_per_email_ip: u64,
+    /// Failed logins from one client address, any email, within `login_window_secs`.
     pub login_max_failures_per_ip: u64,
+    /// Failed logins of one email from every address within a minute (addresses it signed
+    /// in from lately are exempt): slows a distributed guesser, never locks for long.
+    pub login_max_failures_per_email_per_minute: u64,
     pub login_window_secs: u64,
+    /// Attempts at `POST /users/me/change-password` per user within `login_window_secs`.
+    pub password_change_max_attempts: u64,
     /// Connections in the Postgres pool (and SQLite readers).
     pub db_pool_size: usize,
     pub redis_pool_size: usize,
@@ -253,9 +261,11 @@ impl Default for Config {
             token_ttl_secs: 3600,
             body_limit_bytes: 1024 * 1024,
             trusted_proxy_hops: 0,
-            login_max_failures_per_email: 5,
+            login_max_failures_per_email_ip: 5,
             login_max_failures_per_ip: 50,
+            login_max_failures_per_email_per_minute: 10,
             login_window_secs: 900,
+            password_change_max_attempts: 5,
             db_pool_size: 16,
             redis_pool_size: 16,
             migrate_on_start: true,
@@ -388,9 +398,13 @@ impl Config {
         if self.db_pool_size == 0 || self.redis_pool_size == 0 {
             bail!("pool sizes must be at least 1");
         }
-        if self.login_max_failures_per_email == 0 || self.login_max_failures_per_ip == 0 || self.login_window_secs == 0
+        if self.login_max_failures_per_email_ip == 0
+            || self.login_max_failures_per_ip == 0
+            || self.login_max_failures_per_email_per_minute == 0
+            || self.login_window_secs == 0
+            || self.password_change_max_attempts == 0
         {
-            bail!("login limits and window must be at least 1");
+            bail!("login limits, the password change limit and the login window must be at least 1");
         }
         if let Some(secret) = &self.jwt_secret
             && secret.expose_secret().len() < agentgov_domain::secrets::MIN_JWT_SECRET_LEN
@@ -554,9 +568,11 @@ impl fmt::Debug for Config {
             token_ttl_secs,
             body_limit_bytes,
             trusted_proxy_hops,
-            login_max_failures_per_email,
+            login_max_failures_per_email_ip,
             login_max_failures_per_ip,
+            login_max_failures_per_email_per_minute,
             login_window_secs,
+            password_change_max_attempts,
             db_pool_size,
             redis_pool_size,
             migrate_on_start,
@@ -607,9 +623,11 @@ impl fmt::Debug for Config {
             .field("token_ttl_secs", token_ttl_secs)
             .field("body_limit_bytes", body_limit_bytes)
             .field("trusted_proxy_hops", trusted_proxy_hops)
-            .field("login_max_failures_per_email", login_max_failures_per_email)
+            .field("login_max_failures_per_email_ip", login_max_failures_per_email_ip)
             .field("login_max_failures_per_ip", login_max_failures_per_ip)
+            .field("login_max_failures_per_email_per_minute", login_max_failures_per_email_per_minute)
             .field("login_window_secs", login_window_secs)
+            .field("password_change_max_attempts", password_change_max_attempts)
             .field("db_pool_size", db_pool_size)
             .field("redis_pool_size", redis_pool_size)
             .field("migrate_on_start", migrate_on_start)
@@ -709,6 +727,14 @@ mod tests {
     }
 
     #[test]
+    fn login_limits_must_be_positive() {
+        let zero = with(|c| c.password_change_max_attempts = 0);
+        assert!(zero.validate().is_err());
+        let zero = with(|c| c.login_max_failures_per_email_per_minute = 0);
+        assert!(zero.validate().is_err());
+    }
+
+    #[test]
     fn postgres_requires_a_shared_jwt_secret() {
         let c = with(|c| c.database_url = Some("postgres://db/agentgov".into()));
         assert!(c.validate().unwrap_err().to_string().contains("AGENTGOV_JWT_SECRET"));
@@ -723,6 +749,7 @@ mod tests {
             c.jwt_secret = Some("j".repeat(40).into());
             c.webhook_secret = Some("webhook-secret-value-at-least-32-bytes".into());
         });
+        c.validate().unwrap();
         let printed = format!("{c:?}");
         for secret in [
             "hunter2hunter2",
