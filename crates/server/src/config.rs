@@ -62,6 +62,10 @@ pub struct Config {
     pub login_window_secs: u64,
     /// Attempts at `POST /users/me/change-password` per user within `login_window_secs`.
     pub password_change_max_attempts: u64,
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>` (at least 16
+    /// characters); unset, it is open, for scrapers on a private network.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub metrics_token: Option<SecretString>,
     /// Connections in the Postgres pool (and SQLite readers).
     pub db_pool_size: usize,
     pub redis_pool_size: usize,
@@ -266,6 +270,7 @@ impl Default for Config {
             login_max_failures_per_email_per_minute: 10,
             login_window_secs: 900,
             password_change_max_attempts: 5,
+            metrics_token: None,
             db_pool_size: 16,
             redis_pool_size: 16,
             migrate_on_start: true,
@@ -405,6 +410,11 @@ impl Config {
             || self.password_change_max_attempts == 0
         {
             bail!("login limits, the password change limit and the login window must be at least 1");
+        }
+        if let Some(token) = &self.metrics_token
+            && token.expose_secret().len() < 16
+        {
+            bail!("metrics_token must be at least 16 characters");
         }
         if let Some(secret) = &self.jwt_secret
             && secret.expose_secret().len() < agentgov_domain::secrets::MIN_JWT_SECRET_LEN
@@ -573,6 +583,7 @@ impl fmt::Debug for Config {
             login_max_failures_per_email_per_minute,
             login_window_secs,
             password_change_max_attempts,
+            metrics_token,
             db_pool_size,
             redis_pool_size,
             migrate_on_start,
@@ -628,6 +639,7 @@ impl fmt::Debug for Config {
             .field("login_max_failures_per_email_per_minute", login_max_failures_per_email_per_minute)
             .field("login_window_secs", login_window_secs)
             .field("password_change_max_attempts", password_change_max_attempts)
+            .field("metrics_token", &mask(metrics_token))
             .field("db_pool_size", db_pool_size)
             .field("redis_pool_size", redis_pool_size)
             .field("migrate_on_start", migrate_on_start)
@@ -727,7 +739,9 @@ mod tests {
     }
 
     #[test]
-    fn login_limits_must_be_positive() {
+    fn a_metrics_token_must_be_long_enough_and_login_limits_positive() {
+        let short = with(|c| c.metrics_token = Some("short".into()));
+        assert!(short.validate().unwrap_err().to_string().contains("metrics_token"));
         let zero = with(|c| c.password_change_max_attempts = 0);
         assert!(zero.validate().is_err());
         let zero = with(|c| c.login_max_failures_per_email_per_minute = 0);
@@ -748,6 +762,7 @@ mod tests {
             c.admin_key = Some("admin-key-secret-value".into());
             c.jwt_secret = Some("j".repeat(40).into());
             c.webhook_secret = Some("webhook-secret-value-at-least-32-bytes".into());
+            c.metrics_token = Some("metrics-scrape-token-value".into());
         });
         c.validate().unwrap();
         let printed = format!("{c:?}");
@@ -757,6 +772,7 @@ mod tests {
             "admin-key-secret-value",
             &"j".repeat(40),
             "webhook-secret-value-at-least-32-bytes",
+            "metrics-scrape-token-value",
         ] {
             assert!(!printed.contains(secret), "{secret} leaked in {printed}");
         }
