@@ -30,18 +30,20 @@ pub struct AppState {
 }
 
 /// HTTP settings the server reads from its configuration.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct HttpSettings {
     /// Largest accepted request body, in bytes (413 beyond).
     pub body_limit: usize,
     /// Reverse proxies in front of the server that append to `X-Forwarded-For`. 0: the
     /// client IP is the socket's peer; N: the N-th address from the right of the header.
     pub trusted_proxy_hops: usize,
+    /// Guards `/metrics` when set (`AGENTGOV_METRICS_TOKEN`).
+    pub metrics_token: metrics::MetricsToken,
 }
 
 impl Default for HttpSettings {
     fn default() -> Self {
-        Self { body_limit: 1024 * 1024, trusted_proxy_hops: 0 }
+        Self { body_limit: 1024 * 1024, trusted_proxy_hops: 0, metrics_token: metrics::MetricsToken::default() }
     }
 }
 
@@ -211,8 +213,8 @@ pub fn app(
     let methods = Methods::of(&doc);
     App::new()
         .app_data(state)
-        .app_data(http)
         .app_data(web::PayloadConfig::new(http.body_limit))
+        .app_data(http)
         .app_data(web::PathConfig::default().error_handler(extract::path_error))
         .app_data(web::QueryConfig::default().error_handler(extract::query_error))
         .configure(|cfg| register(&mut ServiceConfig::new(cfg)))

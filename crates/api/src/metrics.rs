@@ -1,15 +1,21 @@
 //! Prometheus metrics: request counts and latency by route and status, served at `/metrics`.
+//!
+//! Every label takes values from a fixed set, so no request can add series: the method is
+//! one of the standard ones or `OTHER`, the route is a registered pattern or `unmatched`,
+//! the status is one of the codes the service answers or its class (`5xx`).
 
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
-use actix_web::{HttpMessage, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use crate::AppState;
+use crate::problem::{ApiError, BEARER_CHALLENGE};
 
 static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
 
@@ -52,18 +58,78 @@ pub async fn record(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let start = Instant::now();
-    let method = req.method().to_string();
+    let method = method_label(req.method());
     let mut res = next.call(req).await?;
     let request_id = res.request().extensions().get::<tracing_actix_web::RequestId>().map(|id| id.to_string());
     if let Some(id) = request_id.and_then(|id| actix_web::http::header::HeaderValue::from_str(&id).ok()) {
         res.headers_mut().insert(actix_web::http::header::HeaderName::from_static("x-request-id"), id);
     }
     let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_owned());
-    let status = res.status().as_u16().to_string();
-    let labels = [("method", method), ("route", route), ("status", status)];
+    let status = status_label(res.status());
+    let labels = [("method", method.to_owned()), ("route", route), ("status", status)];
     metrics::counter!("http_requests_total", &labels).increment(1);
     metrics::histogram!("http_request_duration_seconds", &labels).record(start.elapsed().as_secs_f64());
     Ok(res)
+}
+
+/// The method as a label: a standard method by name, any other (a client may send any token
+/// as a method) as `OTHER`.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
+/// The status as a label: the codes the service answers by number, anything else by its
+/// class (`1xx` … `5xx`).
+fn status_label(status: StatusCode) -> String {
+    const KNOWN: &[u16] = &[
+        101, 200, 201, 202, 204, 206, 301, 302, 304, 307, 308, 400, 401, 403, 404, 405, 406, 408, 409, 410, 411, 412,
+        413, 414, 415, 416, 422, 426, 429, 431, 500, 501, 502, 503, 504, 505,
+    ];
+    let code = status.as_u16();
+    if KNOWN.contains(&code) { code.to_string() } else { format!("{}xx", code / 100) }
+}
+
+/// The operator's token guarding `/metrics` (`AGENTGOV_METRICS_TOKEN`); unset, the page is
+/// open. Never printed.
+#[derive(Clone, Default)]
+pub struct MetricsToken(Option<std::sync::Arc<[u8]>>);
+
+impl MetricsToken {
+    pub fn new(token: Option<&str>) -> Self {
+        Self(token.filter(|t| !t.is_empty()).map(|t| t.as_bytes().into()))
+    }
+
+    /// Whether `req` may read `/metrics`: no token configured, or `Authorization: Bearer`
+    /// with it (compared in constant time).
+    fn admits(&self, req: &HttpRequest) -> Result<(), ApiError> {
+        let Some(expected) = &self.0 else { return Ok(()) };
+        let given = req
+            .headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim);
+        match given {
+            Some(given) if agentgov_domain::secrets::secrets_equal(expected, given.as_bytes()) => Ok(()),
+            Some(_) => Err(ApiError::unauthorized("invalid metrics token", BEARER_CHALLENGE)),
+            None => Err(ApiError::unauthorized("/metrics needs the operator's metrics token", BEARER_CHALLENGE)),
+        }
+    }
+}
+
+impl std::fmt::Debug for MetricsToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "MetricsToken(****)" } else { "MetricsToken(unset)" })
+    }
 }
 
 /// The help text of the metrics recorded outside the request middleware.
@@ -83,11 +149,14 @@ fn describe() {
     );
 }
 
-/// `GET /metrics` in the Prometheus text format.
-pub async fn render(state: web::Data<AppState>) -> HttpResponse {
+/// `GET /metrics` in the Prometheus text format; with `AGENTGOV_METRICS_TOKEN` set, only for
+/// `Authorization: Bearer <token>` (401 otherwise).
+pub async fn render(state: web::Data<AppState>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let token = req.app_data::<crate::HttpSettings>().map(|h| &h.metrics_token);
+    token.map_or(Ok(()), |t| t.admits(&req))?;
     record_siem(&state).await;
     let body = handle().map(PrometheusHandle::render).unwrap_or_default();
-    HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(body)
+    Ok(HttpResponse::Ok().content_type("text/plain; version=0.0.4").body(body))
 }
 
 /// Each SIEM sink's figures, read from the store as `GET /siem/status` reads them (so every
@@ -107,5 +176,27 @@ async fn record_siem(state: &AppState) {
             let seconds = at.unix_timestamp_nanos() as f64 / 1e9;
             metrics::gauge!("agentgov_siem_last_success_timestamp_seconds", &sink).set(seconds);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_come_from_fixed_sets() {
+        assert_eq!(method_label(&Method::GET), "GET");
+        assert_eq!(method_label(&Method::OPTIONS), "OPTIONS");
+        assert_eq!(method_label(&Method::from_bytes(b"MADEUP123").unwrap()), "OTHER");
+        assert_eq!(method_label(&Method::CONNECT), "OTHER");
+        assert_eq!(status_label(StatusCode::TOO_MANY_REQUESTS), "429");
+        assert_eq!(status_label(StatusCode::from_u16(599).unwrap()), "5xx");
+        assert_eq!(status_label(StatusCode::IM_A_TEAPOT), "4xx");
+    }
+
+    #[test]
+    fn the_token_is_never_printed() {
+        assert_eq!(format!("{:?}", MetricsToken::new(Some("s3cret-metrics-token"))), "MetricsToken(****)");
+        assert_eq!(format!("{:?}", MetricsToken::new(None)), "MetricsToken(unset)");
     }
 }

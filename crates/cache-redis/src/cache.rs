@@ -25,6 +25,16 @@ end
 return {count, ttl}
 ";
 
+/// Takes one back from a counter that exists and is above zero; DECR keeps its expiry.
+/// Atomic on the server.
+const DECR_SCRIPT: &str = r"
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count and count > 0 then
+  redis.call('DECR', KEYS[1])
+end
+return 0
+";
+
 /// The shared cache. Cloning shares the pool.
 #[derive(Clone)]
 pub struct RedisCache {
@@ -88,6 +98,12 @@ impl Cache for RedisCache {
         let cmd = redis::cmd("EVAL").arg(INCR_SCRIPT).arg(1).arg(self.key(key)).arg(millis(window)).clone();
         let (count, ttl): (u64, i64) = self.query(&cmd).await?;
         Ok(Counter { count, ttl: from_pttl(ttl) })
+    }
+
+    async fn decr(&self, key: &str) -> Result<()> {
+        let cmd = redis::cmd("EVAL").arg(DECR_SCRIPT).arg(1).arg(self.key(key)).clone();
+        let _: i64 = self.query(&cmd).await?;
+        Ok(())
     }
 
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {

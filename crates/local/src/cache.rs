@@ -159,6 +159,25 @@ impl Cache for MemoryCache {
         }
     }
 
+    async fn decr(&self, key: &str) -> Result<()> {
+        // Under the same per-key lock as `incr`; an absent or expired counter stays absent.
+        self.entries
+            .entry_by_ref(key)
+            .and_try_compute_with(|current| async move {
+                let now = Instant::now();
+                let op = match current.map(|e| e.into_value()).filter(|e| e.is_live(now)) {
+                    Some(e) => {
+                        let count = e.count()?.saturating_sub(1);
+                        Op::Put(Entry { value: count.to_string().into_bytes().into(), expires_at: e.expires_at })
+                    }
+                    None => Op::Nop,
+                };
+                Ok::<_, DomainError>(op)
+            })
+            .await?;
+        Ok(())
+    }
+
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         self.live(key).await.map(|e| e.counter(Instant::now())).transpose()
     }

@@ -51,9 +51,21 @@ pub struct Config {
     pub body_limit_bytes: usize,
     /// Reverse proxies in front that append to `X-Forwarded-For` (0: trust only the socket).
     pub trusted_proxy_hops: usize,
-    pub login_max_failures_per_email: u64,
+    /// Failed logins of one email from one client address before that pair is held back (a
+    /// minute at first, doubling with each hold, up to `login_window_secs`).
+    pub login_max_failures_per_email_ip: u64,
+    /// Failed logins from one client address, any email, within `login_window_secs`.
     pub login_max_failures_per_ip: u64,
+    /// Failed logins of one email from every address within a minute (addresses it signed
+    /// in from lately are exempt): slows a distributed guesser, never locks for long.
+    pub login_max_failures_per_email_per_minute: u64,
     pub login_window_secs: u64,
+    /// Attempts at `POST /users/me/change-password` per user within `login_window_secs`.
+    pub password_change_max_attempts: u64,
+    /// When set, `/metrics` answers only `Authorization: Bearer <token>` (at least 16
+    /// characters); unset, it is open, for scrapers on a private network.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub metrics_token: Option<SecretString>,
     /// Connections in the Postgres pool (and SQLite readers).
     pub db_pool_size: usize,
     pub redis_pool_size: usize,
@@ -280,9 +292,12 @@ impl Default for Config {
             token_ttl_secs: 3600,
             body_limit_bytes: 1024 * 1024,
             trusted_proxy_hops: 0,
-            login_max_failures_per_email: 5,
+            login_max_failures_per_email_ip: 5,
             login_max_failures_per_ip: 50,
+            login_max_failures_per_email_per_minute: 10,
             login_window_secs: 900,
+            password_change_max_attempts: 5,
+            metrics_token: None,
             db_pool_size: 16,
             redis_pool_size: 16,
             migrate_on_start: true,
@@ -440,9 +455,18 @@ impl Config {
         if self.db_pool_size == 0 || self.redis_pool_size == 0 {
             bail!("pool sizes must be at least 1");
         }
-        if self.login_max_failures_per_email == 0 || self.login_max_failures_per_ip == 0 || self.login_window_secs == 0
+        if self.login_max_failures_per_email_ip == 0
+            || self.login_max_failures_per_ip == 0
+            || self.login_max_failures_per_email_per_minute == 0
+            || self.login_window_secs == 0
+            || self.password_change_max_attempts == 0
         {
-            bail!("login limits and window must be at least 1");
+            bail!("login limits, the password change limit and the login window must be at least 1");
+        }
+        if let Some(token) = &self.metrics_token
+            && token.expose_secret().len() < 16
+        {
+            bail!("metrics_token must be at least 16 characters");
         }
         if let Some(secret) = &self.jwt_secret
             && secret.expose_secret().len() < agentgov_domain::secrets::MIN_JWT_SECRET_LEN
@@ -625,9 +649,12 @@ impl fmt::Debug for Config {
             token_ttl_secs,
             body_limit_bytes,
             trusted_proxy_hops,
-            login_max_failures_per_email,
+            login_max_failures_per_email_ip,
             login_max_failures_per_ip,
+            login_max_failures_per_email_per_minute,
             login_window_secs,
+            password_change_max_attempts,
+            metrics_token,
             db_pool_size,
             redis_pool_size,
             migrate_on_start,
@@ -687,9 +714,12 @@ impl fmt::Debug for Config {
             .field("token_ttl_secs", token_ttl_secs)
             .field("body_limit_bytes", body_limit_bytes)
             .field("trusted_proxy_hops", trusted_proxy_hops)
-            .field("login_max_failures_per_email", login_max_failures_per_email)
+            .field("login_max_failures_per_email_ip", login_max_failures_per_email_ip)
             .field("login_max_failures_per_ip", login_max_failures_per_ip)
+            .field("login_max_failures_per_email_per_minute", login_max_failures_per_email_per_minute)
             .field("login_window_secs", login_window_secs)
+            .field("password_change_max_attempts", password_change_max_attempts)
+            .field("metrics_token", &mask(metrics_token))
             .field("db_pool_size", db_pool_size)
             .field("redis_pool_size", redis_pool_size)
             .field("migrate_on_start", migrate_on_start)
@@ -798,6 +828,16 @@ mod tests {
     }
 
     #[test]
+    fn a_metrics_token_must_be_long_enough_and_login_limits_positive() {
+        let short = with(|c| c.metrics_token = Some("short".into()));
+        assert!(short.validate().unwrap_err().to_string().contains("metrics_token"));
+        let zero = with(|c| c.password_change_max_attempts = 0);
+        assert!(zero.validate().is_err());
+        let zero = with(|c| c.login_max_failures_per_email_per_minute = 0);
+        assert!(zero.validate().is_err());
+    }
+
+    #[test]
     fn postgres_requires_a_shared_jwt_secret() {
         let c = with(|c| c.database_url = Some("postgres://db/agentgov".into()));
         assert!(c.validate().unwrap_err().to_string().contains("AGENTGOV_JWT_SECRET"));
@@ -811,7 +851,9 @@ mod tests {
             c.admin_key = Some("admin-key-secret-value".into());
             c.jwt_secret = Some("j".repeat(40).into());
             c.webhook_secret = Some("webhook-secret-value-at-least-32-bytes".into());
+            c.metrics_token = Some("metrics-scrape-token-value".into());
         });
+        c.validate().unwrap();
         let printed = format!("{c:?}");
         for secret in [
             "hunter2hunter2",
@@ -819,6 +861,7 @@ mod tests {
             "admin-key-secret-value",
             &"j".repeat(40),
             "webhook-secret-value-at-least-32-bytes",
+            "metrics-scrape-token-value",
         ] {
             assert!(!printed.contains(secret), "{secret} leaked in {printed}");
         }

@@ -6,6 +6,7 @@ use std::time::Duration;
 use actix_web::{HttpServer, web};
 use agentgov_api::{AppState, HttpSettings};
 use anyhow::Context;
+use secrecy::ExposeSecret;
 
 use crate::config::Config;
 use crate::wiring::build_services;
@@ -28,9 +29,15 @@ pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Re
     let hitl = crate::wiring::spawn_hitl_worker(&built.services.hitl, built.lease_work);
     let state = web::Data::new(AppState { services: built.services, info: built.info, feed: built.feed });
     let doc = agentgov_api::openapi();
-    let http = HttpSettings { body_limit: config.body_limit_bytes, trusted_proxy_hops: config.trusted_proxy_hops };
+    let http = HttpSettings {
+        body_limit: config.body_limit_bytes,
+        trusted_proxy_hops: config.trusted_proxy_hops,
+        metrics_token: agentgov_api::metrics::MetricsToken::new(
+            config.metrics_token.as_ref().map(|t| t.expose_secret()),
+        ),
+    };
     agentgov_api::metrics::handle();
-    let mut server = HttpServer::new(move || agentgov_api::app(state.clone(), http, doc.clone()))
+    let mut server = HttpServer::new(move || agentgov_api::app(state.clone(), http.clone(), doc.clone()))
         .shutdown_timeout(config.shutdown_timeout_secs)
         .client_request_timeout(Duration::from_secs(30));
     if let Some(workers) = config.workers {

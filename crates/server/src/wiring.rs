@@ -580,9 +580,11 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     let settings = Settings {
         auth: AuthSettings {
             token_ttl: Duration::from_secs(config.token_ttl_secs),
-            login_max_failures_per_email: config.login_max_failures_per_email,
+            login_max_failures_per_email_ip: config.login_max_failures_per_email_ip,
             login_max_failures_per_ip: config.login_max_failures_per_ip,
+            login_max_failures_per_email_per_minute: config.login_max_failures_per_email_per_minute,
             login_window: Duration::from_secs(config.login_window_secs),
+            password_change_max_attempts: config.password_change_max_attempts,
             ..AuthSettings::default()
         },
         audit: AuditSettings {

@@ -40,6 +40,9 @@ macro_rules! cache_conformance_tests {
             incr_window_is_fixed_at_first_increment,
             get_counter_reads_without_incrementing,
             delete_removes_a_counter,
+            decr_gives_one_back_within_the_window,
+            decr_never_creates_nor_goes_below_zero,
+            concurrent_incr_and_decr_balance,
             revoke_token_marks_it_revoked,
             token_revocation_expires,
             ping_answers,
@@ -233,6 +236,51 @@ pub async fn delete_removes_a_counter(cache: Arc<dyn Cache>) {
     cache.delete("gone").await.unwrap();
     assert_eq!(cache.get_counter("gone").await.unwrap(), None);
     assert_eq!(cache.incr("gone", LONG).await.unwrap().count, 1);
+}
+
+pub async fn decr_gives_one_back_within_the_window(cache: Arc<dyn Cache>) {
+    cache.incr("reserved", SHORT).await.unwrap();
+    let second = cache.incr("reserved", SHORT).await.unwrap();
+    assert_eq!(second.count, 2);
+    cache.decr("reserved").await.unwrap();
+    let read = cache.get_counter("reserved").await.unwrap().expect("still counting");
+    assert_eq!(read.count, 1, "one reservation given back");
+    assert!(read.ttl <= second.ttl && read.ttl > Duration::ZERO, "the window is kept: ttl {:?}", read.ttl);
+    assert_eq!(cache.incr("reserved", SHORT).await.unwrap().count, 2, "the next reservation counts on");
+
+    tokio::time::sleep(SHORT + SLACK).await;
+    assert_eq!(cache.get_counter("reserved").await.unwrap(), None, "the window still ends on time");
+}
+
+pub async fn decr_never_creates_nor_goes_below_zero(cache: Arc<dyn Cache>) {
+    cache.decr("never-counted").await.unwrap();
+    assert_eq!(cache.get_counter("never-counted").await.unwrap(), None, "decr does not create a counter");
+    assert_eq!(cache.incr("never-counted", LONG).await.unwrap().count, 1);
+
+    cache.incr("floor", LONG).await.unwrap();
+    cache.decr("floor").await.unwrap();
+    cache.decr("floor").await.unwrap();
+    assert_eq!(cache.get_counter("floor").await.unwrap().map(|c| c.count), Some(0), "never below zero");
+    assert_eq!(cache.incr("floor", LONG).await.unwrap().count, 1);
+}
+
+pub async fn concurrent_incr_and_decr_balance(cache: Arc<dyn Cache>) {
+    const TASKS: u64 = 40;
+    cache.incr("balance", LONG).await.unwrap();
+    // Every task reserves and gives back: whatever the interleaving, none is lost.
+    let tasks: Vec<_> = (0..TASKS)
+        .map(|_| {
+            let cache = Arc::clone(&cache);
+            tokio::spawn(async move {
+                cache.incr("balance", LONG).await.unwrap();
+                cache.decr("balance").await.unwrap();
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(cache.get_counter("balance").await.unwrap().map(|c| c.count), Some(1));
 }
 
 pub async fn revoke_token_marks_it_revoked(cache: Arc<dyn Cache>) {

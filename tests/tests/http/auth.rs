@@ -20,7 +20,7 @@ async fn login_returns_the_spec_shape_and_both_credentials_work() {
 }
 
 #[tokio::test]
-async fn wrong_credentials_are_401_and_blocked_users_403() {
+async fn wrong_credentials_and_a_blocked_users_right_password_are_the_same_401() {
     let app = spawn_app().await;
     let t = app.create_tenant("acme").await;
     let body = expect_problem(
@@ -31,8 +31,127 @@ async fn wrong_credentials_are_401_and_blocked_users_403() {
     assert_eq!(body["detail"], "invalid email or password");
     expect_problem(app.post("/auth/login").json(&json!({"email": "ghost@acme.test", "password": PASSWORD})), 401).await;
     let (id, _) = app.user(&t, "bob@acme.test", "analyst").await;
+    let wrong = app.post("/auth/login").json(&json!({"email": "bob@acme.test", "password": "wrong password!"}));
+    let wrong = wrong.send().await.unwrap();
+    let wrong_challenge = wrong.headers()["www-authenticate"].clone();
+    let (_, wrong) = read(wrong).await;
     expect(app.post(&format!("/users/{id}/block")).bearer_auth(&t.token), 200).await;
-    expect_problem(app.post("/auth/login").json(&json!({"email": "bob@acme.test", "password": PASSWORD})), 403).await;
+    // The right password of a blocked user tells nothing: the same status, body and challenge.
+    let blocked = app.post("/auth/login").json(&json!({"email": "bob@acme.test", "password": PASSWORD}));
+    let blocked = blocked.send().await.unwrap();
+    assert_eq!(blocked.status(), 401);
+    assert_eq!(blocked.headers()["www-authenticate"], wrong_challenge);
+    assert_eq!(read(blocked).await.1, wrong);
+}
+
+/// 30 wrong passwords for one email, sent at once from one address: the reservation is
+/// atomic, so at most the limit (5) reach the password check and the rest are 429.
+async fn parallel_wrong_logins_stop_at_the_limit(app: &TestApp) {
+    app.create_tenant("acme").await;
+    let mut sends = tokio::task::JoinSet::new();
+    for _ in 0..30 {
+        let req = app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": "wrong password!"}));
+        sends.spawn(async move {
+            let res = req.send().await.unwrap();
+            let retry = res.headers().get("retry-after").map(|v| v.to_str().unwrap().parse::<u64>().unwrap());
+            (res.status().as_u16(), retry)
+        });
+    }
+    let (mut unauthorized, mut limited) = (0, 0);
+    while let Some(answer) = sends.join_next().await {
+        match answer.unwrap() {
+            (401, _) => unauthorized += 1,
+            (429, Some(retry)) => {
+                assert!((1..=900).contains(&retry), "Retry-After {retry}");
+                limited += 1;
+            }
+            other => panic!("unexpected answer {other:?}"),
+        }
+    }
+    assert!(unauthorized <= 5, "{unauthorized} attempts reached the password check, past the limit of 5");
+    assert_eq!(unauthorized + limited, 30);
+    // Held back, even with the right password.
+    expect_problem(app.post("/auth/login").json(&json!({"email": "admin@acme.test", "password": PASSWORD})), 429).await;
+}
+
+#[tokio::test]
+async fn parallel_wrong_logins_stop_at_the_limit_embedded() {
+    parallel_wrong_logins_stop_at_the_limit(&spawn_app().await).await;
+}
+
+#[tokio::test]
+async fn parallel_wrong_logins_stop_at_the_limit_through_redis() {
+    let Some((app, _guard)) = spawn_distributed().await else { return };
+    parallel_wrong_logins_stop_at_the_limit(&app).await;
+}
+
+/// `n` wrong passwords for `email` sent at once from `address` (behind one trusted proxy).
+async fn fail_from(app: &TestApp, email: &str, address: &str, n: usize) {
+    let mut sends = tokio::task::JoinSet::new();
+    for _ in 0..n {
+        let req = app
+            .post("/auth/login")
+            .header("X-Forwarded-For", address.to_owned())
+            .json(&json!({"email": email, "password": "wrong password!"}));
+        sends.spawn(async move { req.send().await.unwrap().status().as_u16() });
+    }
+    while let Some(status) = sends.join_next().await {
+        assert!(matches!(status.unwrap(), 401 | 429));
+    }
+}
+
+fn login_from(app: &TestApp, email: &str, address: &str) -> reqwest::RequestBuilder {
+    app.post("/auth/login")
+        .header("X-Forwarded-For", address.to_owned())
+        .json(&json!({"email": email, "password": PASSWORD}))
+}
+
+#[tokio::test]
+async fn a_strangers_failures_do_not_lock_the_owner_out() {
+    let app = spawn_with(|c| c.trusted_proxy_hops = 1).await;
+    let t = app.create_tenant("acme").await;
+    // A stranger hammers the owner's email from one address: that address is held back...
+    fail_from(&app, &t.admin_email, "203.0.113.7", 30).await;
+    expect_problem(login_from(&app, &t.admin_email, "203.0.113.7"), 429).await;
+    // ...and the owner, from their own address, signs in at once.
+    expect(login_from(&app, &t.admin_email, "198.51.100.9"), 200).await;
+}
+
+#[tokio::test]
+async fn many_strangers_slow_an_email_from_new_addresses_but_not_from_the_owners() {
+    let app = spawn_with(|c| c.trusted_proxy_hops = 1).await;
+    let t = app.create_tenant("acme").await;
+    expect(login_from(&app, &t.admin_email, "198.51.100.9"), 200).await;
+    // 20 addresses, 5 failures each: far past the per-email ceiling (10 a minute).
+    for i in 0..20 {
+        fail_from(&app, &t.admin_email, &format!("203.0.113.{i}"), 5).await;
+    }
+    // A new address is slowed for at most the ceiling's minute...
+    let res = login_from(&app, &t.admin_email, "192.0.2.50").send().await.unwrap();
+    assert_eq!(res.status(), 429);
+    let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry), "Retry-After {retry}");
+    // ...and the address the owner signed in from is not held back at all.
+    expect(login_from(&app, &t.admin_email, "198.51.100.9"), 200).await;
+}
+
+#[tokio::test]
+async fn ipv6_addresses_are_limited_by_their_64_block() {
+    let app = spawn_with(|c| {
+        c.trusted_proxy_hops = 1;
+        c.login_max_failures_per_ip = 3;
+    })
+    .await;
+    app.create_tenant("acme").await;
+    for i in 0..3 {
+        let body = json!({"email": format!("nobody{i}@acme.test"), "password": "wrong password!"});
+        let address = format!("2001:db8:1:2::{i:x}");
+        expect_problem(app.post("/auth/login").header("X-Forwarded-For", address).json(&body), 401).await;
+    }
+    // Another address of the same /64 is the same client; another /64 is not.
+    let body = json!({"email": "admin@acme.test", "password": PASSWORD});
+    expect_problem(app.post("/auth/login").header("X-Forwarded-For", "2001:db8:1:2:ffff::1").json(&body), 429).await;
+    expect(app.post("/auth/login").header("X-Forwarded-For", "2001:db8:1:3::1").json(&body), 200).await;
 }
 
 #[tokio::test]

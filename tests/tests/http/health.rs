@@ -89,6 +89,45 @@ async fn metrics_are_prometheus_text_by_route() {
 }
 
 #[tokio::test]
+async fn made_up_methods_add_no_series_beyond_one_other_set() {
+    let app = spawn_app().await;
+    for i in 0..100 {
+        let method = reqwest::Method::from_bytes(format!("MADEUP{i}").as_bytes()).unwrap();
+        let status = app.req(method, "/api/v1/health").send().await.unwrap().status();
+        assert!(status.is_client_error(), "{status}");
+    }
+    let text = expect_text(app.get("/metrics"), 200).await;
+    assert!(!text.contains("MADEUP"), "a made-up method became a label value");
+    // The recorder is shared by every server of this test process: look at this route only.
+    let sets: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("http_requests_total{"))
+        .filter(|l| l.contains("method=\"OTHER\"") && l.contains("route=\"/api/v1/health\""))
+        .map(|l| l.rsplit_once(' ').unwrap().0)
+        .collect();
+    assert_eq!(sets.len(), 1, "one OTHER series for the route and status: {sets:?}");
+}
+
+#[tokio::test]
+async fn a_metrics_token_guards_metrics() {
+    let app = spawn_with(|c| c.metrics_token = Some("scrape-token-0123456789".into())).await;
+    let body = expect_problem(app.get("/metrics"), 401).await;
+    assert!(!body.to_string().contains("scrape-token"), "{body}");
+    expect_problem(app.get("/metrics").bearer_auth("scrape-token-012345678X"), 401).await;
+    expect_problem(app.get("/metrics").header("Authorization", "scrape-token-0123456789"), 401).await;
+    let text = expect_text(app.get("/metrics").bearer_auth("scrape-token-0123456789"), 200).await;
+    assert!(text.contains("http_requests_total"), "{text}");
+    // The rest of the API does not ask for it.
+    expect(app.get("/health"), 200).await;
+}
+
+async fn expect_text(req: reqwest::RequestBuilder, status: u16) -> String {
+    let res = req.send().await.unwrap();
+    assert_eq!(res.status().as_u16(), status);
+    res.text().await.unwrap()
+}
+
+#[tokio::test]
 async fn every_response_carries_a_request_id() {
     let app = spawn_app().await;
     let res = app.get("/health").send().await.unwrap();

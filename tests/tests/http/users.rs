@@ -182,6 +182,25 @@ async fn changing_the_password_checks_the_old_one_and_signs_out_other_sessions()
 }
 
 #[tokio::test]
+async fn change_password_attempts_are_limited_per_user() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let (_, bob) = app.user(&t, "bob@acme.test", "analyst").await;
+    let wrong = json!({"current_password": "not the password", "new_password": "a brand new password"});
+    for _ in 0..5 {
+        expect_problem(app.post("/users/me/change-password").bearer_auth(&t.token).json(&wrong), 422).await;
+    }
+    // Past the limit the current password is not even looked at: the right one is 429 too.
+    let right = json!({"current_password": PASSWORD, "new_password": "a brand new password"});
+    let res = app.post("/users/me/change-password").bearer_auth(&t.token).json(&right).send().await.unwrap();
+    assert_eq!(res.status(), 429);
+    let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=900).contains(&retry), "Retry-After {retry}");
+    // The limit is the user's own: another user of the tenant changes theirs.
+    expect(app.post("/users/me/change-password").bearer_auth(&bob).json(&right), 204).await;
+}
+
+#[tokio::test]
 async fn user_input_is_validated_field_by_field() {
     let app = spawn_app().await;
     let t = app.create_tenant("acme").await;

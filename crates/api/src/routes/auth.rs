@@ -17,15 +17,15 @@ pub struct LoginRequest {
     pub password: String,
 }
 
-/// Sign in with email and password. Failed attempts are limited per email and per client IP
-/// (429 with `Retry-After`).
+/// Sign in with email and password. Attempts are limited per email from one client address
+/// (held back progressively), per client address and per email (429 with `Retry-After`),
+/// counted before the password is checked (docs/API.md, "Credentials").
 #[utoipa::path(
     tag = "auth",
     request_body = LoginRequest,
     responses(
         (status = 200, description = "Signed in", body = LoginResult),
-        (status = 401, description = "Wrong email or password", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "The user is blocked", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Wrong email or password, or a blocked user (the same answer)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many failed attempts", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )

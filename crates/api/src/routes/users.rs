@@ -49,12 +49,17 @@ pub async fn update_me(state: web::Data<AppState>, auth: Jwt, body: Json<UpdateU
     Ok(web::Json(state.services.users.update_me(&auth.0, body.0).await?))
 }
 
-/// Change own password; the caller's other sessions are signed out.
+/// Change own password; the caller's other sessions are signed out. Attempts are limited
+/// per user (429 with `Retry-After`).
 #[utoipa::path(
     tag = "users",
     security(("bearer" = [])),
     request_body = PasswordChange,
-    responses((status = 204, description = "Changed"))
+    responses(
+        (status = 204, description = "Changed"),
+        (status = 429, description = "Too many attempts", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
+    )
 )]
 #[post("/me/change-password")]
 pub async fn change_password(

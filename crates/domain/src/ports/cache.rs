@@ -26,6 +26,10 @@ pub trait Cache: Send + Sync {
     /// Adds one to a counter. The window starts at the first increment and lasts `window`;
     /// later increments do not extend it.
     async fn incr(&self, key: &str, window: Duration) -> Result<Counter>;
+    /// Takes one back from a counter (a reservation made with `incr` that turned out not to
+    /// count, e.g. a login that succeeded). Atomic like `incr`; keeps the window; never goes
+    /// below zero and never creates an absent or expired counter.
+    async fn decr(&self, key: &str) -> Result<()>;
     /// The counter's current value without changing it; `None` when absent or expired.
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>>;
     /// Marks a token id revoked for `ttl` (its remaining lifetime).

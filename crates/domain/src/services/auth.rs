@@ -38,6 +38,72 @@ pub struct LoginResult {
 
 const INVALID_LOGIN: &str = "invalid email or password";
 
+/// The first hold of an email+address pair ends this long after the pair's first failure.
+const FIRST_HOLD: Duration = Duration::from_secs(60);
+/// How long a pair's holds are remembered (each makes the next twice as long).
+const HOLDS_REMEMBERED: Duration = Duration::from_secs(24 * 3600);
+/// The window of the per-email ceiling: short, so strangers can slow an email's sign-ins
+/// but never hold them back for long.
+const EMAIL_CEILING_WINDOW: Duration = Duration::from_secs(60);
+/// How long an address an email signed in from is exempt from the per-email ceiling.
+const KNOWN_ADDRESS_REMEMBERED: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The cache keys of one login attempt.
+struct LoginKeys {
+    /// Attempts of the email from this address.
+    pair: String,
+    /// Holds of that pair (each doubles the next).
+    holds: String,
+    /// Attempts from this address, any email; `None` when the address is unknown.
+    address: Option<String>,
+    /// Attempts of the email from every address.
+    email: String,
+    /// Set while this address is one the email signed in from lately.
+    known: Option<String>,
+}
+
+impl LoginKeys {
+    fn new(email: &str, client_ip: Option<&str>) -> Self {
+        let address = client_ip.map(address_key);
+        let at = address.as_deref().unwrap_or("-");
+        Self {
+            pair: format!("login:pair:{email}|{at}"),
+            holds: format!("login:holds:{email}|{at}"),
+            known: address.as_ref().map(|a| format!("login:known:{email}|{a}")),
+            address: address.map(|a| format!("login:address:{a}")),
+            email: format!("login:email:{email}"),
+        }
+    }
+}
+
+/// Which reservations a login made beyond the pair's and the address's.
+#[derive(Debug, Clone, Copy)]
+struct LoginReservation {
+    email_ceiling: bool,
+}
+
+/// The address a limit is keyed by: an IPv4 address as is (also when written as
+/// IPv4-mapped IPv6), an IPv6 address by its /64, the block one subscriber usually holds,
+/// so that rotating through it does not buy fresh limits.
+fn address_key(ip: &str) -> String {
+    match ip.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        Ok(std::net::IpAddr::V4(v4)) => v4.to_string(),
+        Err(_) => ip.to_owned(),
+    }
+}
+
+/// 429 until `counter`'s window ends.
+fn rate_limited(counter: crate::ports::Counter) -> DomainError {
+    DomainError::RateLimited { retry_after: counter.ttl.max(Duration::from_secs(1)) }
+}
+
 /// Published on the bus after a change that affects authentication in a tenant has
 /// committed (a session ended, a user blocked, demoted or deleted, a key revoked): the
 /// real-time feed checks its sockets' sessions again. Internal: never sent to clients.
@@ -65,15 +131,17 @@ impl AuthService {
         Self { ports, audit, cache, hasher, tokens, settings }
     }
 
-    /// Signs in with email and password. `client_ip` keys the per-IP failure limit.
+    /// Signs in with email and password. `client_ip` keys the per-address limits.
+    ///
+    /// An attempt is reserved on every limit (atomic increments of the Cache's windowed
+    /// counters) before the password is looked at, so concurrent attempts cannot all pass a
+    /// limit they would together exceed; only then is the password verified. A success gives
+    /// the reservations back. A blocked user's right password is refused exactly like a
+    /// wrong one.
     pub async fn login(&self, email: &str, password: &str, client_ip: Option<&str>) -> Result<LoginResult> {
         let email = normalize_email(email);
-        let email_key = format!("login-fail:email:{email}");
-        let ip_key = client_ip.map(|ip| format!("login-fail:ip:{ip}"));
-        self.check_login_limit(&email_key, self.settings.login_max_failures_per_email).await?;
-        if let Some(key) = &ip_key {
-            self.check_login_limit(key, self.settings.login_max_failures_per_ip).await?;
-        }
+        let keys = LoginKeys::new(&email, client_ip);
+        let reserved = self.reserve_login(&keys).await?;
 
         let (found, verified) = if password.len() > secrets::MAX_PASSWORD_LEN {
             (None, false)
@@ -85,24 +153,97 @@ impl AuthService {
             (user, verified)
         };
         let user = match found {
-            Some(user) if verified => user,
+            Some(user) if verified && user.status == UserStatus::Active => user,
             found => {
-                self.ports.cache.incr(&email_key, self.settings.login_window).await?;
-                if let Some(key) = &ip_key {
-                    self.ports.cache.incr(key, self.settings.login_window).await?;
-                }
+                // The reservations stay: they count this failure.
                 if let Some(user) = found {
-                    self.audit_login_failure(&user, "wrong_password", client_ip).await;
+                    let reason = if verified { "blocked" } else { "wrong_password" };
+                    self.audit_login_failure(&user, reason, client_ip).await;
                 }
                 return Err(DomainError::Unauthorized(INVALID_LOGIN.into()));
             }
         };
-        if user.status == UserStatus::Blocked {
-            self.audit_login_failure(&user, "blocked", client_ip).await;
-            return Err(DomainError::Forbidden("this user is blocked".into()));
-        }
-        self.ports.cache.delete(&email_key).await?;
+        self.release_login(&keys, reserved).await;
         self.open_session(&user, json!({"method": "password", "client_ip": client_ip})).await
+    }
+
+    /// Reserves one attempt on each login limit, in order: the email from this address (held
+    /// back progressively), the address across emails, the email from every address (unless
+    /// this address signed in as the email lately). A refusal gives back the reservations
+    /// already made, so only the limit that refused counts it.
+    async fn reserve_login(&self, keys: &LoginKeys) -> Result<LoginReservation> {
+        let cache = &self.ports.cache;
+        let s = &self.settings;
+        // Each hold of this pair remembered makes its next window twice as long.
+        let holds = cache.get_counter(&keys.holds).await?.map_or(0, |c| c.count);
+        let pair = cache.incr(&keys.pair, self.hold_window(holds)).await?;
+        if pair.count > s.login_max_failures_per_email_ip {
+            if pair.count == s.login_max_failures_per_email_ip + 1 {
+                cache.incr(&keys.holds, HOLDS_REMEMBERED).await?;
+            }
+            return Err(rate_limited(pair));
+        }
+        if let Some(address) = &keys.address {
+            let per_address = cache.incr(address, s.login_window).await?;
+            if per_address.count > s.login_max_failures_per_ip {
+                cache.decr(&keys.pair).await?;
+                return Err(rate_limited(per_address));
+            }
+        }
+        let known = match &keys.known {
+            Some(known) => cache.get(known).await?.is_some(),
+            None => false,
+        };
+        if !known {
+            let per_email = cache.incr(&keys.email, EMAIL_CEILING_WINDOW).await?;
+            if per_email.count > s.login_max_failures_per_email_per_minute {
+                cache.decr(&keys.pair).await?;
+                if let Some(address) = &keys.address {
+                    cache.decr(address).await?;
+                }
+                return Err(rate_limited(per_email));
+            }
+        }
+        Ok(LoginReservation { email_ceiling: !known })
+    }
+
+    /// After a successful login: the pair's failures and holds are forgotten, the shared
+    /// reservations given back, and the address remembered as one the email signs in from.
+    /// The login stands if the cache fails here.
+    async fn release_login(&self, keys: &LoginKeys, reserved: LoginReservation) {
+        let cache = &self.ports.cache;
+        let mut steps = vec![cache.delete(&keys.pair).await, cache.delete(&keys.holds).await];
+        if let Some(address) = &keys.address {
+            steps.push(cache.decr(address).await);
+        }
+        if reserved.email_ceiling {
+            steps.push(cache.decr(&keys.email).await);
+        }
+        if let Some(known) = &keys.known {
+            steps.push(cache.set(known, b"1", KNOWN_ADDRESS_REMEMBERED).await);
+        }
+        if let Some(Err(e)) = steps.into_iter().find(Result::is_err) {
+            tracing::warn!(error = %e, "could not release a login's rate-limit reservations");
+        }
+    }
+
+    /// How long an email+address pair's window lasts after `holds` earlier holds: a minute,
+    /// doubling with each, at most `login_window`.
+    fn hold_window(&self, holds: u64) -> Duration {
+        let doubled = FIRST_HOLD.saturating_mul(1u32 << holds.min(16));
+        doubled.min(self.settings.login_window)
+    }
+
+    /// Reserves one attempt at changing `user`'s password: 429 past
+    /// `password_change_max_attempts` within `login_window`, before the current password is
+    /// looked at.
+    pub(crate) async fn reserve_password_change(&self, user: UserId) -> Result<()> {
+        let key = format!("password-change:{user}");
+        let attempts = self.ports.cache.incr(&key, self.settings.login_window).await?;
+        if attempts.count > self.settings.password_change_max_attempts {
+            return Err(rate_limited(attempts));
+        }
+        Ok(())
     }
 
     /// A failed login of an existing user. The actor is unknown (someone with the email).
@@ -112,15 +253,6 @@ impl AuthService {
             .resource(format!("users/{}", user.id))
             .details(json!({"reason": reason, "client_ip": client_ip}));
         self.audit.record_after(event).await;
-    }
-
-    async fn check_login_limit(&self, key: &str, max: u64) -> Result<()> {
-        match self.ports.cache.get_counter(key).await? {
-            Some(c) if c.count >= max => {
-                Err(DomainError::RateLimited { retry_after: c.ttl.max(Duration::from_secs(1)) })
-            }
-            _ => Ok(()),
-        }
     }
 
     /// Creates a session with its JWT and session-bound API key for an authenticated user

@@ -163,6 +163,86 @@ async fn unknown_email_is_the_same_401() {
 }
 
 #[tokio::test]
+async fn a_blocked_users_right_password_is_the_same_401_as_a_wrong_one() {
+    let h = harness();
+    let admin = h.admin("acme").await;
+    let bob = h.user(&admin, "bob@acme.test", Role::Analyst).await;
+    h.svc.users.block(&admin, bob.user.id).await.unwrap();
+    let err = h.svc.auth.login("bob@acme.test", PASSWORD, Some("10.0.0.2")).await.unwrap_err();
+    assert!(matches!(err, DomainError::Unauthorized(m) if m == "invalid email or password"));
+}
+
+/// A login as a stranger from `ip` with a wrong password: 401 or 429, and which.
+async fn wrong_login(h: &Harness, email: &str, ip: &str) -> std::result::Result<(), Duration> {
+    match h.svc.auth.login(email, "wrong password!!", Some(ip)).await.unwrap_err() {
+        DomainError::Unauthorized(_) => Ok(()),
+        DomainError::RateLimited { retry_after } => Err(retry_after),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_email_and_address_pair_is_held_back_longer_after_each_hold() {
+    // The fake cache never ends the per-email ceiling's minute: keep it out of the way.
+    let auth = AuthSettings { login_max_failures_per_email_per_minute: 1000, ..AuthSettings::default() };
+    let h = harness_with_settings(Settings { auth, ..Settings::default() });
+    h.tenant("acme").await;
+    let pair = "login:pair:admin@acme.test|203.0.113.7";
+    for expected_hold in [60, 120, 240, 480, 900, 900] {
+        for _ in 0..5 {
+            assert_eq!(wrong_login(&h, "admin@acme.test", "203.0.113.7").await, Ok(()));
+        }
+        let hold = wrong_login(&h, "admin@acme.test", "203.0.113.7").await.unwrap_err();
+        assert_eq!(hold, Duration::from_secs(expected_hold));
+        // The fake cache never expires anything: end the window by hand.
+        h.cache.delete(pair).await.unwrap();
+    }
+    // Another address, the owner's, was never held back; signing in forgets its own failures.
+    assert_eq!(wrong_login(&h, "admin@acme.test", "198.51.100.9").await, Ok(()));
+    h.svc.auth.login("admin@acme.test", PASSWORD, Some("198.51.100.9")).await.unwrap();
+}
+
+#[tokio::test]
+async fn strangers_on_many_addresses_slow_an_email_but_not_from_where_it_signed_in() {
+    let h = harness();
+    h.tenant("acme").await;
+    h.svc.auth.login("admin@acme.test", PASSWORD, Some("198.51.100.9")).await.unwrap();
+    for i in 0..10 {
+        assert_eq!(wrong_login(&h, "admin@acme.test", &format!("203.0.113.{i}")).await, Ok(()));
+    }
+    // The per-email ceiling (10 a minute) is reached: a new address waits at most a minute...
+    let err = h.svc.auth.login("admin@acme.test", PASSWORD, Some("192.0.2.1")).await.unwrap_err();
+    assert!(matches!(err, DomainError::RateLimited { retry_after } if retry_after <= Duration::from_secs(60)));
+    // ...and the address the owner signed in from is exempt.
+    h.svc.auth.login("admin@acme.test", PASSWORD, Some("198.51.100.9")).await.unwrap();
+}
+
+#[tokio::test]
+async fn successful_logins_give_their_reservations_back() {
+    let h = harness();
+    h.tenant("acme").await;
+    // Far more than the per-address (50) and per-email (10) limits, all from one address.
+    for _ in 0..60 {
+        h.svc.auth.login("admin@acme.test", PASSWORD, Some("10.0.0.7")).await.unwrap();
+    }
+    assert_eq!(h.cache.get_counter("login:address:10.0.0.7").await.unwrap().map(|c| c.count), Some(0));
+}
+
+#[tokio::test]
+async fn change_password_attempts_are_limited_per_user_before_the_password_check() {
+    let h = harness();
+    let admin = h.admin("acme").await;
+    let bob = h.user(&admin, "bob@acme.test", Role::Analyst).await;
+    for _ in 0..5 {
+        let err = h.svc.users.change_password(&admin, "not my password", "a brand new password").await.unwrap_err();
+        assert!(matches!(err, DomainError::Validation(_)));
+    }
+    let err = h.svc.users.change_password(&admin, PASSWORD, "a brand new password").await.unwrap_err();
+    assert!(matches!(err, DomainError::RateLimited { .. }), "{err:?}");
+    h.svc.users.change_password(&bob, PASSWORD, "a brand new password").await.unwrap();
+}
+
+#[tokio::test]
 async fn logout_revokes_the_token_and_the_session_key() {
     let h = harness();
     h.tenant("acme").await;
@@ -195,7 +275,7 @@ async fn blocking_takes_effect_on_existing_tokens_and_keys_at_once() {
     assert!(h.svc.auth.authenticate_token(&bob_login.access_token).await.is_err());
     assert!(h.svc.auth.authenticate_api_key(&bob_login.api_key).await.is_err());
     let err = h.svc.auth.login("bob@acme.test", PASSWORD, None).await.unwrap_err();
-    assert!(matches!(err, DomainError::Forbidden(_)));
+    assert!(matches!(err, DomainError::Unauthorized(_)), "a blocked user's right password is a plain 401");
     // Unblocking lets Bob log in again, but does not revive the old token.
     h.svc.users.unblock(&admin, bob.id).await.unwrap();
     assert!(h.svc.auth.authenticate_token(&bob_login.access_token).await.is_err());

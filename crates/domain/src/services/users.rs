@@ -194,11 +194,14 @@ impl UserService {
         self.auth.revoke_user_sessions(user.tenant_id, user.id, None).await
     }
 
-    /// Changes the caller's own password; their other sessions are signed out.
+    /// Changes the caller's own password; their other sessions are signed out. Attempts are
+    /// limited per user (429), so a stolen session cannot guess the current password.
     pub async fn change_password(&self, caller: &Caller, current: &str, new: &str) -> Result<()> {
         let mut v = Violations::new();
         check_password(&mut v, "new_password", new);
         v.into_result()?;
+        // Before the current password is looked at: guessing it here is limited too.
+        self.auth.reserve_password_change(caller.user.id).await?;
         if current.len() > crate::secrets::MAX_PASSWORD_LEN
             || !self.hasher.verify(current, caller.user.password_hash.as_deref())
         {

@@ -100,6 +100,13 @@ impl Cache for FakeCache {
         c.count += 1;
         Ok(*c)
     }
+    async fn decr(&self, key: &str) -> Result<()> {
+        self.up()?;
+        if let Some(c) = self.counters.lock().unwrap_or_else(|e| e.into_inner()).get_mut(key) {
+            c.count = c.count.saturating_sub(1);
+        }
+        Ok(())
+    }
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         self.up()?;
         Ok(self.counters.lock().unwrap_or_else(|e| e.into_inner()).get(key).copied())
