@@ -46,6 +46,9 @@ pub(crate) fn new_engine() -> Engine {
     // (regorus's VM always behaves so; its interpreter does for most builtins).
     engine.set_strict_builtin_errors(false);
     engine.set_execution_timer_config(timer());
+    // `print` in a tenant's module must not write into the service's log (it could forge
+    // lines there): what it prints is gathered in the evaluation's engine and dropped.
+    engine.set_gather_prints(true);
     engine
 }
 

@@ -489,3 +489,43 @@ async fn policies_that_exhaust_a_worker_stop_only_their_own_checks() {
             .await;
     }
 }
+
+/// `print` in a tenant's module writes nothing into the service's log (it could forge lines
+/// there), on either of regorus's evaluators: the worker process's error stream stays empty.
+#[test]
+fn print_in_a_policy_writes_nothing_to_the_log() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut worker = std::process::Command::new(policy_worker())
+        .arg("policy-worker")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let forged = "2026-11-26T00:00:00Z ERROR agentgov: admin key leaked";
+    // On the VM, and on the interpreter (a module with `with` runs there).
+    let vm = format!("package p\ndeny contains \"x\" if {{\n\tprint(\"{forged}\")\n\tinput.action == \"a\"\n}}\n");
+    let interpreter = format!(
+        "package q\nf(x) := x\ndeny contains \"y\" if {{\n\tprint(\"{forged}\")\n\tf(1) == 2 with f as g\n}}\ng(_) := 2\n"
+    );
+    let mut stdin = worker.stdin.take().unwrap();
+    let mut answers = BufReader::new(worker.stdout.take().unwrap()).lines();
+    for (n, rego) in [vm, interpreter].into_iter().enumerate() {
+        let module = json!({"id": "00000000-0000-7000-8000-000000000001", "version": 1, "name": "p", "rego": rego});
+        for request in [
+            json!({"op": "validate", "rego": rego}),
+            json!({"op": "evaluate", "set": n, "modules": [module], "input": {"action": "a"}}),
+        ] {
+            writeln!(stdin, "{request}").unwrap();
+            let answer: Value = serde_json::from_str(&answers.next().unwrap().unwrap()).unwrap();
+            assert!(
+                answer["answer"] == "valid" || answer["outcomes"][0]["deny"].as_array().is_some_and(|d| d.len() == 1),
+                "{answer}"
+            );
+        }
+    }
+    drop(stdin);
+    let output = worker.wait_with_output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
