@@ -35,7 +35,8 @@ use crate::compiled::SET_BUDGET;
 
 /// How long a set that stopped a worker is answered with errors without being run again.
 pub const QUARANTINE: Duration = Duration::from_secs(60);
-/// A worker evaluating a set is killed this long after the request was sent.
+/// A worker evaluating a set it has compiled is killed this long after the request was
+/// sent (one that must compile the set first gets [`VALIDATE_DEADLINE`]).
 const EVALUATE_DEADLINE: Duration = SET_BUDGET.saturating_add(Duration::from_millis(150));
 /// A worker checking one module is killed this long after the request was sent.
 const VALIDATE_DEADLINE: Duration = Duration::from_secs(5);
@@ -364,13 +365,17 @@ impl Pool {
             }
             Request::Validate { rego } => Request::Validate { rego: rego.clone() },
         };
-        let line = match set {
-            Some((id, modules)) if !worker.loaded.contains(&id) => encode(&with_modules(modules)),
-            _ => encode(request),
+        // A worker that must compile the set first gets the time a compilation may take: a
+        // large set of honest policies must not look like a runaway one.
+        let compiling = deadline.max(VALIDATE_DEADLINE);
+        let mut answer = match set {
+            Some((id, modules)) if !worker.loaded.contains(&id) => {
+                worker.round_trip(&self.command, &encode(&with_modules(modules)), compiling)?
+            }
+            _ => worker.round_trip(&self.command, &encode(request), deadline)?,
         };
-        let mut answer = worker.round_trip(&self.command, &line, deadline)?;
         if let (Answer::Unknown, Some((_, modules))) = (&answer, set) {
-            let left = deadline.saturating_sub(started.elapsed());
+            let left = compiling.saturating_sub(started.elapsed());
             answer = worker.round_trip(&self.command, &encode(&with_modules(modules)), left)?;
         }
         if let (Answer::Outcomes { .. }, Some((id, _))) = (&answer, set) {
