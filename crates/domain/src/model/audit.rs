@@ -344,8 +344,7 @@ pub struct AuditRecord {
     /// `app.tool_call` (a client's).
     pub event_type: String,
     /// `service` for an event the service recorded, `client` for an entry written through
-    /// `POST /audit/log`: derived from `event_type` ([`AuditOrigin::of`]), neither stored
-    /// nor hashed.
+    /// `POST /audit/log`: derived from `event_type`, neither stored nor hashed.
     pub origin: AuditOrigin,
     pub agent_id: Option<Uuid>,
     pub action: Option<String>,
