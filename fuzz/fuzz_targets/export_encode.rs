@@ -13,7 +13,7 @@
 #![no_main]
 
 use agentgov_domain::ids::{AuditId, TenantId};
-use agentgov_domain::model::{Actor, ActorType, AuditHash, AuditRecord, ExportFormat, JsonText};
+use agentgov_domain::model::{Actor, ActorType, AuditHash, AuditOrigin, AuditRecord, ExportFormat, JsonText};
 use agentgov_domain::services::audit::{CSV_COLUMNS, Encoder};
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
@@ -94,6 +94,7 @@ fn record(u: &mut Unstructured<'_>, texts: &[String]) -> arbitrary::Result<Audit
         seq: u.arbitrary()?,
         timestamp,
         actor: Actor { kind: *u.choose(&ActorType::ALL)?, id: text(0) },
+        origin: AuditOrigin::of(&text(1)),
         event_type: text(1),
         agent_id: u.arbitrary::<Option<u128>>()?.map(uuid::Uuid::from_u128),
         action,
@@ -164,6 +165,7 @@ fn csv_fields(r: &AuditRecord) -> Vec<String> {
         r.details.as_str().to_owned(),
         r.prev_hash.to_hex(),
         r.hash.to_hex(),
+        r.origin.as_str().to_owned(),
     ]
 }
 
@@ -177,6 +179,7 @@ fn json_object_of(r: &AuditRecord) -> Value {
         "timestamp": timestamp(r),
         "actor": {"type": r.actor.kind.as_str(), "id": r.actor.id},
         "event_type": r.event_type,
+        "origin": r.origin.as_str(),
         "agent_id": r.agent_id.map(|a| a.to_string()),
         "action": text(&r.action),
         "resource": text(&r.resource),

@@ -111,8 +111,9 @@ commands:
   deny [--require-advisories]
                       the dependency policy of deny.toml with cargo-deny (pinned,
                       installed on first use): licenses, bans and sources, then the
-                      RustSec advisories when the database can be fetched (or an earlier
-                      copy is at hand); --require-advisories fails when it cannot
+                      RustSec advisories, offline, against the snapshot in
+                      ../shared/advisory-db ($AGENTGOV_ADVISORY_DB to use another);
+                      without it, fails in CI (CI set) or with --require-advisories
   faults [--hold N] [--workers N]
                       dependency faults in production mode: a release server on a
                       private PostgreSQL and Redis (started here on free loopback ports)

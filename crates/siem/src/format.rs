@@ -48,6 +48,8 @@ pub fn cef(r: &AuditRecord, version: &str) -> String {
         ("cn2", r.seq.to_string()),
         ("cs5Label", "hash".into()),
         ("cs5", r.hash.to_hex()),
+        ("cs6Label", "origin".into()),
+        ("cs6", r.origin.as_str().into()),
     ];
     if let Some(a) = &r.action {
         ext.push(("act", a.clone()));
@@ -125,8 +127,8 @@ pub fn octet_counted(msg: &str) -> String {
     format!("{} {msg}", msg.len())
 }
 
-/// One record as a flat JSON object (the record's own fields, `details` parsed, and the
-/// severity).
+/// One record as a flat JSON object (the record's own fields with its `origin`, `details`
+/// parsed, and the severity).
 pub fn json(r: &AuditRecord) -> Value {
     json!({
         "id": r.id,
@@ -134,6 +136,7 @@ pub fn json(r: &AuditRecord) -> Value {
         "seq": r.seq,
         "timestamp": r.timestamp.format(&Rfc3339).ok(),
         "event_type": r.event_type,
+        "origin": r.origin,
         "actor": {"type": r.actor.kind.as_str(), "id": r.actor.id},
         "agent_id": r.agent_id,
         "action": r.action,
@@ -251,6 +254,7 @@ pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
             "sequence": r.seq,
             "tenant_uid": r.tenant_id,
             "log_name": "audit",
+            "labels": [format!("origin:{}", r.origin)],
         },
         "actor": {"user": {"uid": r.actor.id, "type_id": user_type_id, "type": r.actor.kind.as_str()}},
         "api": {"operation": r.action.as_deref().unwrap_or(&r.event_type), "service": {"name": PRODUCT}},
@@ -258,6 +262,7 @@ pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
         "resources": resources,
         "unmapped": {
             "event_type": r.event_type,
+            "origin": r.origin,
             "agent_id": r.agent_id,
             "decision": r.decision,
             "risk_score": r.risk_score,
@@ -330,7 +335,7 @@ pub fn hec(r: &AuditRecord, event: Value, host: &str, source: &str, sourcetype: 
 mod tests {
     #![allow(clippy::unwrap_used)]
     use agentgov_domain::ids::{AuditId, TenantId};
-    use agentgov_domain::model::{Actor, ActorType, AuditHash, JsonText};
+    use agentgov_domain::model::{Actor, ActorType, AuditHash, AuditOrigin, JsonText};
     use time::OffsetDateTime;
     use uuid::Uuid;
 
@@ -344,6 +349,7 @@ mod tests {
             timestamp: OffsetDateTime::from_unix_timestamp(1_790_000_000).unwrap(),
             actor: Actor::new(ActorType::ApiKey, "key|1"),
             event_type: event_type.into(),
+            origin: AuditOrigin::of(event_type),
             agent_id: Some(Uuid::from_u128(3)),
             action: Some("refund".into()),
             resource: Some("orders/42".into()),
@@ -394,6 +400,18 @@ mod tests {
         // facility 13 (log audit) * 8 + severity 3 (error, from CEF 8)
         assert_eq!(frame, "<107>1 2026-09-21T14:13:20Z gov1 agentgov - guard.blocked - CEF:0|x");
         assert_eq!(octet_counted("héllo"), "6 héllo", "the count is in bytes");
+    }
+
+    #[test]
+    fn every_format_says_whether_the_service_or_a_client_wrote_the_record() {
+        for (event_type, origin) in [("policy.decision", "service"), ("app.decision", "client")] {
+            let r = record(event_type, Some("deny"), None, "");
+            assert!(cef(&r, "1").contains(&format!("cs6Label=origin cs6={origin} ")), "{event_type}");
+            assert_eq!(json(&r)["origin"], origin);
+            let v = ocsf(&r, "1");
+            assert_eq!(v["unmapped"]["origin"], origin);
+            assert_eq!(v["metadata"]["labels"], serde_json::json!([format!("origin:{origin}")]));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use agentgov_domain::ids::{AuditId, TenantId};
-use agentgov_domain::model::{Actor, ActorType, AuditHash, AuditRecord, JsonText};
+use agentgov_domain::model::{Actor, ActorType, AuditHash, AuditOrigin, AuditRecord, JsonText};
 use serde_json::Value;
 use time::OffsetDateTime;
 use tokio_rustls::TlsAcceptor;
@@ -26,6 +26,7 @@ pub(crate) fn record_with(seq: i64, details: Value) -> AuditRecord {
         timestamp: OffsetDateTime::from_unix_timestamp(1_790_000_000 + seq).unwrap(),
         actor: Actor::new(ActorType::User, "u1"),
         event_type: "agent.action".into(),
+        origin: AuditOrigin::Service,
         agent_id: None,
         action: Some("read".into()),
         resource: Some(format!("docs/{seq}")),

@@ -4,10 +4,10 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyModelInfo, AnomalyModelRecord,
-    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditHash, AuditRecord, ChainHead, ClusterJob, ClusterSummary,
-    DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind,
-    GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject, JsonText, Lease,
-    Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditHash, AuditOrigin, AuditRecord, ChainHead, ClusterJob,
+    ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback,
+    GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject,
+    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -246,6 +246,7 @@ impl TryFrom<AuditRecordRow> for AuditRecord {
             seq: r.seq,
             timestamp: r.ts,
             actor: Actor { kind, id: r.actor_id },
+            origin: AuditOrigin::of(&r.event_type),
             event_type: r.event_type,
             agent_id: r.agent_id,
             action: r.action,

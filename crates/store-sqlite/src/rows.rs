@@ -5,10 +5,10 @@ use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
     Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyModelInfo, AnomalyModelRecord,
-    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditFilter, AuditHash, AuditRecord, ChainHead, ClusterJob,
-    DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback, GuardFeedbackKind,
-    GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject, JsonText, Lease,
-    Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditFilter, AuditHash, AuditOrigin, AuditRecord, ChainHead,
+    ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback,
+    GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject,
+    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -300,6 +300,7 @@ impl TryFrom<AuditRow> for AuditRecord {
             seq: r.seq,
             timestamp: instant("audit_records.ts", r.ts)?,
             actor: Actor { kind, id: r.actor_id },
+            origin: AuditOrigin::of(&r.event_type),
             event_type: r.event_type,
             agent_id: r.agent_id.as_deref().map(|a| parse_id("audit_records.agent_id", a)).transpose()?,
             action: r.action,

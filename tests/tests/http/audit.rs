@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 fn entry(i: usize) -> Value {
     json!({
-        "event_type": if i.is_multiple_of(3) { "policy.check" } else { "agent.action" },
+        "event_type": if i.is_multiple_of(3) { "app.check" } else { "app.action" },
         "agent_id": "0193a4c2-0000-7000-8000-000000000001",
         "action": "read",
         "resource": format!("db/customers/{i}"),
@@ -84,6 +84,7 @@ fn parse_csv(bytes: &[u8]) -> Vec<Value> {
                 "details": serde_json::from_str::<Value>(&cell("details")).unwrap(),
                 "prev_hash": cell("prev_hash"),
                 "hash": cell("hash"),
+                "origin": cell("origin"),
             })
         })
         .collect()
@@ -106,7 +107,7 @@ async fn entries_are_written_listed_fetched_and_verified() {
     let t = app.create_tenant("acme").await;
     let written = write_entries(&app, &t.api_key, 3).await;
     let first = &written[0];
-    assert_eq!(first["event_type"], "policy.check");
+    assert_eq!(first["event_type"], "app.check");
     assert_eq!(first["actor"]["type"], "api_key");
     assert_eq!(first["details"]["reasoning"], json!(["a", "b"]));
     assert_eq!(written[1]["prev_hash"], first["hash"]);
@@ -115,7 +116,7 @@ async fn entries_are_written_listed_fetched_and_verified() {
     let id = first["id"].as_str().unwrap();
     assert_eq!(&expect(app.get(&format!("/audit/{id}")).header("X-API-Key", &t.api_key), 200).await, first);
     assert_eq!(&expect(app.get(&format!("/audit/{id}")).bearer_auth(&t.token), 200).await, first);
-    let page = expect(app.get("/audit?event_type=agent.action").bearer_auth(&t.token), 200).await;
+    let page = expect(app.get("/audit?event_type=app.action").bearer_auth(&t.token), 200).await;
     assert_eq!(page["items"].as_array().unwrap().len(), 2);
     assert_eq!(page["items"][0], written[2], "newest first");
 
@@ -196,7 +197,7 @@ async fn every_export_format_parses_back_to_the_listed_records() {
     let app = spawn_app().await;
     let t = app.create_tenant("acme").await;
     write_entries(&app, &t.api_key, 25).await;
-    for query in ["", "&event_type=agent.action&decision=allow"] {
+    for query in ["", "&event_type=app.action&decision=allow"] {
         let listed = list_all(&app, &t.api_key, query).await;
         assert!(!listed.is_empty());
         let filters = query.trim_start_matches('&');
@@ -227,7 +228,7 @@ async fn asynchronous_exports_complete_and_download_once_done() {
     let res = app
         .post("/audit/export/async")
         .header("X-API-Key", &t.api_key)
-        .json(&json!({"format": "csv", "filters": {"event_type": "agent.action"}}))
+        .json(&json!({"format": "csv", "filters": {"event_type": "app.action"}}))
         .send()
         .await
         .unwrap();
@@ -248,7 +249,7 @@ async fn asynchronous_exports_complete_and_download_once_done() {
     assert_eq!(res.headers()["content-length"].to_str().unwrap(), done["bytes"].to_string());
     let (_, disposition, body) = download(res).await;
     assert!(disposition.contains(&format!("audit-export-{id}.csv")), "{disposition}");
-    assert_eq!(parse_csv(&body), list_all(&app, &t.api_key, "&event_type=agent.action").await);
+    assert_eq!(parse_csv(&body), list_all(&app, &t.api_key, "&event_type=app.action").await);
 
     let other = app.create_tenant("globex").await;
     expect_problem(app.get(&format!("/audit/export/status/{id}")).header("X-API-Key", &other.api_key), 404).await;
@@ -342,4 +343,63 @@ async fn in_production_mode_any_replica_runs_and_serves_an_export() {
     let (_, _, jsonl) =
         download(apps[1].get("/audit/export").header("X-API-Key", &t.api_key).send().await.unwrap()).await;
     assert_eq!(parse_jsonl(&jsonl).len(), done["rows"].as_u64().unwrap() as usize);
+}
+
+#[tokio::test]
+async fn an_audit_write_key_cannot_forge_the_services_events_and_client_entries_say_so() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let body = json!({"name": "sdk", "permissions": ["audit:write", "audit:read"]});
+    let created = expect(app.post("/api-keys").bearer_auth(&t.token).json(&body), 201).await;
+    let key = created["api_key"].as_str().unwrap().to_owned();
+    let before = list_all(&app, &key, "").await;
+
+    for forged in [
+        "policy.decision",
+        "hitl.approved",
+        "guard.blocked",
+        "anomaly.detected",
+        "anomaly.reported",
+        "agent.registered",
+        "agent.action",
+        "discovery.candidate.confirmed",
+        "user.created",
+        "siem.test",
+        "policy.anything_new",
+        "hitl",
+    ] {
+        let mut e = entry(1);
+        e["event_type"] = json!(forged);
+        let err = expect_problem(app.post("/audit/log").header("X-API-Key", &key).json(&e), 422).await;
+        let fields: Vec<&str> =
+            err["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+        assert_eq!(fields, ["event_type"], "{forged}: {err}");
+        assert!(err["errors"][0]["message"].as_str().unwrap().contains("reserved"), "{err}");
+        // A session JWT is no way around it.
+        expect_problem(app.post("/audit/log").bearer_auth(&t.token).json(&e), 422).await;
+    }
+    assert_eq!(list_all(&app, &key, "").await, before, "nothing was stored");
+    assert!(before.iter().all(|r| r["origin"] == "service"), "the tenant's own events: {before:?}");
+
+    // A type of the client's own is written, and every view of it says a client wrote it.
+    let written = expect(app.post("/audit/log").header("X-API-Key", &key).json(&entry(1)), 201).await;
+    assert_eq!((&written["event_type"], &written["origin"]), (&json!("app.action"), &json!("client")));
+    let id = written["id"].as_str().unwrap();
+    assert_eq!(expect(app.get(&format!("/audit/{id}")).header("X-API-Key", &key), 200).await["origin"], "client");
+    let listed = list_all(&app, &key, "").await;
+    assert_eq!(listed.last(), Some(&written));
+    let get = |path: &str| app.get(path).header("X-API-Key", &key).send();
+    let (_, _, jsonl) = download(get("/audit/export?event_type=app.action").await.unwrap()).await;
+    assert_eq!(parse_jsonl(&jsonl)[0]["origin"], "client");
+    let (_, _, json) = download(get("/audit/export/json").await.unwrap()).await;
+    let exported: Vec<Value> = serde_json::from_slice(&json).unwrap();
+    assert_eq!(exported, listed);
+    let (_, _, csv) = download(get("/audit/export/csv").await.unwrap()).await;
+    let header = std::str::from_utf8(&csv).unwrap().lines().next().unwrap().to_owned();
+    assert!(header.ends_with(",hash,origin"), "{header}");
+    let rows = parse_csv(&csv);
+    assert_eq!(rows.iter().map(|r| r["origin"].as_str().unwrap()).filter(|o| *o == "client").count(), 1);
+    assert_eq!(rows, listed);
+    // The chain still verifies: `origin` is derived, not hashed.
+    assert_eq!(expect(app.get("/audit/verify").header("X-API-Key", &key), 200).await["valid"], true);
 }

@@ -204,3 +204,36 @@ async fn a_model_trained_on_one_replica_is_used_by_the_other() {
     }
     assert_eq!(seen, 1, "replica B never switched to the new model");
 }
+
+#[tokio::test]
+async fn feedback_refuses_a_validation_a_client_wrote_into_the_audit_log() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let writer = key(&app, &t, &["audit:write", "audit:read"]).await;
+    let manager = key(&app, &t, &["guard:manage"]).await;
+    let genuine = validate(&app, &t.api_key, json!({"prompt": ATTACK})).await;
+    let id = genuine["validation_id"].as_str().unwrap();
+    let record = expect(app.get(&format!("/audit/{id}")).header("X-API-Key", &t.api_key), 200).await;
+
+    // A forged block: the genuine record's fields and details, with a benign text to be
+    // learnt as an attack. The type is refused…
+    let mut details = record["details"].clone();
+    details["excerpt"] = json!("What is the weather in Paris tomorrow?");
+    let mut forged = json!({
+        "event_type": "guard.blocked", "action": "validate", "resource": "guard/injection",
+        "decision": "blocked", "risk_score": 0.99, "details": details,
+    });
+    let err = expect_problem(app.post("/audit/log").header("X-API-Key", &writer).json(&forged), 422).await;
+    assert_eq!(err["errors"][0]["field"], "event_type", "{err}");
+    // …and under a type of the client's own, the record is no validation.
+    forged["event_type"] = json!("app.guard_blocked");
+    let stored = expect(app.post("/audit/log").header("X-API-Key", &writer).json(&forged), 201).await;
+    assert_eq!(stored["origin"], "client");
+    let feedback = json!({"validation_id": stored["id"], "label": "attack"});
+    expect_problem(app.post("/guard/detector/feedback").header("X-API-Key", &manager).json(&feedback), 404).await;
+    // The genuine one is still accepted, with its own text.
+    let feedback = json!({"validation_id": id, "label": "attack"});
+    let accepted =
+        expect(app.post("/guard/detector/feedback").header("X-API-Key", &manager).json(&feedback), 201).await;
+    assert_eq!(accepted["label"], "injection", "{accepted}");
+}

@@ -345,8 +345,7 @@ async fn populate(app: &TestApp) -> World {
     add(Kind::Agent, a_agent.clone());
     let body = json!({"name": "acmeiso no deletes", "rego": DENY_DELETES});
     add(Kind::Policy, id_of(&expect(app.post("/policies").bearer_auth(&a.token).json(&body), 201).await));
-    let body =
-        json!({"event_type": "agent.action", "agent_id": a_agent, "action": "read", "resource": "acmeiso/ledger"});
+    let body = json!({"event_type": "app.action", "agent_id": a_agent, "action": "read", "resource": "acmeiso/ledger"});
     add(Kind::Audit, id_of(&expect(key(&a, app.post("/audit/log")).json(&body), 201).await));
 
     // A history of checks for the anomaly detector to learn from; one decision's record.
@@ -422,7 +421,7 @@ async fn populate(app: &TestApp) -> World {
     let b_agent = id_of(&expect(key(&b, app.post("/agents/register")).json(&body), 201).await);
     let body = json!({"name": "globexiso no deletes", "rego": DENY_DELETES});
     let b_policy = id_of(&expect(app.post("/policies").bearer_auth(&b.token).json(&body), 201).await);
-    let body = json!({"event_type": "agent.action", "agent_id": b_agent, "action": "read", "resource": "wiki"});
+    let body = json!({"event_type": "app.action", "agent_id": b_agent, "action": "read", "resource": "wiki"});
     expect(key(&b, app.post("/audit/log")).json(&body), 201).await;
     let body = json!({"agent_id": b_agent, "type": "manual", "severity": "low", "description": "globexiso"});
     expect(key(&b, app.post("/anomalies/report")).json(&body), 201).await;

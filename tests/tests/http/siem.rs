@@ -25,7 +25,7 @@ async fn app_with(sinks: Vec<SiemSinkConfig>) -> TestApp {
 
 fn entry(i: usize) -> Value {
     json!({
-        "event_type": if i.is_multiple_of(5) { "policy.decision" } else { "agent.action" },
+        "event_type": if i.is_multiple_of(5) { "review.decision" } else { "app.action" },
         "action": "read",
         "resource": format!("db/customers/{i}"),
         "decision": if i.is_multiple_of(5) { "deny" } else { "allow" },
@@ -120,8 +120,9 @@ async fn audit_records_reach_rsyslog_over_tcp_and_udp_as_valid_cef_and_json_in_o
     assert_eq!(received.len() as i64, heads.values().sum::<i64>(), "no duplicates on a healthy link");
     let denial = lines.iter().find(|l| l.contains("outcome=deny")).unwrap();
     let (header, ext) = parse_cef(denial.splitn(3, ' ').nth(2).unwrap());
-    assert_eq!((header[4].as_str(), header[6].as_str()), ("policy.decision", "7"));
+    assert_eq!((header[4].as_str(), header[6].as_str()), ("review.decision", "7"));
     assert_eq!(ext["act"], "read");
+    assert_eq!((ext["cs6Label"].as_str(), ext["cs6"].as_str()), ("origin", "client"), "written through the API");
     let details: Value = serde_json::from_str(&ext["msg"]).unwrap();
     assert_eq!(details["text"], "line 0 with = and | and \\ and ünïcode", "escaped and unescaped intact");
     let soc = &status["sinks"][0];
@@ -140,7 +141,7 @@ async fn audit_records_reach_rsyslog_over_tcp_and_udp_as_valid_cef_and_json_in_o
         json_events.iter().map(|e| (e["tenant_id"].as_str().unwrap().to_owned(), e["seq"].as_i64().unwrap())).collect();
     assert_complete_and_in_order(&received, &heads);
     let first = json_events.iter().find(|e| e["details"]["n"] == 3).unwrap();
-    assert_eq!(first["event_type"], "agent.action");
+    assert_eq!((&first["event_type"], &first["origin"]), (&json!("app.action"), &json!("client")));
     assert_eq!(first["details"]["text"], "line 3 with = and | and \\ and ünïcode");
     assert_eq!(first["hash"].as_str().unwrap().len(), 64);
 }
@@ -158,7 +159,7 @@ async fn a_tls_receiver_gets_the_records_and_filters_choose_what_is_sent() {
         "kind": "syslog-tls",
         "address": format!("localhost:{}", tls.port),
         "tls_ca_file": files.cert,
-        "event_types": ["policy.*"],
+        "event_types": ["review.*"],
         "min_severity": 7,
     }))])
     .await;
@@ -166,11 +167,11 @@ async fn a_tls_receiver_gets_the_records_and_filters_choose_what_is_sent() {
     write_entries(&app, &a.api_key, 30).await;
     let status = drained(&app).await;
     let received = cef_records(&tls.lines());
-    // Denied policy decisions only: entries 0, 5, 10, … (severity 7 for a denial).
+    // Denied review decisions only: entries 0, 5, 10, … (severity 7 for a denial).
     assert_eq!(received.len(), 6, "{:?}", tls.lines());
-    assert!(tls.lines().iter().all(|l| l.contains(" policy.decision CEF:") && l.contains("outcome=deny")));
+    assert!(tls.lines().iter().all(|l| l.contains(" review.decision CEF:") && l.contains("outcome=deny")));
     assert_eq!(status["sinks"][0]["forwarded_total"], 6);
-    assert_eq!(status["sinks"][0]["event_types"], json!(["policy.*"]));
+    assert_eq!(status["sinks"][0]["event_types"], json!(["review.*"]));
     assert_eq!(status["sinks"][0]["min_severity"], 7);
 }
 
@@ -353,7 +354,7 @@ async fn ocsf_events_reach_a_hec_receiver_and_rsyslog_whole_and_in_order() {
         let denial = events.iter().find(|e| e["unmapped"]["details"]["n"] == 5).unwrap();
         assert_eq!(
             (denial["activity_name"].as_str(), denial["status"].as_str()),
-            (Some("policy.decision"), Some("Failure"))
+            (Some("review.decision"), Some("Failure"))
         );
         assert_eq!((denial["api"]["operation"].as_str(), denial["severity"].as_str()), (Some("read"), Some("High")));
         assert_eq!(denial["resources"][0]["uid"], "db/customers/5");

@@ -14,7 +14,7 @@ use super::report::{ExportRow, Row, Success, VerifyRow};
 use super::server::Server;
 
 /// A realistic entry: an agent's read, with its input, output and reasoning in `details`.
-pub const ENTRY: &str = r#"{"event_type":"agent.action","agent_id":"0193a4c2-0000-7000-8000-000000000001","action":"read","resource":"db/customers/42","decision":"allow","risk_score":0.2,"details":{"input":{"query":"SELECT name FROM customers WHERE id = 42"},"output":{"rows":1},"reasoning":["user asked for a customer name","read-only query"]}}"#;
+pub const ENTRY: &str = r#"{"event_type":"app.action","agent_id":"0193a4c2-0000-7000-8000-000000000001","action":"read","resource":"db/customers/42","decision":"allow","risk_score":0.2,"details":{"input":{"query":"SELECT name FROM customers WHERE id = 42"},"output":{"rows":1},"reasoning":["user asked for a customer name","read-only query"]}}"#;
 
 pub const APPEND_ENDPOINT: &str = "POST /api/v1/audit/log";
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);
@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn the_entry_is_valid_json_with_a_non_reserved_event_type() {
         let entry: Value = serde_json::from_str(ENTRY).unwrap();
-        assert_eq!(entry["event_type"], "agent.action");
+        assert_eq!(entry["event_type"], "app.action");
         assert!(entry["details"].is_object());
     }
 }

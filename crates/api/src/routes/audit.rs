@@ -64,7 +64,8 @@ pub struct VerifyQuery {
 }
 
 /// Write an audit entry (agents and SDKs). Answered once the entry is durable. The actor is
-/// the credential: the API key, or the user of a JWT.
+/// the credential: the API key, or the user of a JWT. The namespaces of the service's own
+/// event types are refused (422 naming `event_type`); the record's `origin` is `client`.
 #[utoipa::path(
     tag = "audit",
     security(("api_key" = []), ("bearer" = [])),

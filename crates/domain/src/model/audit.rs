@@ -58,6 +58,124 @@ impl fmt::Display for ActorType {
     }
 }
 
+/// The namespaces (an event type's first dotted word) the service records its own events
+/// under. `POST /audit/log` refuses every event type in them (422 naming `event_type`), so
+/// a record of such a type was written by the service: [`AuditOrigin::of`]. Namespaces the
+/// service does not use yet (`agentgov`, `export`, `service`, `siem`, `sso`, `system`,
+/// `webhook`) are reserved too, so that a later service event never takes a name a client
+/// may already have written under. Only ever add to this list.
+pub const SERVICE_NAMESPACES: [&str; 18] = [
+    "agent",
+    "agentgov",
+    "anomaly",
+    "api_key",
+    "audit",
+    "auth",
+    "discovery",
+    "export",
+    "guard",
+    "hitl",
+    "policy",
+    "service",
+    "siem",
+    "sso",
+    "system",
+    "tenant",
+    "user",
+    "webhook",
+];
+
+/// Every event type the service records itself, each in a [`SERVICE_NAMESPACES`]
+/// namespace (a test checks it; `AuditEvent::new` asserts the namespace in debug builds).
+/// docs/API.md ("Audit log") lists the same.
+pub const SERVICE_EVENT_TYPES: [&str; 43] = [
+    // The webhook's `agent.action`, written for the agent once its signature is checked.
+    "agent.action",
+    "agent.registered",
+    "agent.updated",
+    "agent.deleted",
+    "anomaly.reported",
+    "anomaly.status_changed",
+    "anomaly.training.requested",
+    "anomaly.model.trained",
+    "anomaly.model.activated",
+    "api_key.created",
+    "api_key.revoked",
+    "auth.login",
+    "auth.login_failed",
+    "auth.logout",
+    "discovery.cluster.requested",
+    "discovery.clustered",
+    "discovery.candidate.confirmed",
+    "discovery.candidate.dismissed",
+    "guard.blocked",
+    "guard.feedback",
+    "guard.training.requested",
+    "guard.training.cancelled",
+    "guard.model.trained",
+    "guard.model.activated",
+    "hitl.requested",
+    "hitl.approved",
+    "hitl.rejected",
+    "hitl.expired",
+    "hitl.cancelled",
+    "hitl.callback_failed",
+    "policy.created",
+    "policy.updated",
+    "policy.deleted",
+    "policy.decision",
+    "tenant.created",
+    "tenant.updated",
+    "user.created",
+    "user.updated",
+    "user.role_changed",
+    "user.blocked",
+    "user.unblocked",
+    "user.deleted",
+    "user.password_changed",
+];
+
+/// Whether `event_type` lies in a namespace of the service's own events.
+pub fn is_service_event_type(event_type: &str) -> bool {
+    let namespace = event_type.split('.').next().unwrap_or(event_type);
+    SERVICE_NAMESPACES.contains(&namespace)
+}
+
+/// Who wrote a record: the service itself, or a client through `POST /audit/log`.
+///
+/// Derived from the record's `event_type` (which the hash covers), not stored: clients may
+/// not write event types of the service's namespaces, so a record of such a type is the
+/// service's. Records written before that rule (agentgov before issue 32) under a type of
+/// those namespaces also read `service`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditOrigin {
+    /// Recorded by the service (its own events, and the webhook's `agent.action`).
+    Service,
+    /// Written through `POST /audit/log` by an API key or a user.
+    Client,
+}
+
+impl AuditOrigin {
+    /// The origin of a record of `event_type`.
+    pub fn of(event_type: &str) -> Self {
+        if is_service_event_type(event_type) { AuditOrigin::Service } else { AuditOrigin::Client }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditOrigin::Service => "service",
+            AuditOrigin::Client => "client",
+        }
+    }
+}
+
+impl fmt::Display for AuditOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// `{"type": "user", "id": "0193…"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Actor {
@@ -222,8 +340,12 @@ pub struct AuditRecord {
     #[serde(with = "time::serde::rfc3339")]
     pub timestamp: OffsetDateTime,
     pub actor: Actor,
-    /// E.g. `policy.check`, `agent.action`, `hitl.approved`, `user.role_changed`.
+    /// E.g. `agent.action`, `hitl.approved`, `user.role_changed` (the service's own) or
+    /// `app.tool_call` (a client's).
     pub event_type: String,
+    /// `service` for an event the service recorded, `client` for an entry written through
+    /// `POST /audit/log`: derived from `event_type`, neither stored nor hashed.
+    pub origin: AuditOrigin,
     pub agent_id: Option<Uuid>,
     pub action: Option<String>,
     pub resource: Option<String>,
@@ -434,6 +556,7 @@ impl ChainHead {
             seq: self.seq + 1,
             timestamp,
             actor: entry.actor,
+            origin: AuditOrigin::of(&entry.event_type),
             event_type: entry.event_type,
             agent_id: entry.agent_id,
             action: entry.action,

@@ -50,8 +50,9 @@ pub use anomaly::{
 };
 pub use api_key::{ApiKey, ApiKeyKind};
 pub use audit::{
-    Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead,
-    ChainVerification, ChainVerifier, JsonText, SeqOrder,
+    Actor, ActorType, AuditEntry, AuditFilter, AuditHash, AuditOrigin, AuditRecord, AuditScan, ChainFault, ChainHead,
+    ChainVerification, ChainVerifier, JsonText, SERVICE_EVENT_TYPES, SERVICE_NAMESPACES, SeqOrder,
+    is_service_event_type,
 };
 pub use discovery::{
     CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,

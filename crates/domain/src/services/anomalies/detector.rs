@@ -29,13 +29,14 @@ use crate::error::{DomainError, Result};
 use crate::ids::{AgentId, AnomalyId, AnomalyTaskId, AuditId, TenantId};
 use crate::model::{
     Actor, Agent, AnomalyEval, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
-    AnomalyStatus, AnomalyTask, AnomalyType, AuditFilter, AuditScan, JobStatus, Permission, Role, SeqOrder, Severity,
+    AnomalyStatus, AnomalyTask, AnomalyType, AuditFilter, AuditOrigin, AuditScan, JobStatus, Permission, Role,
+    SeqOrder, Severity,
 };
 use crate::page::PageRequest;
 use crate::ports::Event;
 use crate::services::Caller;
 use crate::services::audit::{AuditEvent, caller_actor};
-use crate::services::guard::GUARD_BLOCKED;
+use crate::services::guard::{GUARD_BLOCKED, is_recorded_block};
 use crate::services::policies::round_score;
 use crate::services::snapshots::Snapshots;
 
@@ -167,6 +168,14 @@ pub struct DetectorRun {
     history: Vec<OwnedEvent>,
     /// Indices into `history` known to be anomalies (`true`) or not.
     labels: Vec<(usize, bool)>,
+}
+
+#[cfg(test)]
+impl DetectorRun {
+    /// How many decisions and blocks the run learns from.
+    pub(crate) fn history_len(&self) -> usize {
+        self.history.len()
+    }
 }
 
 /// What a run produced.
@@ -530,7 +539,9 @@ impl AnomalyService {
                 after_seq = Some(last.seq);
                 let full = page.len() == HISTORY_PAGE as usize;
                 for r in page {
-                    let Some(agent) = r.agent_id else { continue };
+                    // Only what the service recorded: a check's decision, a screening's block.
+                    let recorded = if guard { is_recorded_block(&r) } else { r.origin == AuditOrigin::Service };
+                    let (true, Some(agent)) = (recorded, r.agent_id) else { continue };
                     if !guard {
                         decision_index.insert(r.id.0, run.history.len());
                     }

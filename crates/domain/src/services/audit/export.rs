@@ -11,8 +11,9 @@ use crate::ids::TenantId;
 use crate::model::{AuditFilter, AuditRecord, AuditScan, ExportFormat, SeqOrder};
 use crate::ports::Store;
 
-/// Columns of the CSV export, in order. `details` is the record's JSON text.
-pub const CSV_COLUMNS: [&str; 14] = [
+/// Columns of the CSV export, in order. `details` is the record's JSON text; `origin`
+/// (`service` or `client`, derived from `event_type`, not hashed) comes last.
+pub const CSV_COLUMNS: [&str; 15] = [
     "id",
     "seq",
     "timestamp",
@@ -27,6 +28,7 @@ pub const CSV_COLUMNS: [&str; 14] = [
     "details",
     "prev_hash",
     "hash",
+    "origin",
 ];
 
 /// Turns records into the bytes of one export format.
@@ -98,7 +100,7 @@ impl Encoder {
     }
 }
 
-fn csv_row(r: &AuditRecord) -> [String; 14] {
+fn csv_row(r: &AuditRecord) -> [String; 15] {
     let opt = |s: &Option<String>| s.clone().unwrap_or_default();
     let timestamp = r.timestamp.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
     [
@@ -117,6 +119,7 @@ fn csv_row(r: &AuditRecord) -> [String; 14] {
         r.details.as_str().to_owned(),
         r.prev_hash.to_hex(),
         r.hash.to_hex(),
+        r.origin.as_str().to_owned(),
     ]
 }
 

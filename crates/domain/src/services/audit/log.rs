@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use crate::error::{DomainError, Result};
 use crate::ids::{AuditId, TenantId};
-use crate::model::{Actor, AuditEntry, AuditRecord, JsonText};
+use crate::model::{Actor, AuditEntry, AuditRecord, JsonText, is_service_event_type};
 use crate::ports::{Clock, IdGen, Store};
 
 /// Tunables of the audit writer.
@@ -52,12 +52,20 @@ pub struct AuditEvent {
 }
 
 impl AuditEvent {
+    /// An event of the service's own; `event_type` must be in a namespace of
+    /// [`SERVICE_NAMESPACES`](crate::model::SERVICE_NAMESPACES), which clients may not write
+    /// (and should be listed in [`SERVICE_EVENT_TYPES`](crate::model::SERVICE_EVENT_TYPES)).
     pub fn new(tenant_id: TenantId, actor: Actor, event_type: impl Into<String>) -> Self {
+        let event_type = event_type.into();
+        debug_assert!(
+            is_service_event_type(&event_type),
+            "`{event_type}` is outside the service's namespaces: clients could forge it"
+        );
         Self {
             id: None,
             tenant_id,
             actor,
-            event_type: event_type.into(),
+            event_type,
             agent_id: None,
             action: None,
             resource: None,

@@ -21,6 +21,7 @@ use crate::ids::{AuditId, ExportJobId, TenantId};
 use crate::model::{
     Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead, ChainVerification,
     ChainVerifier, ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, JsonText, Permission, SeqOrder,
+    is_service_event_type,
 };
 use crate::page::{Page, decode_seq_cursor, encode_seq_cursor, parse_limit};
 use crate::ports::Store;
@@ -54,8 +55,6 @@ impl Default for AuditSettings {
     }
 }
 
-/// Event types the service records itself; an entry written through the API may not use them.
-pub const RESERVED_EVENT_PREFIXES: [&str; 5] = ["auth.", "user.", "api_key.", "tenant.", "audit."];
 const MAX_EVENT_TYPE_LEN: usize = 100;
 const MAX_ACTION_LEN: usize = 200;
 const MAX_RESOURCE_LEN: usize = 1000;
@@ -65,8 +64,11 @@ const MAX_DECISION_LEN: usize = 50;
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAuditEntry {
-    /// Dotted lower-case name, e.g. `agent.action` or `policy.check`. The prefixes `auth.`,
-    /// `user.`, `api_key.`, `tenant.` and `audit.` are reserved for the service's own events.
+    /// Dotted lower-case name in a namespace of the client's own, e.g. `app.tool_call`. The
+    /// namespaces of the service's own events (`agent.`, `anomaly.`, `api_key.`, `audit.`,
+    /// `auth.`, `discovery.`, `guard.`, `hitl.`, `policy.`, `tenant.`, `user.`, and
+    /// `agentgov.`, `export.`, `service.`, `siem.`, `sso.`, `system.`, `webhook.`) are
+    /// reserved (422): the record's `origin` is `client`.
     pub event_type: String,
     pub agent_id: Option<Uuid>,
     pub action: Option<String>,
@@ -192,8 +194,16 @@ impl AuditService {
         let mut v = Violations::new();
         if !is_event_type(&req.event_type) {
             v.add("event_type", "must be dotted lower-case words (a-z, 0-9, _), at most 100 characters");
-        } else if RESERVED_EVENT_PREFIXES.iter().any(|p| req.event_type.starts_with(p)) {
-            v.add("event_type", "is reserved for events the service records itself");
+        } else if is_service_event_type(&req.event_type) {
+            let namespace = req.event_type.split('.').next().unwrap_or_default();
+            v.add(
+                "event_type",
+                format!(
+                    "the namespace `{namespace}.` is reserved for events the service records itself; \
+                     write under a namespace of your own, e.g. `app.{}`",
+                    req.event_type.split_once('.').map_or("action", |(_, rest)| rest)
+                ),
+            );
         }
         check_opt_text(&mut v, "action", req.action.as_deref(), MAX_ACTION_LEN);
         check_opt_text(&mut v, "resource", req.resource.as_deref(), MAX_RESOURCE_LEN);

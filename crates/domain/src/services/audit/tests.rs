@@ -7,7 +7,7 @@ use futures::TryStreamExt;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::model::Role;
+use crate::model::{AuditOrigin, Role, SERVICE_EVENT_TYPES, SERVICE_NAMESPACES};
 use crate::ports::{AuditRepo, Clock, ExportRepo};
 use crate::services::tests::{Harness, harness, harness_with};
 use time::OffsetDateTime;
@@ -44,8 +44,8 @@ async fn body(file: ExportFile) -> Vec<u8> {
 async fn written_entries_are_chained_and_carry_the_caller_as_actor() {
     let h = harness();
     let caller = admin(&h, "acme").await;
-    let a = h.svc.audit.write(&caller, entry("agent.action")).await.unwrap();
-    let b = h.svc.audit.write(&caller, entry("policy.check")).await.unwrap();
+    let a = h.svc.audit.write(&caller, entry("app.action")).await.unwrap();
+    let b = h.svc.audit.write(&caller, entry("app.check")).await.unwrap();
     assert_eq!(b.seq, a.seq + 1);
     assert_eq!(b.prev_hash, a.hash);
     assert_eq!(a.actor, Actor::new(ActorType::User, caller.user.id));
@@ -77,11 +77,59 @@ async fn invalid_entries_name_every_bad_field() {
 }
 
 #[tokio::test]
+async fn no_client_can_write_an_event_type_of_the_service() {
+    let h = harness();
+    let caller = admin(&h, "acme").await;
+    // Every type the service records, each namespace with a made-up type, and a bare one.
+    let made_up = SERVICE_NAMESPACES.iter().map(|ns| format!("{ns}.made_up"));
+    let bare = SERVICE_NAMESPACES.iter().map(|ns| (*ns).to_owned());
+    for forged in SERVICE_EVENT_TYPES.iter().map(|t| (*t).to_owned()).chain(made_up).chain(bare) {
+        match h.svc.audit.write(&caller, entry(&forged)).await {
+            Err(DomainError::Validation(errors)) => {
+                assert_eq!(errors.len(), 1, "{forged}");
+                assert_eq!(errors[0].field, "event_type", "{forged}");
+                assert!(errors[0].message.contains("reserved"), "{forged}: {}", errors[0].message);
+            }
+            other => panic!("{forged} was accepted: {other:?}"),
+        }
+    }
+    assert_eq!(records(&h, &caller).await.iter().filter(|r| r["origin"] == "client").count(), 0);
+    // A namespace of the client's own, also one that merely starts like a service's.
+    for own in ["app.action", "agents.action", "policy_engine.check", "x"] {
+        let r = h.svc.audit.write(&caller, entry(own)).await.unwrap();
+        assert_eq!(r.origin, AuditOrigin::Client, "{own}");
+        assert_eq!(serde_json::to_value(&r).unwrap()["origin"], "client");
+    }
+}
+
+#[test]
+fn the_origin_follows_the_event_type_and_every_service_type_is_reserved() {
+    for t in SERVICE_EVENT_TYPES {
+        assert_eq!(AuditOrigin::of(t), AuditOrigin::Service, "{t}");
+    }
+    assert_eq!(AuditOrigin::of("anomaly.detected"), AuditOrigin::Service);
+    assert_eq!(AuditOrigin::of("app.tool_call"), AuditOrigin::Client);
+    assert_eq!(AuditOrigin::of("hitlx.approved"), AuditOrigin::Client);
+}
+
+#[tokio::test]
+async fn the_service_records_its_own_events_with_the_service_origin() {
+    let h = harness();
+    let caller = admin(&h, "acme").await;
+    h.svc.audit.write(&caller, entry("app.action")).await.unwrap();
+    let listed = h.svc.audit.list(&caller, &AuditFilterParams::default(), None, None).await.unwrap().items;
+    let origins: Vec<_> = listed.iter().map(|r| (r.event_type.as_str(), r.origin)).collect();
+    assert_eq!(origins[0], ("app.action", AuditOrigin::Client));
+    assert!(origins[1..].iter().all(|(_, o)| *o == AuditOrigin::Service), "{origins:?}");
+    assert!(origins.iter().any(|(t, _)| *t == "tenant.created"), "{origins:?}");
+}
+
+#[tokio::test]
 async fn permissions_are_checked() {
     let h = harness();
     let admin = admin(&h, "acme").await;
     let viewer = h.user(&admin, "viewer@acme.test", Role::Viewer).await;
-    assert!(matches!(h.svc.audit.write(&viewer, entry("agent.action")).await, Err(DomainError::Forbidden(_))));
+    assert!(matches!(h.svc.audit.write(&viewer, entry("app.action")).await, Err(DomainError::Forbidden(_))));
     assert!(h.svc.audit.list(&viewer, &AuditFilterParams::default(), None, None).await.is_ok());
 }
 
@@ -91,14 +139,14 @@ async fn lists_are_newest_first_filtered_paginated_and_per_tenant() {
     let acme = admin(&h, "acme").await;
     let other = admin(&h, "other").await;
     for i in 0..7 {
-        let mut e = entry(if i % 2 == 0 { "agent.action" } else { "policy.check" });
+        let mut e = entry(if i % 2 == 0 { "app.action" } else { "app.check" });
         e.decision = Some(if i < 3 { "deny" } else { "allow" }.into());
         h.svc.audit.write(&acme, e).await.unwrap();
         h.clock.advance(Duration::from_secs(10));
     }
-    h.svc.audit.write(&other, entry("agent.action")).await.unwrap();
+    h.svc.audit.write(&other, entry("app.action")).await.unwrap();
 
-    let filter = AuditFilterParams { event_type: Some("agent.action".into()), ..Default::default() };
+    let filter = AuditFilterParams { event_type: Some("app.action".into()), ..Default::default() };
     let mut seen = Vec::new();
     let mut cursor = None;
     loop {
@@ -111,7 +159,7 @@ async fn lists_are_newest_first_filtered_paginated_and_per_tenant() {
     }
     assert_eq!(seen.len(), 4);
     assert!(seen.windows(2).all(|w| w[0].0 > w[1].0), "newest first: {seen:?}");
-    assert!(seen.iter().all(|(_, t)| t == "agent.action"));
+    assert!(seen.iter().all(|(_, t)| t == "app.action"));
 
     let filter = AuditFilterParams { decision: Some("deny".into()), ..Default::default() };
     assert_eq!(h.svc.audit.list(&acme, &filter, None, None).await.unwrap().items.len(), 3);
@@ -129,7 +177,7 @@ async fn time_filters_and_bad_filters() {
     let caller = admin(&h, "acme").await;
     let start = h.clock.now();
     h.clock.advance(Duration::from_secs(60));
-    h.svc.audit.write(&caller, entry("agent.action")).await.unwrap();
+    h.svc.audit.write(&caller, entry("app.action")).await.unwrap();
     let rfc = |t: OffsetDateTime| t.format(&time::format_description::well_known::Rfc3339).unwrap();
     let filter = AuditFilterParams {
         from: Some(rfc(start + Duration::from_secs(30))),
@@ -159,7 +207,7 @@ async fn concurrent_appends_make_one_gap_free_chain_per_tenant() {
     let mut tasks = Vec::new();
     for i in 0..200 {
         let (svc, caller) = (h.svc.audit.clone(), if i % 2 == 0 { a.clone() } else { b.clone() });
-        tasks.push(tokio::spawn(async move { svc.write(&caller, entry("agent.action")).await.unwrap() }));
+        tasks.push(tokio::spawn(async move { svc.write(&caller, entry("app.action")).await.unwrap() }));
     }
     for t in tasks {
         t.await.unwrap();
@@ -177,7 +225,7 @@ async fn verification_of_a_range_and_bad_ranges() {
     let h = harness();
     let caller = admin(&h, "acme").await;
     for _ in 0..5 {
-        h.svc.audit.write(&caller, entry("agent.action")).await.unwrap();
+        h.svc.audit.write(&caller, entry("app.action")).await.unwrap();
     }
     let v = h.svc.audit.verify(&caller, Some(3), Some(4)).await.unwrap();
     assert!(v.valid);
@@ -239,7 +287,7 @@ async fn every_export_format_parses_back_to_the_listed_records() {
     let h = harness_with(settings);
     let caller = admin(&h, "acme").await;
     for i in 0..8 {
-        let mut e = entry("agent.action");
+        let mut e = entry("app.action");
         e.details = Some(json!({"text": format!("line {i}\n, \"quoted\""), "n": i}));
         e.risk_score = if i == 3 { None } else { Some(0.1 * f64::from(i)) };
         h.svc.audit.write(&caller, e).await.unwrap();
@@ -269,6 +317,7 @@ async fn every_export_format_parses_back_to_the_listed_records() {
         assert_eq!(risk, want["risk_score"]);
         assert_eq!(serde_json::from_str::<Value>(&row[11]).unwrap(), want["details"]);
         assert_eq!(row[13], *want["hash"].as_str().unwrap());
+        assert_eq!(row[14], *want["origin"].as_str().unwrap());
     }
 
     // An empty selection is still a well-formed file.
@@ -284,7 +333,7 @@ async fn asynchronous_exports_run_download_and_expire() {
     let caller = admin(&h, "acme").await;
     let other = admin(&h, "other").await;
     for _ in 0..9 {
-        h.svc.audit.write(&caller, entry("agent.action")).await.unwrap();
+        h.svc.audit.write(&caller, entry("app.action")).await.unwrap();
     }
     let req = NewExport { format: ExportFormat::Jsonl, filters: AuditFilterParams::default() };
     let job = h.svc.audit.start_export(&caller, req).await.unwrap();
@@ -292,7 +341,7 @@ async fn asynchronous_exports_run_download_and_expire() {
     assert!(matches!(h.svc.audit.download(&caller, job.id).await, Err(DomainError::Conflict(_))));
     assert!(matches!(h.svc.audit.export_status(&other, job.id).await, Err(DomainError::NotFound { .. })));
     // Written after the job was accepted: not in its file.
-    h.svc.audit.write(&caller, entry("agent.late")).await.unwrap();
+    h.svc.audit.write(&caller, entry("app.late")).await.unwrap();
 
     assert!(h.svc.audit.run_next_export().await.unwrap());
     assert!(!h.svc.audit.run_next_export().await.unwrap());
@@ -307,7 +356,7 @@ async fn asynchronous_exports_run_download_and_expire() {
     let lines: Vec<Value> =
         String::from_utf8(bytes).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len() as i64, done.rows);
-    assert!(lines.iter().all(|l| l["event_type"] != "agent.late"));
+    assert!(lines.iter().all(|l| l["event_type"] != "app.late"));
     assert!(matches!(h.svc.audit.download(&other, job.id).await, Err(DomainError::NotFound { .. })));
 
     h.clock.advance(AuditSettings::default().export_retention + Duration::from_secs(1));

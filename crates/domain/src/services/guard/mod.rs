@@ -36,9 +36,9 @@ use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId, GuardFeedbackId, GuardTaskId, TenantId};
 use crate::model::{
-    GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
-    GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask, JobStatus,
-    Permission, guard_latency_bucket,
+    AuditOrigin, AuditRecord, GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback,
+    GuardFeedbackKind, GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey,
+    GuardTask, JobStatus, Permission, guard_latency_bucket,
 };
 use crate::ports::Event;
 
@@ -364,6 +364,22 @@ struct BlockedDetails {
     excerpt: String,
 }
 
+/// What a `guard.blocked` record holds, only if the service wrote it: of the service's
+/// origin (clients may not write `guard.` types), and named by the validation's own id (a
+/// screening's record is), which no client can choose; this also tells apart a record a
+/// client wrote under that type before the namespace was reserved.
+fn blocked_details(r: &AuditRecord) -> Option<BlockedDetails> {
+    if r.event_type != AUDIT_BLOCKED || r.origin != AuditOrigin::Service {
+        return None;
+    }
+    serde_json::from_str::<BlockedDetails>(r.details.as_str()).ok().filter(|d| d.validation_id == r.id.0)
+}
+
+/// Whether `r` is a blocked screening the service recorded (see [`blocked_details`]).
+pub(crate) fn is_recorded_block(r: &AuditRecord) -> bool {
+    blocked_details(r).is_some()
+}
+
 /// Trains the built-in default model now (about a second of CPU), so the first screening
 /// does not wait for it: run it on a blocking thread at start-up.
 pub fn warm_up() {
@@ -662,8 +678,8 @@ impl GuardService {
             (Some(id), _) => {
                 let record = self.ports().store.get_audit(tenant, AuditId(id)).await?;
                 let details = record
-                    .filter(|r| r.event_type == AUDIT_BLOCKED)
-                    .and_then(|r| serde_json::from_str::<BlockedDetails>(r.details.as_str()).ok())
+                    .as_ref()
+                    .and_then(blocked_details)
                     .ok_or_else(|| DomainError::not_found("blocked validation", id))?;
                 (details.excerpt, Some(details.verdict))
             }

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::model::{AuditScan, SeqOrder};
+use crate::model::{AuditEntry, AuditScan, JsonText, SeqOrder};
 use crate::ports::{AuditRepo, GuardRepo};
 use crate::services::NewApiKey;
 use crate::services::tenants::{SettingsChange, UpdateTenant};
@@ -206,6 +206,55 @@ async fn feedback_changes_the_next_trained_version() {
     assert_eq!(after.model_version, 1);
     assert!(after.score < before.score, "{} then {}", before.score, after.score);
     assert_eq!(h.svc.guard.versions(&admin).await.unwrap()[0].tenant_examples, 1, "one distinct text");
+}
+
+#[tokio::test]
+async fn feedback_refuses_a_guard_blocked_record_the_service_did_not_write() {
+    let h = harness();
+    let admin = admin(&h, "acme").await;
+    let genuine = h.svc.guard.validate(&admin, validate(ATTACK)).await.unwrap();
+    let record = h.store.get_audit(admin.tenant_id(), AuditId(genuine.validation_id)).await.unwrap().unwrap();
+    let details: serde_json::Value = serde_json::from_str(record.details.as_str()).unwrap();
+
+    // Through the API, a client cannot write the type at all.
+    let forged = crate::services::audit::NewAuditEntry {
+        event_type: AUDIT_BLOCKED.into(),
+        agent_id: None,
+        action: Some("validate".into()),
+        resource: Some("guard/injection".into()),
+        decision: Some("blocked".into()),
+        risk_score: Some(0.99),
+        details: Some(details.clone()),
+    };
+    assert!(matches!(h.svc.audit.write(&admin, forged).await, Err(DomainError::Validation(_))));
+
+    // One written under the type before it was reserved: the same details under an id of
+    // its own (a client never chooses a record's id), with the text it wants learnt.
+    let mut planted = details.clone();
+    planted["excerpt"] = serde_json::json!("What is the weather in Paris tomorrow?");
+    let forged_id = AuditId(uuid::Uuid::from_u128(0xf0_12ed));
+    planted["validation_id"] = serde_json::json!(forged_id.0);
+    let mut entry = AuditEntry::from(record.clone());
+    entry.id = AuditId(uuid::Uuid::from_u128(0xf0_12ee));
+    entry.details = JsonText::from_value(&planted);
+    h.store.append_audit(vec![entry.clone()]).await.unwrap();
+    for id in [entry.id, forged_id] {
+        let fb = FeedbackRequest {
+            validation_id: Some(id.to_string()),
+            prompt: None,
+            label: "attack".into(),
+            category: None,
+        };
+        assert!(matches!(h.svc.guard.feedback(&admin, fb).await, Err(DomainError::NotFound { .. })), "{id}");
+    }
+    // The genuine one still counts.
+    let fb = FeedbackRequest {
+        validation_id: Some(genuine.validation_id.to_string()),
+        prompt: None,
+        label: "attack".into(),
+        category: None,
+    };
+    assert_eq!(h.svc.guard.feedback(&admin, fb).await.unwrap().text, ATTACK);
 }
 
 #[tokio::test]

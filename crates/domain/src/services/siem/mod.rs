@@ -22,7 +22,8 @@ use super::{Caller, Ports};
 use crate::error::{DomainError, Result};
 use crate::ids::{AuditId, TenantId};
 use crate::model::{
-    Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, JsonText, Role, SeqOrder, SiemSinkState,
+    Actor, ActorType, AuditFilter, AuditHash, AuditOrigin, AuditRecord, AuditScan, JsonText, Role, SeqOrder,
+    SiemSinkState,
 };
 use crate::ports::SiemSink;
 
@@ -305,6 +306,7 @@ impl SiemService {
             timestamp: self.ports.clock.now(),
             actor,
             event_type: "siem.test".into(),
+            origin: AuditOrigin::Service,
             agent_id: None,
             action: Some("test".into()),
             resource: Some("siem".into()),
