@@ -11,7 +11,7 @@ async fn keys_are_shown_once_listed_without_secrets_and_revoked_at_once() {
     assert!(secret.starts_with(created["prefix"].as_str().unwrap()));
     assert_eq!(created["permissions"], json!(["agents:read", "guard:manage"]));
     assert!(created.get("key_hash").is_none());
-    expect(app.get("/stats").header("X-API-Key", secret), 200).await;
+    expect(app.get("/agents").header("X-API-Key", secret), 200).await;
 
     let list = expect(app.get("/api-keys").bearer_auth(&t.token), 200).await;
     let text = list.to_string();
@@ -22,7 +22,7 @@ async fn keys_are_shown_once_listed_without_secrets_and_revoked_at_once() {
 
     let id = created["id"].as_str().unwrap();
     expect(app.delete(&format!("/api-keys/{id}")).bearer_auth(&t.token), 204).await;
-    expect_problem(app.get("/stats").header("X-API-Key", secret), 401).await;
+    expect_problem(app.get("/agents").header("X-API-Key", secret), 401).await;
     expect_problem(app.delete(&format!("/api-keys/{id}")).bearer_auth(&t.token), 404).await;
     let list = expect(app.get("/api-keys").bearer_auth(&t.token), 200).await;
     assert!(!list.to_string().contains(id));

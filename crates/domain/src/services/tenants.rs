@@ -11,7 +11,7 @@ use super::{AgentService, AuditEvent, AuditLog, Caller, PolicyService, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{ApiKeyId, TenantId, UserId};
 use crate::model::{
-    Actor, ApiKey, ApiKeyKind, EffectiveSettings, RiskLevels, Role, Tenant, TenantSettings, User, UserStatus,
+    Actor, ApiKey, ApiKeyKind, EffectiveSettings, Permission, RiskLevels, Role, Tenant, TenantSettings, User, UserStatus,
 };
 use crate::page::{Page, PageRequest};
 use crate::secrets::{self, AdminKey, PasswordHasher};
@@ -238,8 +238,9 @@ impl TenantService {
         Ok(self.view(self.stored(id).await?))
     }
 
-    /// `GET /tenant`: the caller's own tenant.
+    /// `GET /tenant`: the caller's own tenant; needs `stats:read`.
     pub async fn own(&self, caller: &Caller) -> Result<TenantView> {
+        caller.require_permission(Permission::StatsRead)?;
         self.get(caller.tenant_id()).await
     }
 
