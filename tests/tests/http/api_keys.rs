@@ -11,7 +11,7 @@ async fn keys_are_shown_once_listed_without_secrets_and_revoked_at_once() {
     assert!(secret.starts_with(created["prefix"].as_str().unwrap()));
     assert_eq!(created["permissions"], json!(["agents:read", "guard:manage"]));
     assert!(created.get("key_hash").is_none());
-    expect(app.get("/stats").header("X-API-Key", secret), 200).await;
+    expect(app.get("/agents").header("X-API-Key", secret), 200).await;
 
     let list = expect(app.get("/api-keys").bearer_auth(&t.token), 200).await;
     let text = list.to_string();
@@ -22,7 +22,7 @@ async fn keys_are_shown_once_listed_without_secrets_and_revoked_at_once() {
 
     let id = created["id"].as_str().unwrap();
     expect(app.delete(&format!("/api-keys/{id}")).bearer_auth(&t.token), 204).await;
-    expect_problem(app.get("/stats").header("X-API-Key", secret), 401).await;
+    expect_problem(app.get("/agents").header("X-API-Key", secret), 401).await;
     expect_problem(app.delete(&format!("/api-keys/{id}")).bearer_auth(&t.token), 404).await;
     let list = expect(app.get("/api-keys").bearer_auth(&t.token), 200).await;
     assert!(!list.to_string().contains(id));
@@ -79,4 +79,29 @@ async fn api_key_endpoints_need_a_user_session() {
     expect_problem(app.get("/api-keys"), 401).await;
     expect_problem(app.get("/api-keys").header("X-API-Key", &t.api_key), 401).await;
     expect_problem(app.post("/api-keys").header("X-API-Key", &t.api_key).json(&json!({"name": "x"})), 401).await;
+}
+
+#[tokio::test]
+async fn an_admin_cannot_revoke_the_keys_of_a_higher_role() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    app.user(&t, "root@acme.test", "admin").await;
+    agentgov_server::cli::set_role(&test_config(app.dir.path()), "root@acme.test", "super_admin".parse().unwrap())
+        .await
+        .unwrap();
+    let root = app.login("root@acme.test", PASSWORD).await["access_token"].as_str().unwrap().to_owned();
+    let key = expect(app.post("/api-keys").bearer_auth(&root).json(&json!({"name": "root's"})), 201).await;
+    let id = key["id"].as_str().unwrap();
+    let secret = key["api_key"].as_str().unwrap();
+
+    // The tenant's admin is below the super_admin: 403, and the key still works.
+    let err = expect_problem(app.delete(&format!("/api-keys/{id}")).bearer_auth(&t.token), 403).await;
+    assert!(err["detail"].as_str().unwrap().contains("above yours"), "{err}");
+    expect(app.get("/agents").header("X-API-Key", secret), 200).await;
+
+    // The super_admin may revoke an admin's key, and its own.
+    let admin_key = expect(app.post("/api-keys").bearer_auth(&t.token).json(&json!({"name": "admin's"})), 201).await;
+    expect(app.delete(&format!("/api-keys/{}", admin_key["id"].as_str().unwrap())).bearer_auth(&root), 204).await;
+    expect(app.delete(&format!("/api-keys/{id}")).bearer_auth(&root), 204).await;
+    expect_problem(app.get("/agents").header("X-API-Key", secret), 401).await;
 }

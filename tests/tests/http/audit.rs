@@ -403,3 +403,35 @@ async fn an_audit_write_key_cannot_forge_the_services_events_and_client_entries_
     // The chain still verifies: `origin` is derived, not hashed.
     assert_eq!(expect(app.get("/audit/verify").header("X-API-Key", &key), 200).await["valid"], true);
 }
+
+#[tokio::test]
+async fn a_spreadsheet_safe_csv_export_defuses_formulas_only_when_asked() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let hostile = ["=HYPERLINK(\"http://x.test\")", "+1+1", "-2+3", "@SUM(A1)", "plain"];
+    for action in hostile {
+        let body = json!({"event_type": "app.action", "action": action, "resource": "db/x"});
+        expect(app.post("/audit/log").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    }
+    let actions = |query: &str| {
+        let req = app.get(&format!("/audit/export/csv?event_type=app.action{query}")).header("X-API-Key", &t.api_key);
+        async move {
+            let (_, _, body) = download(req.send().await.unwrap()).await;
+            let mut reader = csv::Reader::from_reader(body.as_slice());
+            let column = reader.headers().unwrap().iter().position(|h| h == "action").unwrap();
+            reader.records().map(|r| r.unwrap()[column].to_owned()).collect::<Vec<_>>()
+        }
+    };
+    // Default: the records' exact text, as before.
+    assert_eq!(actions("").await, hostile);
+    assert_eq!(actions("&spreadsheet_safe=false").await, hostile);
+    // Asked for: every cell a spreadsheet would run gets a leading apostrophe.
+    let safe = actions("&spreadsheet_safe=true").await;
+    let expected: Vec<String> =
+        hostile.iter().map(|a| if *a == "plain" { (*a).to_owned() } else { format!("'{a}") }).collect();
+    assert_eq!(safe, expected);
+    // A bad value is a clear 422, never ignored.
+    expect_problem(app.get("/audit/export/csv?spreadsheet_safe=maybe").header("X-API-Key", &t.api_key), 422).await;
+    // JSONL, the evidence format, keeps the exact text.
+    expect_problem(app.get("/audit/export?spreadsheet_safe=true").header("X-API-Key", &t.api_key), 422).await;
+}

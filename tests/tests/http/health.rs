@@ -133,3 +133,21 @@ async fn every_response_carries_a_request_id() {
     let res = app.get("/health").send().await.unwrap();
     assert!(res.headers().get("x-request-id").is_some());
 }
+
+#[tokio::test]
+async fn status_stats_and_own_tenant_need_stats_read() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let without = serde_json::json!({"name": "no stats", "permissions": ["agents:read"]});
+    let key = expect(app.post("/api-keys").bearer_auth(&t.token).json(&without), 201).await;
+    let key = key["api_key"].as_str().unwrap().to_owned();
+    let with = serde_json::json!({"name": "stats", "permissions": ["stats:read"]});
+    let stats_key = expect(app.post("/api-keys").bearer_auth(&t.token).json(&with), 201).await;
+    let stats_key = stats_key["api_key"].as_str().unwrap().to_owned();
+    for path in ["/status", "/stats", "/tenant"] {
+        let err = expect_problem(app.get(path).header("X-API-Key", &key), 403).await;
+        assert!(err["detail"].as_str().unwrap().contains("stats:read"), "{path}: {err}");
+        expect(app.get(path).header("X-API-Key", &stats_key), 200).await;
+        expect(app.get(path).bearer_auth(&t.token), 200).await;
+    }
+}

@@ -453,7 +453,7 @@ async fn only_the_admin_key_or_a_super_admin_session_may_see_and_test_forwarding
     // No sink configured: status says so, a test is a conflict.
     let bare = spawn_app().await;
     let status = expect(bare.get("/siem/status").header("X-Admin-Key", ADMIN_KEY), 200).await;
-    assert_eq!(status, json!({"enabled": false, "sinks": []}));
+    assert_eq!(status, json!({"enabled": false, "scope": "platform", "sinks": []}));
     expect_problem(bare.post("/siem/test").header("X-Admin-Key", ADMIN_KEY), 409).await;
 }
 
@@ -480,4 +480,44 @@ async fn two_replicas_forward_each_record_once_between_them() {
     assert_eq!(status["sinks"][0]["forwarded_total"], json!(head), "the totals are shared");
     let other = expect(apps[0].get("/siem/status").header("X-Admin-Key", ADMIN_KEY), 200).await;
     assert_eq!(other["sinks"][0]["forwarded_total"], json!(head));
+}
+
+#[tokio::test]
+async fn a_tenants_super_admin_sees_only_its_own_tenants_siem_state() {
+    let hec = HecReceiver::start().await;
+    hec.down.store(true, std::sync::atomic::Ordering::SeqCst);
+    let app =
+        app_with(vec![sink(json!({"name": "splunk", "kind": "splunk-hec", "url": hec.url, "token": hec.token}))]).await;
+    let t = app.create_tenant("acme").await;
+    let other = app.create_tenant("globex").await;
+    app.user(&t, "root@acme.test", "admin").await;
+    agentgov_server::cli::set_role(&test_config(app.dir.path()), "root@acme.test", "super_admin".parse().unwrap())
+        .await
+        .unwrap();
+    let root = app.login("root@acme.test", PASSWORD).await["access_token"].as_str().unwrap().to_owned();
+    write_entries(&app, &t.api_key, 3).await;
+    write_entries(&app, &other.api_key, 7).await;
+    let (own, theirs) = (head(&app, &t).await, head(&app, &other).await);
+
+    // The sink is down: nothing leaves. The Super Admin sees its tenant's backlog only, and
+    // nothing platform-wide (destination, totals, errors other tenants' records caused).
+    let mine = expect(app.get("/siem/status").bearer_auth(&root), 200).await;
+    assert_eq!(mine["scope"], "tenant");
+    let s = &mine["sinks"][0];
+    assert_eq!(
+        (s["name"].as_str(), s["queue_depth"].as_i64(), s["cursor"].as_i64()),
+        (Some("splunk"), Some(own), Some(0))
+    );
+    for hidden in ["destination", "forwarded_total", "failed_total", "last_success_at", "last_error", "last_error_at"] {
+        assert!(s.get(hidden).is_none(), "{hidden} shown to a tenant: {mine}");
+    }
+    let all = expect(app.get("/siem/status").header("X-Admin-Key", ADMIN_KEY), 200).await;
+    assert_eq!(all["scope"], "platform");
+    assert_eq!(all["sinks"][0]["queue_depth"].as_i64(), Some(own + theirs), "{all}");
+    assert!(all["sinks"][0]["destination"].is_string() && all["sinks"][0]["forwarded_total"].is_u64(), "{all}");
+
+    hec.down.store(false, std::sync::atomic::Ordering::SeqCst);
+    drained(&app).await;
+    let mine = expect(app.get("/siem/status").bearer_auth(&root), 200).await;
+    assert_eq!((mine["sinks"][0]["queue_depth"].as_i64(), mine["sinks"][0]["cursor"].as_i64()), (Some(0), Some(own)));
 }

@@ -145,7 +145,10 @@ async fn tenant_changes_need_an_admin_jwt_and_valid_settings() {
     ] {
         expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&body), 422).await;
     }
-    expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&json!({"name": "other"})), 409).await;
+    let err = expect_problem(app.patch("/tenant").bearer_auth(&t.token).json(&json!({"name": "other"})), 409).await;
+    // The answer does not say that another tenant bears the name.
+    assert_eq!(err["detail"], "this name cannot be used; choose another", "{err}");
+    assert!(!err.to_string().contains("taken"), "{err}");
     let absent = "01936b2e-0000-7000-8000-000000000000";
     expect_problem(app.get(&format!("/tenants/{absent}")).header("X-Admin-Key", ADMIN_KEY), 404).await;
     expect_problem(app.patch(&format!("/tenants/{absent}")).header("X-Admin-Key", ADMIN_KEY).json(&change), 404).await;

@@ -108,10 +108,25 @@ async fn duplicate_emails_are_409_in_any_tenant() {
     let t = app.create_tenant("acme").await;
     let other = app.create_tenant("globex").await;
     let body = json!({"email": other.admin_email, "password": PASSWORD});
-    expect_problem(app.post("/users").bearer_auth(&t.token).json(&body), 409).await;
+    let elsewhere = expect_problem(app.post("/users").bearer_auth(&t.token).json(&body), 409).await;
     let (id, _) = app.user(&t, "v@acme.test", "viewer").await;
-    expect_problem(app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"email": t.admin_email})), 409)
-        .await;
+    let here = expect_problem(
+        app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"email": t.admin_email})),
+        409,
+    )
+    .await;
+    // Taken in another tenant or in one's own: the same answer, which says neither.
+    let renamed = expect_problem(
+        app.put(&format!("/users/{id}")).bearer_auth(&t.token).json(&json!({"email": other.admin_email})),
+        409,
+    )
+    .await;
+    let body = json!({"email": t.admin_email, "password": PASSWORD});
+    let here_new = expect_problem(app.post("/users").bearer_auth(&t.token).json(&body), 409).await;
+    for err in [&elsewhere, &here, &renamed, &here_new] {
+        assert_eq!(err["detail"], "this e-mail cannot be used; choose another", "{err}");
+        assert!(!err.to_string().contains("registered"), "{err}");
+    }
 }
 
 #[tokio::test]

@@ -47,6 +47,7 @@ pub async fn list(
     responses(
         (status = 204, description = "Revoked"),
         (status = 404, description = "No such key in this tenant, or already revoked", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Another user's key, by a non-admin or of a role above the caller's", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/{id}")]

@@ -52,6 +52,45 @@ impl AuditListQuery {
     }
 }
 
+/// `GET /audit/export/csv`: the filters and the spreadsheet-safe option.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct CsvExportQuery {
+    /// `true`: a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a `'`
+    /// in front, so a spreadsheet shows it as text instead of running it as a formula. The
+    /// file is then no longer the records' exact text: JSONL stays the evidence format.
+    /// Default `false`.
+    pub spreadsheet_safe: Option<bool>,
+    /// Only records about this agent (UUID).
+    pub agent_id: Option<String>,
+    pub event_type: Option<String>,
+    pub action: Option<String>,
+    pub decision: Option<String>,
+    /// `agent`, `user`, `api_key` or `system`.
+    pub actor_type: Option<String>,
+    pub actor_id: Option<String>,
+    /// Records at or after this instant (RFC 3339).
+    pub from: Option<String>,
+    /// Records before this instant (RFC 3339).
+    pub to: Option<String>,
+}
+
+impl CsvExportQuery {
+    fn filters(&self) -> AuditFilterParams {
+        AuditFilterParams {
+            agent_id: self.agent_id.clone(),
+            event_type: self.event_type.clone(),
+            action: self.action.clone(),
+            decision: self.decision.clone(),
+            actor_type: self.actor_type.clone(),
+            actor_id: self.actor_id.clone(),
+            from: self.from.clone(),
+            to: self.to.clone(),
+        }
+    }
+}
+
 /// `GET /audit/verify`.
 #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -148,20 +187,22 @@ pub async fn export_json(
 }
 
 /// Export the filtered records as RFC 4180 CSV with a header row, oldest first. `actor`
-/// is split into `actor_type` and `actor_id`; `details` is a JSON text column.
+/// is split into `actor_type` and `actor_id`; `details` is a JSON text column. With
+/// `spreadsheet_safe=true`, cells a spreadsheet would run as a formula are prefixed with `'`.
 #[utoipa::path(
     tag = "audit",
     security(("api_key" = []), ("bearer" = [])),
-    params(AuditFilterParams),
+    params(CsvExportQuery),
     responses((status = 200, description = "An attachment, streamed", content_type = "text/csv", body = String))
 )]
 #[get("/export/csv")]
 pub async fn export_csv(
     state: web::Data<AppState>,
     auth: ApiKeyOrJwt,
-    q: web::Query<AuditFilterParams>,
+    q: web::Query<CsvExportQuery>,
 ) -> ApiResult<HttpResponse> {
-    export(&state, &auth, &q, ExportFormat::Csv).await
+    let file = state.services.audit.export_csv(&auth.0, &q.filters(), q.spreadsheet_safe.unwrap_or(false)).await?;
+    Ok(attachment(file))
 }
 
 async fn export(

@@ -46,7 +46,10 @@ pub async fn ready(state: web::Data<AppState>) -> ApiResult<HttpResponse> {
 #[utoipa::path(
     tag = "health",
     security(("api_key" = []), ("bearer" = [])),
-    responses((status = 200, description = "Platform status", body = PlatformStatus))
+    responses(
+        (status = 200, description = "Platform status", body = PlatformStatus),
+        (status = 403, description = "An API key without `stats:read`", body = Problem, content_type = "application/problem+json"),
+    )
 )]
 #[get("/status")]
 pub async fn status(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult<web::Json<PlatformStatus>> {
@@ -57,7 +60,10 @@ pub async fn status(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult<
 #[utoipa::path(
     tag = "health",
     security(("api_key" = []), ("bearer" = [])),
-    responses((status = 200, description = "Counts for the caller's tenant", body = Stats))
+    responses(
+        (status = 200, description = "Counts for the caller's tenant", body = Stats),
+        (status = 403, description = "An API key without `stats:read`", body = Problem, content_type = "application/problem+json"),
+    )
 )]
 #[get("/stats")]
 pub async fn stats(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult<web::Json<Stats>> {

@@ -82,7 +82,10 @@ pub async fn update(
 #[utoipa::path(
     tag = "tenants",
     security(("api_key" = []), ("bearer" = [])),
-    responses((status = 200, description = "The caller's tenant", body = TenantView))
+    responses(
+        (status = 200, description = "The caller's tenant", body = TenantView),
+        (status = 403, description = "An API key without `stats:read`", body = Problem, content_type = "application/problem+json"),
+    )
 )]
 #[get("/tenant")]
 pub async fn get_own(state: web::Data<AppState>, auth: ApiKeyOrJwt) -> ApiResult<web::Json<TenantView>> {

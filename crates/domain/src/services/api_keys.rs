@@ -107,15 +107,23 @@ impl ApiKeyService {
         self.ports.store.list_api_keys(caller.tenant_id(), owner, page).await
     }
 
-    /// Revokes a key at once. Users revoke their own keys; admins any key of their tenant.
+    /// Revokes a key at once. Users revoke their own keys; admins any key of their tenant
+    /// whose owner's role is not above theirs.
     pub async fn revoke(&self, caller: &Caller, id: ApiKeyId) -> Result<()> {
         let not_found = || DomainError::not_found("API key", id);
         let key = self.ports.store.get_api_key(caller.tenant_id(), id).await?.ok_or_else(not_found)?;
         if key.revoked_at.is_some() {
             return Err(not_found());
         }
-        if key.user_id != caller.user.id && caller.role() < Role::Admin {
-            return Err(DomainError::Forbidden("only an admin can revoke another user's key".into()));
+        if key.user_id != caller.user.id {
+            if caller.role() < Role::Admin {
+                return Err(DomainError::Forbidden("only an admin can revoke another user's key".into()));
+            }
+            // As with users themselves: nobody manages the keys of a role above theirs.
+            let owner = self.ports.store.get_user(caller.tenant_id(), key.user_id).await?;
+            if owner.is_some_and(|o| o.role > caller.role()) {
+                return Err(DomainError::Forbidden("cannot revoke a key of a user whose role is above yours".into()));
+            }
         }
         self.ports.store.revoke_api_key(caller.tenant_id(), id, self.ports.clock.now()).await?;
         self.auth.credentials_changed(caller.tenant_id()).await;

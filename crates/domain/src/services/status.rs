@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use super::{Caller, Ports, ServerInfo};
 use crate::error::{DomainError, Result};
+use crate::model::Permission;
 use crate::ports::ResourceCounts;
 
 /// The health of one backing component.
@@ -92,7 +93,9 @@ impl StatusService {
         Readiness { ready: components.iter().all(|c| c.up), components }
     }
 
+    /// Needs `stats:read`.
     pub async fn status(&self, caller: &Caller) -> Result<PlatformStatus> {
+        caller.require_permission(Permission::StatsRead)?;
         let tenant = self
             .ports
             .store
@@ -111,7 +114,9 @@ impl StatusService {
         })
     }
 
+    /// Needs `stats:read`.
     pub async fn stats(&self, caller: &Caller) -> Result<Stats> {
+        caller.require_permission(Permission::StatsRead)?;
         let counts = self.ports.store.count_resources(caller.tenant_id()).await?;
         let audit_records = self.ports.store.audit_head(caller.tenant_id()).await?.map_or(0, |h| h.seq);
         Ok(Stats { tenant_id: caller.tenant_id(), generated_at: self.ports.clock.now(), counts, audit_records })

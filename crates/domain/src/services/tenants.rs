@@ -11,7 +11,8 @@ use super::{AgentService, AuditEvent, AuditLog, Caller, PolicyService, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{ApiKeyId, TenantId, UserId};
 use crate::model::{
-    Actor, ApiKey, ApiKeyKind, EffectiveSettings, RiskLevels, Role, Tenant, TenantSettings, User, UserStatus,
+    Actor, ApiKey, ApiKeyKind, EffectiveSettings, Permission, RiskLevels, Role, Tenant, TenantSettings, User,
+    UserStatus,
 };
 use crate::page::{Page, PageRequest};
 use crate::secrets::{self, AdminKey, PasswordHasher};
@@ -238,8 +239,9 @@ impl TenantService {
         Ok(self.view(self.stored(id).await?))
     }
 
-    /// `GET /tenant`: the caller's own tenant.
+    /// `GET /tenant`: the caller's own tenant; needs `stats:read`.
     pub async fn own(&self, caller: &Caller) -> Result<TenantView> {
+        caller.require_permission(Permission::StatsRead)?;
         self.get(caller.tenant_id()).await
     }
 
@@ -251,7 +253,14 @@ impl TenantService {
     /// `PATCH /tenant` (an admin of the tenant).
     pub async fn update_own(&self, caller: &Caller, req: UpdateTenant) -> Result<TenantView> {
         caller.require_role(Role::Admin)?;
-        self.change(caller.tenant_id(), req, caller_actor(caller)).await
+        // Names are unique across the server; a tenant must not learn that another one
+        // bears the name it asked for, so the conflict names nobody.
+        self.change(caller.tenant_id(), req, caller_actor(caller)).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == "tenant name already taken" => {
+                DomainError::Conflict("this name cannot be used; choose another".into())
+            }
+            other => other,
+        })
     }
 
     /// Validates and stores a change, re-levels the tenant's agents, audits it, and makes

@@ -78,7 +78,7 @@ impl UserService {
             updated_at: now,
             last_login_at: None,
         };
-        self.ports.store.insert_user(&user).await?;
+        self.ports.store.insert_user(&user).await.map_err(unusable_email)?;
         self.audited(caller, "user.created", &user, json!({"email": user.email, "role": user.role})).await;
         Ok(user)
     }
@@ -216,7 +216,7 @@ impl UserService {
 
     async fn save(&self, mut user: User) -> Result<User> {
         user.updated_at = self.ports.clock.now();
-        self.ports.store.update_user(&user).await?;
+        self.ports.store.update_user(&user).await.map_err(unusable_email)?;
         self.auth.credentials_changed(user.tenant_id).await;
         Ok(user)
     }
@@ -243,5 +243,19 @@ impl UserService {
         } else {
             Ok(())
         }
+    }
+}
+
+/// The store's conflict on the platform-wide unique e-mail, as a tenant's admin sees it.
+/// E-mails are unique across tenants (login names no tenant), so "already registered"
+/// would tell an admin that another tenant has a user with that address. The answer is
+/// the same whether the address is taken in the caller's tenant or in another, and names
+/// neither.
+pub(crate) const EMAIL_UNUSABLE: &str = "this e-mail cannot be used; choose another";
+
+fn unusable_email(e: DomainError) -> DomainError {
+    match e {
+        DomainError::Conflict(m) if m == "email already registered" => DomainError::Conflict(EMAIL_UNUSABLE.into()),
+        other => other,
     }
 }

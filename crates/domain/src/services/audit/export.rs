@@ -36,6 +36,7 @@ pub const CSV_COLUMNS: [&str; 15] = [
 pub struct Encoder {
     format: ExportFormat,
     rows: u64,
+    spreadsheet_safe: bool,
 }
 
 fn encode_error(e: impl std::fmt::Display) -> DomainError {
@@ -44,7 +45,20 @@ fn encode_error(e: impl std::fmt::Display) -> DomainError {
 
 impl Encoder {
     pub fn new(format: ExportFormat) -> Self {
-        Self { format, rows: 0 }
+        Self { format, rows: 0, spreadsheet_safe: false }
+    }
+
+    /// CSV only: a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
+    /// `'` in front, so a spreadsheet opening the file shows it as text instead of running it
+    /// as a formula (CSV injection). Opt-in: the cells are then no longer the records' exact
+    /// text, and JSONL stays the evidence format.
+    pub fn spreadsheet_safe(mut self, on: bool) -> Self {
+        self.spreadsheet_safe = on;
+        self
+    }
+
+    pub fn format(&self) -> ExportFormat {
+        self.format
     }
 
     /// What the file starts with.
@@ -81,7 +95,11 @@ impl Encoder {
             ExportFormat::Csv => {
                 let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(std::mem::take(out));
                 for r in records {
-                    w.write_record(csv_row(r)).map_err(encode_error)?;
+                    let mut row = csv_row(r);
+                    if self.spreadsheet_safe {
+                        row.iter_mut().for_each(defuse_cell);
+                    }
+                    w.write_record(row).map_err(encode_error)?;
                 }
                 *out = w.into_inner().map_err(encode_error)?;
             }
@@ -97,6 +115,14 @@ impl Encoder {
             ExportFormat::Json if self.rows == 0 => b"]\n".to_vec(),
             ExportFormat::Json => b"\n]\n".to_vec(),
         }
+    }
+}
+
+/// Prefixes `'` to a cell a spreadsheet would read as a formula (or, after a leading tab or
+/// carriage return it strips, as one).
+fn defuse_cell(cell: &mut String) {
+    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        cell.insert(0, '\'');
     }
 }
 
@@ -148,19 +174,11 @@ pub fn export_stream(
     store: Arc<dyn Store>,
     tenant: TenantId,
     filter: AuditFilter,
-    format: ExportFormat,
+    encoder: Encoder,
     page: u32,
 ) -> impl Stream<Item = Result<ExportPiece>> + Send + 'static {
-    let cursor = Cursor {
-        store,
-        tenant,
-        filter,
-        encoder: Encoder::new(format),
-        page: page.max(1),
-        after_seq: None,
-        started: false,
-        done: false,
-    };
+    let cursor =
+        Cursor { store, tenant, filter, encoder, page: page.max(1), after_seq: None, started: false, done: false };
     stream::try_unfold(cursor, |mut c| async move {
         if c.done {
             return Ok(None);
@@ -178,4 +196,28 @@ pub fn export_stream(
         Ok(Some((ExportPiece { data, rows: records.len() as u64 }, c)))
     })
     .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::defuse_cell;
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_are_prefixed_and_others_kept() {
+        for (cell, expected) in [
+            ("=1+1", "'=1+1"),
+            ("+1", "'+1"),
+            ("-1", "'-1"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+            ("a=1", "a=1"),
+            ("", ""),
+            (" =1", " =1"),
+        ] {
+            let mut c = cell.to_owned();
+            defuse_cell(&mut c);
+            assert_eq!(c, expected, "{cell:?}");
+        }
+    }
 }

@@ -297,9 +297,30 @@ impl AuditService {
         params: &AuditFilterParams,
         format: ExportFormat,
     ) -> Result<ExportFile> {
+        self.export_encoded(caller, params, Encoder::new(format)).await
+    }
+
+    /// `GET /audit/export/csv`; `spreadsheet_safe` prefixes cells a spreadsheet would run
+    /// as a formula (see [`Encoder::spreadsheet_safe`]).
+    pub async fn export_csv(
+        &self,
+        caller: &Caller,
+        params: &AuditFilterParams,
+        spreadsheet_safe: bool,
+    ) -> Result<ExportFile> {
+        self.export_encoded(caller, params, Encoder::new(ExportFormat::Csv).spreadsheet_safe(spreadsheet_safe)).await
+    }
+
+    async fn export_encoded(
+        &self,
+        caller: &Caller,
+        params: &AuditFilterParams,
+        encoder: Encoder,
+    ) -> Result<ExportFile> {
+        let format = encoder.format();
         let filter = self.export_filter(caller, params, "").await?;
         let body =
-            export_stream(self.ports.store.clone(), caller.tenant_id(), filter, format, self.settings.export_page)
+            export_stream(self.ports.store.clone(), caller.tenant_id(), filter, encoder, self.settings.export_page)
                 .map_ok(|piece| piece.data)
                 .boxed();
         Ok(ExportFile { format, filename: self.filename(format), length: None, body })
@@ -458,8 +479,13 @@ impl AuditService {
     async fn produce(&self, job: &ExportJob, token: Uuid) -> Result<(i32, ExportProgress)> {
         let store = &self.ports.store;
         let total = store.count_audit(job.tenant_id, &job.filters).await?.max(1);
-        let mut pieces =
-            export_stream(store.clone(), job.tenant_id, job.filters.clone(), job.format, self.settings.export_page);
+        let mut pieces = export_stream(
+            store.clone(),
+            job.tenant_id,
+            job.filters.clone(),
+            Encoder::new(job.format),
+            self.settings.export_page,
+        );
         let limit = self.settings.export_chunk_bytes.max(1);
         let mut buf = Vec::with_capacity(limit);
         let mut progress = ExportProgress { rows: 0, bytes: 0, progress: 0.0 };

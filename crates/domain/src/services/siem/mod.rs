@@ -105,31 +105,46 @@ impl Operator {
     }
 }
 
-/// A sink as `GET /siem/status` shows it.
+/// A sink as `GET /siem/status` shows it. The operator (`X-Admin-Key`) sees the sink's
+/// platform-wide state; a tenant's Super Admin sees what concerns its own tenant only: the
+/// sink's filter and its tenant's backlog, never the destination, the totals over every
+/// tenant or the last error (which another tenant's records may have caused).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct SinkStatus {
     /// The configured name.
     pub name: String,
     /// `syslog-tcp`, `syslog-udp`, `syslog-tls` or `splunk-hec`.
     pub kind: &'static str,
-    /// Where it sends, credentials masked.
-    pub destination: String,
+    /// Where it sends, credentials masked. The operator only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
     /// What each record is written as: `cef`, `json` or `ocsf`.
     pub format: &'static str,
     /// Event types sent (empty: all).
     pub event_types: Vec<String>,
     pub min_severity: u8,
-    /// Audit records not yet examined, over every tenant.
+    /// Audit records not yet examined: over every tenant for the operator, of the caller's
+    /// tenant for a Super Admin.
     pub queue_depth: u64,
-    /// Records delivered since the sink was first configured.
-    pub forwarded_total: u64,
-    /// Records in delivery attempts that failed (each retry counts again).
-    pub failed_total: u64,
-    #[serde(with = "time::serde::rfc3339::option")]
+    /// A Super Admin only: the last `seq` of its tenant's log the sink has forwarded or
+    /// passed over by its filter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<i64>,
+    /// Records delivered since the sink was first configured. The operator only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forwarded_total: Option<u64>,
+    /// Records in delivery attempts that failed (each retry counts again). The operator only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_total: Option<u64>,
+    /// The operator only.
+    #[serde(with = "time::serde::rfc3339::option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub last_success_at: Option<OffsetDateTime>,
+    /// The operator only.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
-    #[serde(with = "time::serde::rfc3339::option")]
+    /// The operator only.
+    #[serde(with = "time::serde::rfc3339::option", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub last_error_at: Option<OffsetDateTime>,
 }
@@ -139,6 +154,8 @@ pub struct SinkStatus {
 pub struct SiemStatus {
     /// Whether any sink is configured.
     pub enabled: bool,
+    /// `platform` for the operator, `tenant` for a tenant's Super Admin.
+    pub scope: &'static str,
     pub sinks: Vec<SinkStatus>,
 }
 
@@ -225,27 +242,57 @@ impl SiemService {
     }
 
     /// `GET /siem/status`: every sink with its totals, read from the store (so any replica
-    /// answers the same).
+    /// answers the same); for a tenant's Super Admin, only its own tenant's backlog.
     pub async fn status(&self, who: &Operator) -> Result<SiemStatus> {
         who.authorize()?;
         let mut sinks = Vec::with_capacity(self.routes.len());
-        for (route, (_, state)) in self.routes.iter().zip(self.states().await?) {
-            sinks.push(SinkStatus {
+        let tenant = match who {
+            Operator::AdminKey => None,
+            Operator::User(caller) => Some(caller.tenant_id()),
+        };
+        for route in self.routes.iter() {
+            let status = SinkStatus {
                 name: route.name.clone(),
                 kind: route.sink.kind(),
-                destination: route.sink.destination(),
+                destination: None,
                 format: route.sink.format(),
                 event_types: route.filter.event_types.clone(),
                 min_severity: route.filter.min_severity,
-                queue_depth: state.queue_depth,
-                forwarded_total: state.forwarded,
-                failed_total: state.failed,
-                last_success_at: state.last_success_at,
-                last_error: state.last_error,
-                last_error_at: state.last_error_at,
+                queue_depth: 0,
+                cursor: None,
+                forwarded_total: None,
+                failed_total: None,
+                last_success_at: None,
+                last_error: None,
+                last_error_at: None,
+            };
+            sinks.push(match tenant {
+                None => {
+                    let state = self.ports.store.siem_sink_state(&route.name).await?;
+                    SinkStatus {
+                        destination: Some(route.sink.destination()),
+                        queue_depth: state.queue_depth,
+                        forwarded_total: Some(state.forwarded),
+                        failed_total: Some(state.failed),
+                        last_success_at: state.last_success_at,
+                        last_error: state.last_error,
+                        last_error_at: state.last_error_at,
+                        ..status
+                    }
+                }
+                Some(tenant) => {
+                    let backlog = self.ports.store.siem_backlog(&route.name).await?;
+                    let (cursor, depth) = match backlog.iter().find(|b| b.tenant_id == tenant) {
+                        Some(b) => (b.cursor, u64::try_from(b.head - b.cursor).unwrap_or(0)),
+                        // Not behind: the sink has passed the tenant's head.
+                        None => (self.ports.store.audit_head(tenant).await?.map_or(0, |h| h.seq), 0),
+                    };
+                    SinkStatus { queue_depth: depth, cursor: Some(cursor), ..status }
+                }
             });
         }
-        Ok(SiemStatus { enabled: !self.routes.is_empty(), sinks })
+        let scope = if tenant.is_some() { "tenant" } else { "platform" };
+        Ok(SiemStatus { enabled: !self.routes.is_empty(), scope, sinks })
     }
 
     /// Each configured sink's name and totals, for the process's metrics: no permission is
