@@ -117,6 +117,11 @@ impl SsoService {
         self.inner.providers.iter().find(|p| p.id == id)
     }
 
+    /// How long a started sign-in may take to come back (and its browser binding lives).
+    pub fn state_ttl(&self) -> Duration {
+        self.inner.state_ttl
+    }
+
     /// `GET /auth/sso/providers`.
     pub fn providers(&self) -> Vec<ProviderView> {
         self.inner
