@@ -146,11 +146,8 @@ async fn a_user_signs_in_through_the_provider_and_gets_what_a_password_login_giv
     }
 
     let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
-    let signed_in = expect(
-        sso.exchange_req().json(&json!({"code": code, "state": state, "provider": "acme-idp"})),
-        200,
-    )
-    .await;
+    let signed_in =
+        expect(sso.exchange_req().json(&json!({"code": code, "state": state, "provider": "acme-idp"})), 200).await;
     assert_eq!(signed_in["user"]["email"], "admin@acme.test");
     assert_eq!(signed_in["user"]["role"], "admin");
     for field in ["access_token", "expires_in", "api_key"] {
@@ -163,8 +160,7 @@ async fn a_user_signs_in_through_the_provider_and_gets_what_a_password_login_giv
     expect(sso.app.get("/agents").header("X-API-Key", key), 200).await;
 
     // The state works once.
-    let replay =
-        expect_problem(sso.exchange_req().json(&json!({"code": code, "state": state})), 401).await;
+    let replay = expect_problem(sso.exchange_req().json(&json!({"code": code, "state": state})), 401).await;
     assert!(replay["detail"].as_str().unwrap().contains("state"), "{replay}");
     let _ = &sso.tenant;
 }
@@ -177,8 +173,7 @@ async fn unknown_providers_foreign_redirects_and_bad_states_are_refused() {
     expect_problem(sso.app.get(&foreign), 400).await;
     expect_problem(sso.app.get("/auth/sso/login"), 422).await;
     // A state never issued (or expired: the same to the server, whose entry is gone).
-    let unknown =
-        expect_problem(sso.exchange_req().json(&json!({"code": "x", "state": "never"})), 401).await;
+    let unknown = expect_problem(sso.exchange_req().json(&json!({"code": "x", "state": "never"})), 401).await;
     assert!(unknown["detail"].as_str().unwrap().contains("expired"), "{unknown}");
     expect_problem(sso.exchange_req().json(&json!({"code": "", "state": ""})), 422).await;
     // A sign-in started with this provider, finished naming another.
@@ -225,8 +220,7 @@ async fn disallowed_domains_unknown_and_blocked_users_are_refused() {
 async fn a_provider_that_creates_users_creates_them_with_its_default_role() {
     let Some(sso) = setup(true).await else { return };
     let (code, state) = sign_in_at_idp(&sso, "new.person@acme.test", |u| u).await;
-    let signed_in: Value =
-        expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
+    let signed_in: Value = expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
     assert_eq!(signed_in["user"]["email"], "new.person@acme.test");
     assert_eq!(signed_in["user"]["role"], "analyst");
 }
@@ -236,8 +230,7 @@ async fn a_state_past_its_lifetime_is_refused() {
     let Some(sso) = setup_with(false, 1, |_| {}).await else { return };
     let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-    let expired =
-        expect_problem(sso.exchange_req().json(&json!({"code": code, "state": state})), 401).await;
+    let expired = expect_problem(sso.exchange_req().json(&json!({"code": code, "state": state})), 401).await;
     assert!(expired["detail"].as_str().unwrap().contains("expired"), "{expired}");
 }
 

@@ -20,11 +20,11 @@ use serde_json::json;
 
 use super::audit::{AuditEvent, AuditLog};
 use super::validate::normalize_email;
-use crate::secrets::{generate_browser_binding, hash_browser_binding, is_browser_binding};
 use super::{AuthService, LoginResult, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::UserId;
 use crate::model::{Actor, SsoProvider, User, UserStatus};
+use crate::secrets::{generate_browser_binding, hash_browser_binding, is_browser_binding};
 
 /// Tunables of single sign-on.
 #[derive(Debug, Clone)]
@@ -322,7 +322,9 @@ impl SsoService {
                     return Ok(());
                 }
                 self.refused(provider, email, "linked_to_another_subject").await;
-                return Err(DomainError::Forbidden("this account is linked to another identity at this provider".into()));
+                return Err(DomainError::Forbidden(
+                    "this account is linked to another identity at this provider".into(),
+                ));
             }
             Err(e) => return Err(e),
         }
@@ -466,7 +468,10 @@ mod tests {
         // A state from another provider's sign-in is refused.
         let state = start(&h).await;
         let req = ExchangeRequest { provider: Some("other-idp".into()), ..exchange("code-2", &state) };
-        assert!(matches!(h.svc.sso.exchange(req, Some(BROWSER), None).await.unwrap_err(), DomainError::Unauthorized(_)));
+        assert!(matches!(
+            h.svc.sso.exchange(req, Some(BROWSER), None).await.unwrap_err(),
+            DomainError::Unauthorized(_)
+        ));
     }
 
     #[tokio::test]
@@ -475,10 +480,7 @@ mod tests {
         let state = start(&h).await;
         h.cache.delete(&state_key(&state)).await.unwrap(); // what the TTL does
         h.oidc.issue("c", identity("admin@acme.test"));
-        assert!(matches!(
-            finish(&h, "c", &state).await.unwrap_err(),
-            DomainError::Unauthorized(_)
-        ));
+        assert!(matches!(finish(&h, "c", &state).await.unwrap_err(), DomainError::Unauthorized(_)));
 
         let state = start(&h).await;
         let refused = finish(&h, "never-issued", &state).await.unwrap_err();
@@ -507,10 +509,7 @@ mod tests {
         h.store.update_user(&moved).await.unwrap();
         let state = start(&h).await;
         h.oidc.issue("o", identity("bob@acme.test"));
-        assert!(matches!(
-            finish(&h, "o", &state).await.unwrap_err(),
-            DomainError::Forbidden(_)
-        ));
+        assert!(matches!(finish(&h, "o", &state).await.unwrap_err(), DomainError::Forbidden(_)));
 
         // A blocked user is refused.
         let (_, admin) = h.login("admin@acme.test").await;
