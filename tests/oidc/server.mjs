@@ -106,7 +106,35 @@ async function interaction(req, res) {
   }, { mergeWithLastSubmission: false });
 }
 
+// `POST /test/accounts {"sub", ...claims}`: changes an account's claims (its e-mail, say)
+// from then on, as a user or an administrator would at a real provider.
+function updateAccount(req, res) {
+  let body = '';
+  req.on('data', (chunk) => { body += chunk; });
+  req.on('end', () => {
+    try {
+      const change = JSON.parse(body);
+      const account = accountBySub.get(String(change.sub));
+      if (!account) {
+        res.statusCode = 404;
+        res.end('no such account\n');
+        return;
+      }
+      Object.assign(account, change);
+      res.statusCode = 204;
+      res.end();
+    } catch (err) {
+      res.statusCode = 400;
+      res.end(`bad account change: ${err.message}\n`);
+    }
+  });
+}
+
 const server = createServer((req, res) => {
+  if (req.method === 'POST' && req.url === '/test/accounts') {
+    updateAccount(req, res);
+    return;
+  }
   if (req.url.startsWith('/interaction/')) {
     interaction(req, res).catch((err) => {
       process.stderr.write(`test IdP: interaction failed: ${err.stack || err}\n`);

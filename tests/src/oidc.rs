@@ -129,6 +129,18 @@ impl TestIdp {
         format!("{}/.well-known/openid-configuration", self.issuer)
     }
 
+    /// Changes an account's claims from its next sign-in on (`{"sub", ...claims}`), as when a
+    /// user changes their e-mail at the provider.
+    pub async fn update_account(&self, change: Value) {
+        let res = reqwest::Client::new()
+            .post(format!("{}/test/accounts", self.issuer))
+            .json(&change)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("POST /test/accounts: {e}"));
+        assert_eq!(res.status(), StatusCode::NO_CONTENT, "POST /test/accounts {change}");
+    }
+
     /// What the provider has written to stderr so far (its warnings and the errors it saw).
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()

@@ -49,6 +49,7 @@ fn provider(issuer: &str, client_id: &str, secret: &str, redirect: &str) -> SsoP
         default_role: Role::Viewer,
         allowed_domains: vec![],
         create_users: false,
+        trust_unverified_email: false,
     }
 }
 

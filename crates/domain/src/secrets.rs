@@ -132,6 +132,23 @@ pub fn api_key_matches(full: &str, stored_hash: &[u8]) -> bool {
     hash_api_key(full).ct_eq(stored_hash).into()
 }
 
+/// A fresh value that binds an SSO sign-in to the browser that started it: 32 random bytes,
+/// base64url without padding (43 characters). Kept in a cookie; only its hash is stored.
+pub fn generate_browser_binding() -> Result<String> {
+    Ok(URL_SAFE_NO_PAD.encode(random_bytes::<32>()?))
+}
+
+/// Whether `value` has the shape [`generate_browser_binding`] gives (anything else a browser
+/// sends is ignored and replaced).
+pub fn is_browser_binding(value: &str) -> bool {
+    value.len() == SECRET_LEN && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// SHA-256 of a browser binding, as stored with the sign-in's state.
+pub fn hash_browser_binding(value: &str) -> Vec<u8> {
+    Sha256::digest(value.as_bytes()).to_vec()
+}
+
 /// The platform operator's key (`X-Admin-Key`). With none configured, nothing matches.
 #[derive(Clone, Default)]
 pub struct AdminKey(Option<Vec<u8>>);

@@ -210,6 +210,10 @@ pub struct SsoProviderConfig {
     /// Create a user at the first sign-in of a verified e-mail; default false.
     #[serde(default)]
     pub create_users: bool,
+    /// Accept ID tokens whose `email_verified` is missing or false; default false (refused).
+    /// Only for a provider that verifies every address it hands out.
+    #[serde(default)]
+    pub trust_unverified_email: bool,
 }
 
 fn default_sso_role() -> String {
@@ -255,6 +259,7 @@ impl SsoProviderConfig {
             default_role,
             allowed_domains: self.allowed_domains.iter().map(|d| d.trim().to_ascii_lowercase()).collect(),
             create_users: self.create_users,
+            trust_unverified_email: self.trust_unverified_email,
         })
     }
 }
@@ -942,6 +947,7 @@ mod tests {
             default_role: "viewer".into(),
             allowed_domains: vec![" Acme.COM ".into()],
             create_users: false,
+            trust_unverified_email: false,
         }
     }
 

@@ -575,6 +575,7 @@ mod tests {
             default_role: Role::Viewer,
             allowed_domains: vec![],
             create_users: false,
+            trust_unverified_email: false,
         }
     }
 

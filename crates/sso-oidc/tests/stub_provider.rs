@@ -232,6 +232,7 @@ fn provider(issuer: &str) -> SsoProvider {
         default_role: Role::Viewer,
         allowed_domains: vec![],
         create_users: false,
+        trust_unverified_email: false,
     }
 }
 

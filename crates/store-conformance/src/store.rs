@@ -42,6 +42,9 @@ macro_rules! store_conformance_tests {
             blocked_admin_does_not_count_as_active_admin,
             user_delete_cascades_keys_and_sessions,
             user_update_or_delete_of_absent_user_is_not_found,
+            sso_identity_links_find_their_user_per_tenant_and_issuer,
+            sso_identity_links_are_unique_and_need_a_user_of_the_tenant,
+            sso_identity_links_go_with_their_user,
             api_key_insert_find_and_get,
             api_key_duplicate_prefix_conflicts,
             api_key_list_filters_and_paginates,
@@ -587,6 +590,72 @@ pub async fn user_update_or_delete_of_absent_user_is_not_found(store: Arc<dyn St
     assert_not_found(store.update_user(&foreign).await, "update through another tenant");
     assert_not_found(store.delete_user(b.tenant.id, user.id).await, "delete through another tenant");
     assert_eq!(store.get_user(a.tenant.id, user.id).await.unwrap(), Some(user));
+}
+
+// ---------------------------------------------------------------------------------------
+// SSO identities
+// ---------------------------------------------------------------------------------------
+
+const ISSUER: &str = "https://idp.example/";
+
+pub async fn sso_identity_links_find_their_user_per_tenant_and_issuer(store: Arc<dyn Store>) {
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
+    let ann = add_user(&store, a.tenant.id, "ann@alpha.example", Role::Viewer).await;
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "sub-1").await.unwrap(), None);
+    assert_eq!(store.sso_subject_of(a.tenant.id, ann.id, ISSUER).await.unwrap(), None);
+
+    store.link_sso_identity(a.tenant.id, ann.id, ISSUER, "sub-1", now()).await.unwrap();
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "sub-1").await.unwrap(), Some(ann.clone()));
+    assert_eq!(store.sso_subject_of(a.tenant.id, ann.id, ISSUER).await.unwrap().as_deref(), Some("sub-1"));
+    // Exact matches only: another issuer (even by a slash), another subject, another tenant.
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, "https://idp.example", "sub-1").await.unwrap(), None);
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "SUB-1").await.unwrap(), None);
+    assert_eq!(store.find_user_by_sso_identity(b.tenant.id, ISSUER, "sub-1").await.unwrap(), None);
+    assert_eq!(store.sso_subject_of(b.tenant.id, ann.id, ISSUER).await.unwrap(), None);
+    assert_eq!(store.sso_subject_of(a.tenant.id, ann.id, "https://other.example").await.unwrap(), None);
+
+    // The same identity in another tenant is another link; the same user at another issuer too.
+    store.link_sso_identity(b.tenant.id, b.admin.id, ISSUER, "sub-1", now()).await.unwrap();
+    assert_eq!(store.find_user_by_sso_identity(b.tenant.id, ISSUER, "sub-1").await.unwrap(), Some(b.admin.clone()));
+    store.link_sso_identity(a.tenant.id, ann.id, "https://other.example", "sub-9", now()).await.unwrap();
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "sub-1").await.unwrap(), Some(ann));
+}
+
+pub async fn sso_identity_links_are_unique_and_need_a_user_of_the_tenant(store: Arc<dyn Store>) {
+    let a = seed(store.as_ref(), "alpha").await;
+    let b = seed(store.as_ref(), "beta").await;
+    let ann = add_user(&store, a.tenant.id, "ann@alpha.example", Role::Viewer).await;
+    store.link_sso_identity(a.tenant.id, ann.id, ISSUER, "sub-1", now()).await.unwrap();
+    assert_conflict(
+        store.link_sso_identity(a.tenant.id, a.admin.id, ISSUER, "sub-1", now()).await,
+        "an identity linked to another user",
+    );
+    assert_conflict(
+        store.link_sso_identity(a.tenant.id, ann.id, ISSUER, "sub-2", now()).await,
+        "a second subject of one issuer for a user",
+    );
+    assert_eq!(store.sso_subject_of(a.tenant.id, ann.id, ISSUER).await.unwrap().as_deref(), Some("sub-1"));
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "sub-2").await.unwrap(), None);
+    let ghost = new_user(a.tenant.id, "ghost@alpha.example", Role::Viewer);
+    assert_not_found(store.link_sso_identity(a.tenant.id, ghost.id, ISSUER, "sub-3", now()).await, "absent user");
+    assert_not_found(
+        store.link_sso_identity(b.tenant.id, ann.id, ISSUER, "sub-3", now()).await,
+        "a user of another tenant",
+    );
+    assert_eq!(store.find_user_by_sso_identity(b.tenant.id, ISSUER, "sub-3").await.unwrap(), None);
+}
+
+pub async fn sso_identity_links_go_with_their_user(store: Arc<dyn Store>) {
+    let a = seed(store.as_ref(), "alpha").await;
+    let ann = add_user(&store, a.tenant.id, "ann@alpha.example", Role::Viewer).await;
+    store.link_sso_identity(a.tenant.id, ann.id, ISSUER, "sub-1", now()).await.unwrap();
+    store.delete_user(a.tenant.id, ann.id).await.unwrap();
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "sub-1").await.unwrap(), None);
+    // The identity is free again: a new user may be linked to it.
+    let again = add_user(&store, a.tenant.id, "ann@alpha.example", Role::Viewer).await;
+    store.link_sso_identity(a.tenant.id, again.id, ISSUER, "sub-1", now()).await.unwrap();
+    assert_eq!(store.find_user_by_sso_identity(a.tenant.id, ISSUER, "sub-1").await.unwrap(), Some(again));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -116,6 +116,8 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("anomaly_tasks_pkey") => "an anomaly task with this id exists",
         Some("anomaly_models_pkey") => "anomaly detector version already exists",
         Some("anomaly_models_active_key") => "another anomaly detector version is active",
+        Some("user_sso_identities_pkey") => "this SSO identity is linked to a user already",
+        Some("user_sso_identities_user_key") => "the user is linked to another identity of this issuer",
         _ => "record already exists",
     }
 }

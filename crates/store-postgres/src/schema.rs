@@ -26,6 +26,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    user_sso_identities (tenant_id, issuer, subject) {
+        tenant_id -> Uuid,
+        issuer -> Text,
+        subject -> Text,
+        user_id -> Uuid,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     sessions (id) {
         id -> Uuid,
         tenant_id -> Uuid,
@@ -352,6 +362,7 @@ diesel::table! {
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(user_sso_identities -> users (user_id));
 diesel::joinable!(api_keys -> tenants (tenant_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(api_keys -> sessions (session_id));
@@ -385,6 +396,7 @@ diesel::joinable!(siem_cursors -> tenants (tenant_id));
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
+    user_sso_identities,
     sessions,
     api_keys,
     audit_records,

@@ -93,6 +93,12 @@ fn unique_violation_message(message: &str) -> &'static str {
         "discovery_jobs.tenant_id" => CLUSTER_JOB_ACTIVE,
         "discovery_jobs.id" => "a clustering job with this id exists",
         "hitl_requests.id" => "an approval request with this id exists",
+        "user_sso_identities.tenant_id, user_sso_identities.issuer, user_sso_identities.subject" => {
+            "this SSO identity is linked to a user already"
+        }
+        "user_sso_identities.user_id, user_sso_identities.issuer" => {
+            "the user is linked to another identity of this issuer"
+        }
         "anomaly_reports.id" => "an anomaly report with this id exists",
         "anomaly_tasks.tenant_id" => ANOMALY_TASK_ACTIVE,
         "anomaly_tasks.id" => "an anomaly task with this id exists",

@@ -15,7 +15,7 @@ use crate::SqliteStore;
 use crate::agents::relevel;
 use crate::error::{TxError, TxResult};
 use crate::rows::{ApiKeyRow, SessionRow, TenantRow, UserRow, convert, id_text, parse_id};
-use crate::schema::{api_keys, policies, sessions, tenants, users};
+use crate::schema::{api_keys, policies, sessions, tenants, user_sso_identities, users};
 
 fn after_text(req: &PageRequest) -> Option<String> {
     req.after.map(id_text)
@@ -197,11 +197,72 @@ impl UserRepo for SqliteStore {
             // The schema cascades too; deleting explicitly does not depend on the pragma.
             diesel::delete(api_keys::table.filter(api_keys::user_id.eq(&id_text))).execute(c)?;
             diesel::delete(sessions::table.filter(sessions::user_id.eq(&id_text))).execute(c)?;
+            diesel::delete(user_sso_identities::table.filter(user_sso_identities::user_id.eq(&id_text))).execute(c)?;
             // `ON DELETE SET NULL`, likewise.
             diesel::update(policies::table.filter(policies::created_by.eq(&id_text)))
                 .set(policies::created_by.eq(None::<String>))
                 .execute(c)?;
             diesel::delete(users::table.find(&id_text)).execute(c)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn find_user_by_sso_identity(&self, tenant: TenantId, issuer: &str, subject: &str) -> Result<Option<User>> {
+        let (tenant, issuer, subject) = (id_text(tenant.0), issuer.to_owned(), subject.to_owned());
+        self.read(move |c| {
+            let row = user_sso_identities::table
+                .inner_join(users::table)
+                .filter(user_sso_identities::tenant_id.eq(&tenant))
+                .filter(user_sso_identities::issuer.eq(issuer))
+                .filter(user_sso_identities::subject.eq(subject))
+                .filter(users::tenant_id.eq(&tenant))
+                .select(UserRow::as_select())
+                .first(c)
+                .optional()?;
+            Ok(row.map(User::try_from).transpose()?)
+        })
+        .await
+    }
+
+    async fn sso_subject_of(&self, tenant: TenantId, user: UserId, issuer: &str) -> Result<Option<String>> {
+        let (tenant, user, issuer) = (id_text(tenant.0), id_text(user.0), issuer.to_owned());
+        self.read(move |c| {
+            Ok(user_sso_identities::table
+                .filter(user_sso_identities::tenant_id.eq(tenant))
+                .filter(user_sso_identities::user_id.eq(user))
+                .filter(user_sso_identities::issuer.eq(issuer))
+                .select(user_sso_identities::subject)
+                .first(c)
+                .optional()?)
+        })
+        .await
+    }
+
+    async fn link_sso_identity(
+        &self,
+        tenant: TenantId,
+        user: UserId,
+        issuer: &str,
+        subject: &str,
+        at: OffsetDateTime,
+    ) -> Result<()> {
+        let (tenant_text, user_text, issuer, subject) =
+            (id_text(tenant.0), id_text(user.0), issuer.to_owned(), subject.to_owned());
+        self.transaction(move |c| {
+            if user_in_tenant(c, &tenant_text, &user_text)?.is_none() {
+                return Err(DomainError::not_found("user", user).into());
+            }
+            // Both unique keys (the identity; the user's issuer) answer `Conflict`.
+            diesel::insert_into(user_sso_identities::table)
+                .values((
+                    user_sso_identities::tenant_id.eq(&tenant_text),
+                    user_sso_identities::issuer.eq(&issuer),
+                    user_sso_identities::subject.eq(&subject),
+                    user_sso_identities::user_id.eq(&user_text),
+                    user_sso_identities::created_at.eq(at),
+                ))
+                .execute(c)?;
             Ok(())
         })
         .await

@@ -34,6 +34,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    user_sso_identities (tenant_id, issuer, subject) {
+        tenant_id -> Text,
+        issuer -> Text,
+        subject -> Text,
+        user_id -> Text,
+        created_at -> TimestamptzSqlite,
+    }
+}
+
+diesel::table! {
     sessions (id) {
         id -> Text,
         tenant_id -> Text,
@@ -359,6 +369,7 @@ diesel::table! {
 
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(user_sso_identities -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(api_keys -> sessions (session_id));
 
@@ -368,6 +379,7 @@ diesel::joinable!(agent_embeddings -> agents (agent_id));
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
     users,
+    user_sso_identities,
     sessions,
     api_keys,
     audit_records,

@@ -1,6 +1,11 @@
 //! Spec 4.3, single sign-on with OpenID Connect, against a real provider (`oidc-provider`
 //! under Node, `tests/oidc`) started on 127.0.0.1: the whole flow through the browser's
 //! redirects, and every refusal the issue names.
+//!
+//! The service's own cookie (`agentgov_sso`, the browser binding) is kept in `Sso::browser`,
+//! a cookie jar the login and exchange requests go through, as a browser's would.
+use std::sync::Mutex;
+
 use agentgov_tests::oidc::{CookieJar, TestIdp, available, walk};
 use agentgov_tests::*;
 use serde_json::{Value, json};
@@ -13,16 +18,50 @@ struct Sso {
     _tenant_app: TestApp,
     _idp: TestIdp,
     tenant: Tenant,
+    /// The browser's cookies for the service.
+    browser: Mutex<CookieJar>,
+}
+
+impl Sso {
+    fn url(&self, path: &str) -> reqwest::Url {
+        reqwest::Url::parse(&format!("{}/api/v1{path}", self.app.base)).unwrap()
+    }
+
+    /// `GET /auth/sso/login…` from the browser: its cookies go with it and come back into it.
+    async fn start(&self, path: &str) -> reqwest::Response {
+        let url = self.url(path);
+        let mut req = self.app.get(path);
+        if let Some(cookies) = self.browser.lock().unwrap().header_for(&url) {
+            req = req.header(reqwest::header::COOKIE, cookies);
+        }
+        let res = req.send().await.unwrap();
+        self.browser.lock().unwrap().store(&url, res.headers());
+        res
+    }
+
+    /// `POST /auth/sso/exchange` from the browser (with its cookies).
+    fn exchange_req(&self) -> reqwest::RequestBuilder {
+        let path = "/auth/sso/exchange";
+        let req = self.app.post(path);
+        match self.browser.lock().unwrap().header_for(&self.url(path)) {
+            Some(cookies) => req.header(reqwest::header::COOKIE, cookies),
+            None => req,
+        }
+    }
 }
 
 /// A provider with two clients (the service's, and another with the same redirect URI),
 /// accounts in the tenant's domain and outside it, and a server configured with it for the
 /// tenant `acme` (`create_users` as given).
 async fn setup(create_users: bool) -> Option<Sso> {
-    setup_with(create_users, 600).await
+    setup_with(create_users, 600, |_| {}).await
 }
 
-async fn setup_with(create_users: bool, state_ttl_secs: u64) -> Option<Sso> {
+async fn setup_with(
+    create_users: bool,
+    state_ttl_secs: u64,
+    tweak: impl FnOnce(&mut agentgov_server::config::SsoProviderConfig) + Send + 'static,
+) -> Option<Sso> {
     if !available() {
         return None;
     }
@@ -35,6 +74,9 @@ async fn setup_with(create_users: bool, state_ttl_secs: u64) -> Option<Sso> {
         {"sub": "u-ann", "email": "ann@acme.test", "email_verified": true, "name": "Ann"},
         {"sub": "u-new", "email": "new.person@acme.test", "email_verified": true, "name": "New Person"},
         {"sub": "u-eve", "email": "eve@evil.test", "email_verified": true, "name": "Eve"},
+        {"sub": "u-mallory", "email": "mallory@acme.test", "email_verified": true, "name": "Mallory"},
+        {"sub": "u-una", "email": "una@acme.test", "email_verified": false, "name": "Una"},
+        {"sub": "u-nof", "email": "nof@acme.test", "name": "No Flag"},
     ]);
     let idp = TestIdp::start(clients, accounts);
     // The provider names its tenant by id: create the tenant first, then start the server
@@ -47,7 +89,7 @@ async fn setup_with(create_users: bool, state_ttl_secs: u64) -> Option<Sso> {
     let app = spawn_with(move |c| {
         c.data_dir = data_dir;
         c.sso_state_ttl_secs = state_ttl_secs;
-        c.sso_providers = vec![agentgov_server::config::SsoProviderConfig {
+        let mut provider = agentgov_server::config::SsoProviderConfig {
             id: "acme-idp".into(),
             name: Some("Acme IdP".into()),
             issuer,
@@ -59,16 +101,19 @@ async fn setup_with(create_users: bool, state_ttl_secs: u64) -> Option<Sso> {
             default_role: "analyst".into(),
             allowed_domains: vec!["acme.test".into()],
             create_users,
-        }];
+            trust_unverified_email: false,
+        };
+        tweak(&mut provider);
+        c.sso_providers = vec![provider];
     })
     .await;
-    Some(Sso { app, _tenant_app: tenant_app, _idp: idp, tenant })
+    Some(Sso { app, _tenant_app: tenant_app, _idp: idp, tenant, browser: Mutex::new(CookieJar::default()) })
 }
 
 /// Starts a sign-in for `email` and walks the provider's redirects back to the redirect
 /// URI; answers (code, state). `tamper` may change the authorization URL first.
 async fn sign_in_at_idp(sso: &Sso, email: &str, tamper: impl Fn(String) -> String) -> (String, String) {
-    let res = sso.app.get("/auth/sso/login?provider=acme-idp").send().await.unwrap();
+    let res = sso.start("/auth/sso/login?provider=acme-idp").await;
     assert_eq!(res.status(), 302);
     let location = res.headers()["location"].to_str().unwrap().to_owned();
     let url = tamper(format!("{location}&login_hint={}", urlencode(email)));
@@ -84,7 +129,7 @@ fn urlencode(s: &str) -> String {
 }
 
 async fn exchange(sso: &Sso, code: &str, state: &str) -> reqwest::Response {
-    sso.app.post("/auth/sso/exchange").json(&json!({"code": code, "state": state})).send().await.unwrap()
+    sso.exchange_req().json(&json!({"code": code, "state": state})).send().await.unwrap()
 }
 
 #[tokio::test]
@@ -101,11 +146,8 @@ async fn a_user_signs_in_through_the_provider_and_gets_what_a_password_login_giv
     }
 
     let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
-    let signed_in = expect(
-        sso.app.post("/auth/sso/exchange").json(&json!({"code": code, "state": state, "provider": "acme-idp"})),
-        200,
-    )
-    .await;
+    let signed_in =
+        expect(sso.exchange_req().json(&json!({"code": code, "state": state, "provider": "acme-idp"})), 200).await;
     assert_eq!(signed_in["user"]["email"], "admin@acme.test");
     assert_eq!(signed_in["user"]["role"], "admin");
     for field in ["access_token", "expires_in", "api_key"] {
@@ -118,8 +160,7 @@ async fn a_user_signs_in_through_the_provider_and_gets_what_a_password_login_giv
     expect(sso.app.get("/agents").header("X-API-Key", key), 200).await;
 
     // The state works once.
-    let replay =
-        expect_problem(sso.app.post("/auth/sso/exchange").json(&json!({"code": code, "state": state})), 401).await;
+    let replay = expect_problem(sso.exchange_req().json(&json!({"code": code, "state": state})), 401).await;
     assert!(replay["detail"].as_str().unwrap().contains("state"), "{replay}");
     let _ = &sso.tenant;
 }
@@ -132,14 +173,13 @@ async fn unknown_providers_foreign_redirects_and_bad_states_are_refused() {
     expect_problem(sso.app.get(&foreign), 400).await;
     expect_problem(sso.app.get("/auth/sso/login"), 422).await;
     // A state never issued (or expired: the same to the server, whose entry is gone).
-    let unknown =
-        expect_problem(sso.app.post("/auth/sso/exchange").json(&json!({"code": "x", "state": "never"})), 401).await;
+    let unknown = expect_problem(sso.exchange_req().json(&json!({"code": "x", "state": "never"})), 401).await;
     assert!(unknown["detail"].as_str().unwrap().contains("expired"), "{unknown}");
-    expect_problem(sso.app.post("/auth/sso/exchange").json(&json!({"code": "", "state": ""})), 422).await;
+    expect_problem(sso.exchange_req().json(&json!({"code": "", "state": ""})), 422).await;
     // A sign-in started with this provider, finished naming another.
     let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
     let body = json!({"code": code, "state": state, "provider": "other-idp"});
-    expect_problem(sso.app.post("/auth/sso/exchange").json(&body), 401).await;
+    expect_problem(sso.exchange_req().json(&body), 401).await;
 }
 
 #[tokio::test]
@@ -180,18 +220,125 @@ async fn disallowed_domains_unknown_and_blocked_users_are_refused() {
 async fn a_provider_that_creates_users_creates_them_with_its_default_role() {
     let Some(sso) = setup(true).await else { return };
     let (code, state) = sign_in_at_idp(&sso, "new.person@acme.test", |u| u).await;
-    let signed_in: Value =
-        expect(sso.app.post("/auth/sso/exchange").json(&json!({"code": code, "state": state})), 200).await;
+    let signed_in: Value = expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
     assert_eq!(signed_in["user"]["email"], "new.person@acme.test");
     assert_eq!(signed_in["user"]["role"], "analyst");
 }
 
 #[tokio::test]
 async fn a_state_past_its_lifetime_is_refused() {
-    let Some(sso) = setup_with(false, 1).await else { return };
+    let Some(sso) = setup_with(false, 1, |_| {}).await else { return };
     let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-    let expired =
-        expect_problem(sso.app.post("/auth/sso/exchange").json(&json!({"code": code, "state": state})), 401).await;
+    let expired = expect_problem(sso.exchange_req().json(&json!({"code": code, "state": state})), 401).await;
     assert!(expired["detail"].as_str().unwrap().contains("expired"), "{expired}");
+}
+
+/// The cookie `agentgov_sso` as the login answer sets it.
+fn binding_cookie(res: &reqwest::Response) -> String {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("agentgov_sso="))
+        .unwrap_or_else(|| panic!("no agentgov_sso cookie: {:?}", res.headers()))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_sign_in_cookie_is_http_only_lax_and_scoped_to_the_sso_routes() {
+    let Some(sso) = setup(false).await else { return };
+    let res = sso.start("/auth/sso/login?provider=acme-idp").await;
+    let cookie = binding_cookie(&res);
+    let value = cookie.trim_start_matches("agentgov_sso=").split(';').next().unwrap();
+    assert_eq!(value.len(), 43, "{cookie}");
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/api/v1/auth/sso", "Max-Age=600"] {
+        assert!(cookie.split("; ").any(|a| a == attribute), "{attribute} missing from {cookie}");
+    }
+    // Plain http on loopback (this test): not `Secure`, or the browser would never send it back.
+    assert!(!cookie.contains("Secure"), "{cookie}");
+    // A second sign-in in the same browser keeps its binding (two tabs both finish).
+    let again = binding_cookie(&sso.start("/auth/sso/login?provider=acme-idp").await);
+    assert_eq!(again, cookie);
+}
+
+#[tokio::test]
+async fn an_exchange_without_the_starting_browsers_cookie_is_refused_and_uses_the_state_up() {
+    let Some(sso) = setup(false).await else { return };
+    // Login CSRF: the attacker starts a sign-in in their browser and has the victim's
+    // browser (no cookie, or its own) finish it.
+    let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
+    let body = json!({"code": code, "state": state});
+    let refused = expect_problem(sso.app.post("/auth/sso/exchange").json(&body), 401).await;
+    assert!(refused["detail"].as_str().unwrap().contains("browser"), "{refused}");
+    // The state is used up: the right browser cannot finish it afterwards.
+    let used = expect_problem(sso.exchange_req().json(&body), 401).await;
+    assert!(used["detail"].as_str().unwrap().contains("state"), "{used}");
+
+    // Another browser's cookie.
+    let victim = setup_browser_cookie(&sso).await;
+    let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
+    let req = sso.app.post("/auth/sso/exchange").header("cookie", format!("agentgov_sso={victim}"));
+    let refused = expect_problem(req.json(&json!({"code": code, "state": state})), 401).await;
+    assert!(refused["detail"].as_str().unwrap().contains("browser"), "{refused}");
+
+    // The starting browser signs in.
+    let (code, state) = sign_in_at_idp(&sso, "admin@acme.test", |u| u).await;
+    expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
+}
+
+/// Starts a sign-in in a browser of its own (no cookies) and answers the binding it got.
+async fn setup_browser_cookie(sso: &Sso) -> String {
+    let res = sso.app.get("/auth/sso/login?provider=acme-idp").send().await.unwrap();
+    let cookie = binding_cookie(&res);
+    cookie.trim_start_matches("agentgov_sso=").split(';').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_missing_or_false_email_verified_is_refused_and_nothing_is_created() {
+    let Some(sso) = setup(true).await else { return };
+    for email in ["una@acme.test", "nof@acme.test"] {
+        let (code, state) = sign_in_at_idp(&sso, email, |u| u).await;
+        let (status, body) = read(exchange(&sso, &code, &state).await).await;
+        assert_eq!(status, 401, "{email}: {body}");
+        assert!(body["detail"].as_str().unwrap().contains("verified"), "{body}");
+    }
+    let users = expect(sso.app.get("/users").bearer_auth(&sso.tenant.token), 200).await;
+    assert!(!users.to_string().contains("una@acme.test") && !users.to_string().contains("nof@acme.test"), "{users}");
+}
+
+#[tokio::test]
+async fn a_provider_that_trusts_unverified_emails_signs_them_in() {
+    let Some(sso) = setup_with(true, 600, |p| p.trust_unverified_email = true).await else { return };
+    for email in ["una@acme.test", "nof@acme.test"] {
+        let (code, state) = sign_in_at_idp(&sso, email, |u| u).await;
+        let signed_in = expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
+        assert_eq!(signed_in["user"]["email"], email);
+    }
+}
+
+#[tokio::test]
+async fn the_second_sign_in_matches_by_sub_and_a_re_registered_email_takes_nothing_over() {
+    let Some(sso) = setup(false).await else { return };
+    let (ann_id, _) = sso.app.user(&sso.tenant, "ann@acme.test", "analyst").await;
+    // First sign-in: by the verified e-mail; the identity (issuer, u-ann) is linked.
+    let (code, state) = sign_in_at_idp(&sso, "ann@acme.test", |u| u).await;
+    let first = expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
+    assert_eq!(first["user"]["id"], ann_id.as_str());
+
+    // Ann changes her e-mail at the provider; Mallory, another account there, takes Ann's.
+    sso._idp.update_account(json!({"sub": "u-ann", "email": "ann.new@acme.test"})).await;
+    sso._idp.update_account(json!({"sub": "u-mallory", "email": "ann@acme.test"})).await;
+
+    // Ann still signs in as herself, by her `sub`.
+    let (code, state) = sign_in_at_idp(&sso, "ann.new@acme.test", |u| u).await;
+    let again = expect(sso.exchange_req().json(&json!({"code": code, "state": state})), 200).await;
+    assert_eq!(again["user"]["id"], ann_id.as_str());
+    assert_eq!(again["user"]["email"], "ann@acme.test", "the stored address is the service's");
+
+    // Mallory's verified `ann@acme.test` does not sign in as Ann.
+    let (code, state) = sign_in_at_idp(&sso, "ann@acme.test", |u| u).await;
+    let (status, body) = read(exchange(&sso, &code, &state).await).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("linked"), "{body}");
 }

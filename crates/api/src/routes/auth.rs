@@ -87,40 +87,97 @@ pub struct SsoLoginQuery {
     pub redirect_uri: Option<String>,
 }
 
+/// The cookie that binds a sign-in to the browser that started it (login CSRF).
+pub const SSO_BINDING_COOKIE: &str = "agentgov_sso";
+/// The only path the cookie is sent to: the SSO routes.
+pub const SSO_COOKIE_PATH: &str = "/api/v1/auth/sso";
+
 /// Start an OpenID Connect sign-in: 302 to the provider's authorization endpoint, with
 /// `state`, `nonce` and PKCE (S256). The provider sends the user back to `redirect_uri`
-/// with `code` and `state`, which `POST /auth/sso/exchange` takes within 10 minutes.
+/// with `code` and `state`, which `POST /auth/sso/exchange` takes within 10 minutes, from
+/// the same browser: the answer sets the cookie `agentgov_sso` (random, `HttpOnly`,
+/// `Secure`, `SameSite=Lax`, `Path=/api/v1/auth/sso`, `Max-Age` the state's lifetime) that
+/// the exchange must carry.
 #[utoipa::path(
     operation_id = "sso_login",
     tag = "auth",
     params(SsoLoginQuery),
     responses(
-        (status = 302, description = "To the provider", headers(("Location" = String, description = "The authorization URL"))),
+        (status = 302, description = "To the provider", headers(
+            ("Location" = String, description = "The authorization URL"),
+            ("Set-Cookie" = String, description = "`agentgov_sso`: binds the sign-in to this browser; the exchange must carry it"),
+        )),
         (status = 400, description = "`redirect_uri` is not one of the provider's", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such provider", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The provider cannot be reached", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/auth/sso/login")]
-pub async fn sso_login(state: web::Data<AppState>, q: web::Query<SsoLoginQuery>) -> ApiResult<HttpResponse> {
-    let url = state.services.sso.login(&q.provider, q.redirect_uri.as_deref()).await?;
+pub async fn sso_login(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    q: web::Query<SsoLoginQuery>,
+) -> ApiResult<HttpResponse> {
+    let sso = &state.services.sso;
+    let presented = cookie(&req, SSO_BINDING_COOKIE);
+    let started = sso.login(&q.provider, q.redirect_uri.as_deref(), presented.as_deref()).await?;
+    let mut set_cookie = format!(
+        "{SSO_BINDING_COOKIE}={}; Path={SSO_COOKIE_PATH}; Max-Age={}; HttpOnly; SameSite=Lax",
+        started.binding,
+        sso.state_ttl().as_secs()
+    );
+    if !plain_http_on_loopback(&req) {
+        set_cookie.push_str("; Secure");
+    }
     Ok(HttpResponse::Found()
-        .insert_header((actix_web::http::header::LOCATION, url))
+        .insert_header((actix_web::http::header::LOCATION, started.url))
+        .insert_header((actix_web::http::header::SET_COOKIE, set_cookie))
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
         .finish())
 }
 
-/// Finish an OpenID Connect sign-in: the code is exchanged and the ID token verified
-/// (signature, issuer, audience, expiry, nonce); the verified e-mail signs in a user of the
-/// provider's tenant. Answers exactly as `/auth/login`. A state works once.
+/// The value of the cookie `name` the request carries (the first, if sent twice).
+fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
+    req.headers()
+        .get_all(actix_web::http::header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| k.trim() == name)
+        .map(|(_, v)| v.trim().trim_matches('"').to_owned())
+}
+
+/// Whether the browser talks to this server directly over plain http on a loopback address
+/// (a developer's machine): the one case where a `Secure` cookie would not come back. Behind
+/// a proxy (`trusted_proxy_hops` set) or over TLS the cookie is always `Secure`.
+fn plain_http_on_loopback(req: &HttpRequest) -> bool {
+    let hops = req.app_data::<crate::HttpSettings>().map_or(0, |s| s.trusted_proxy_hops);
+    let peer_loopback = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
+    let host = req.headers().get(actix_web::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    // `127.0.0.1:8080`, `[::1]:8080`, `localhost`.
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    let host_loopback =
+        name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    hops == 0 && !req.app_config().secure() && peer_loopback && host_loopback
+}
+
+/// Finish an OpenID Connect sign-in, from the browser that started it (its `agentgov_sso`
+/// cookie): the code is exchanged and the ID token verified (signature, issuer, audience,
+/// expiry, nonce); `email_verified` must be true (unless the provider trusts unverified
+/// addresses). The identity `(iss, sub)` linked at the first sign-in signs its user in; else
+/// the verified e-mail signs in a user of the provider's tenant, who is linked to it then.
+/// Answers exactly as `/auth/login`. A state works once.
 #[utoipa::path(
     operation_id = "sso_exchange",
     tag = "auth",
     request_body = ExchangeRequest,
     responses(
         (status = 200, description = "Signed in", body = LoginResult),
-        (status = 401, description = "Unknown, expired or used state; a refused code or token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "E-mail domain not allowed, no account, another tenant's account, or a blocked user", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Unknown, expired or used state; no or another browser's `agentgov_sso` cookie; a refused code or token; an unverified e-mail", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "E-mail domain not allowed, no account, another tenant's account, an account linked to another identity at this provider, or a blocked user", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The provider cannot be reached", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -131,5 +188,6 @@ pub async fn sso_exchange(
     body: Json<ExchangeRequest>,
 ) -> ApiResult<web::Json<LoginResult>> {
     let ip = client_ip(&req);
-    Ok(web::Json(state.services.sso.exchange(body.0, ip.as_deref()).await?))
+    let binding = cookie(&req, SSO_BINDING_COOKIE);
+    Ok(web::Json(state.services.sso.exchange(body.0, binding.as_deref(), ip.as_deref()).await?))
 }

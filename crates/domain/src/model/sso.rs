@@ -29,6 +29,9 @@ pub struct SsoProvider {
     pub allowed_domains: Vec<String>,
     /// Whether a verified e-mail without a user creates one (else the sign-in is refused).
     pub create_users: bool,
+    /// Whether an ID token without `email_verified: true` may sign in (default `false`: it
+    /// is refused). Only for a provider that verifies every address it hands out.
+    pub trust_unverified_email: bool,
 }
 
 impl SsoProvider {
@@ -54,6 +57,7 @@ impl fmt::Debug for SsoProvider {
             .field("default_role", &self.default_role)
             .field("allowed_domains", &self.allowed_domains)
             .field("create_users", &self.create_users)
+            .field("trust_unverified_email", &self.trust_unverified_email)
             .finish()
     }
 }
@@ -76,6 +80,7 @@ mod tests {
             default_role: Role::Viewer,
             allowed_domains: vec!["acme.com".into()],
             create_users: false,
+            trust_unverified_email: false,
         };
         assert!(p.allows_email("Ann@ACME.com"));
         assert!(!p.allows_email("ann@evilacme.com"));

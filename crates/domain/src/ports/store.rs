@@ -53,6 +53,22 @@ pub trait UserRepo: Send + Sync {
     /// Deletes the user with their API keys and sessions. `NotFound` if absent; `Conflict`
     /// if they are the tenant's last active admin (checked atomically).
     async fn delete_user(&self, tenant: TenantId, id: UserId) -> Result<()>;
+    /// The user of the tenant linked to the SSO identity `(issuer, subject)` (the ID token's
+    /// `iss` and `sub`), if any.
+    async fn find_user_by_sso_identity(&self, tenant: TenantId, issuer: &str, subject: &str) -> Result<Option<User>>;
+    /// The `sub` the user is linked to at `issuer`, if any (a user has at most one per issuer).
+    async fn sso_subject_of(&self, tenant: TenantId, user: UserId, issuer: &str) -> Result<Option<String>>;
+    /// Links the user to `(issuer, subject)`. `NotFound` if the user is not the tenant's;
+    /// `Conflict` if that identity is linked in the tenant already, or the user already has a
+    /// link at `issuer` (checked atomically). Deleting the user deletes their links.
+    async fn link_sso_identity(
+        &self,
+        tenant: TenantId,
+        user: UserId,
+        issuer: &str,
+        subject: &str,
+        at: OffsetDateTime,
+    ) -> Result<()>;
 }
 
 #[async_trait]

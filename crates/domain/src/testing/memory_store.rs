@@ -25,6 +25,8 @@ struct Tables {
     users: BTreeMap<Uuid, User>,
     api_keys: BTreeMap<Uuid, ApiKey>,
     sessions: BTreeMap<Uuid, Session>,
+    /// SSO identity links: (tenant, issuer, subject) → user.
+    sso_links: BTreeMap<(Uuid, String, String), UserId>,
 }
 
 #[derive(Debug, Default)]
@@ -269,8 +271,46 @@ impl UserRepo for MemoryStore {
         t.users.remove(&id.0);
         t.api_keys.retain(|_, k| k.user_id != id);
         t.sessions.retain(|_, s| s.user_id != id);
+        t.sso_links.retain(|_, u| *u != id);
         drop(t);
         self.policy_tables().forget_creator(id);
+        Ok(())
+    }
+
+    async fn find_user_by_sso_identity(&self, tenant: TenantId, issuer: &str, subject: &str) -> Result<Option<User>> {
+        let t = self.lock();
+        let user = t.sso_links.get(&(tenant.0, issuer.to_owned(), subject.to_owned()));
+        Ok(user.and_then(|u| t.user_of(tenant, *u)).cloned())
+    }
+
+    async fn sso_subject_of(&self, tenant: TenantId, user: UserId, issuer: &str) -> Result<Option<String>> {
+        let t = self.lock();
+        Ok(t.sso_links
+            .iter()
+            .find(|((tid, iss, _), u)| *tid == tenant.0 && iss == issuer && **u == user)
+            .map(|((_, _, sub), _)| sub.clone()))
+    }
+
+    async fn link_sso_identity(
+        &self,
+        tenant: TenantId,
+        user: UserId,
+        issuer: &str,
+        subject: &str,
+        _at: OffsetDateTime,
+    ) -> Result<()> {
+        let mut t = self.lock();
+        if t.user_of(tenant, user).is_none() {
+            return Err(DomainError::not_found("user", user));
+        }
+        let key = (tenant.0, issuer.to_owned(), subject.to_owned());
+        if t.sso_links.contains_key(&key) {
+            return Err(conflict("this SSO identity is linked to a user already"));
+        }
+        if t.sso_links.iter().any(|((tid, iss, _), u)| *tid == tenant.0 && iss == issuer && *u == user) {
+            return Err(conflict("the user is linked to another identity of this issuer"));
+        }
+        t.sso_links.insert(key, user);
         Ok(())
     }
 }

@@ -6,12 +6,13 @@ use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::page_of;
 use crate::error::{self, TxError};
 use crate::rows::UserRow;
-use crate::schema::{tenants, users};
+use crate::schema::{tenants, user_sso_identities, users};
 use crate::store::PgStore;
 
 const LAST_ADMIN: &str = "tenant must keep at least one active admin";
@@ -95,8 +96,70 @@ impl UserRepo for PgStore {
             if current.is_active_admin() {
                 ensure_another_active_admin(conn, tenant, id).await?;
             }
-            // Sessions and API keys go with the user (ON DELETE CASCADE).
+            // Sessions, API keys and SSO identities go with the user (ON DELETE CASCADE).
             diesel::delete(users::table.filter(users::id.eq(id)).filter(users::tenant_id.eq(tenant)))
+                .execute(conn)
+                .await?;
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
+    }
+
+    async fn find_user_by_sso_identity(&self, tenant: TenantId, issuer: &str, subject: &str) -> Result<Option<User>> {
+        let tenant = tenant.as_uuid();
+        let mut conn = self.conn().await?;
+        let row = user_sso_identities::table
+            .inner_join(users::table)
+            .filter(user_sso_identities::tenant_id.eq(tenant))
+            .filter(user_sso_identities::issuer.eq(issuer))
+            .filter(user_sso_identities::subject.eq(subject))
+            .filter(users::tenant_id.eq(tenant))
+            .select(UserRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(error::db)?;
+        row.map(User::try_from).transpose()
+    }
+
+    async fn sso_subject_of(&self, tenant: TenantId, user: UserId, issuer: &str) -> Result<Option<String>> {
+        let mut conn = self.conn().await?;
+        user_sso_identities::table
+            .filter(user_sso_identities::tenant_id.eq(tenant.as_uuid()))
+            .filter(user_sso_identities::user_id.eq(user.as_uuid()))
+            .filter(user_sso_identities::issuer.eq(issuer))
+            .select(user_sso_identities::subject)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(error::db)
+    }
+
+    async fn link_sso_identity(
+        &self,
+        tenant: TenantId,
+        user: UserId,
+        issuer: &str,
+        subject: &str,
+        at: OffsetDateTime,
+    ) -> Result<()> {
+        let (tenant, id) = (tenant.as_uuid(), user.as_uuid());
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            if find_user(conn, tenant, id).await?.is_none() {
+                return Err(TxError::Domain(DomainError::not_found("user", id)));
+            }
+            // Both unique keys (the identity; the user's issuer) answer `Conflict`.
+            diesel::insert_into(user_sso_identities::table)
+                .values((
+                    user_sso_identities::tenant_id.eq(tenant),
+                    user_sso_identities::issuer.eq(issuer),
+                    user_sso_identities::subject.eq(subject),
+                    user_sso_identities::user_id.eq(id),
+                    user_sso_identities::created_at.eq(at),
+                ))
                 .execute(conn)
                 .await?;
             Ok(())
