@@ -445,7 +445,8 @@ async fn policies_per_tenant_are_capped() {
 /// for a while, and the server and the other tenants go on.
 #[tokio::test]
 async fn policies_that_exhaust_a_worker_stop_only_their_own_checks() {
-    let app = spawn_app().await;
+    // The smallest worker: the memory case then dies long before the instruction limit.
+    let app = spawn_with(|c| c.policy_worker_memory_mib = 256).await;
     let hostile = app.create_tenant("exhaust").await;
     let honest = app.create_tenant("bystander").await;
     let mut squares = String::from("package exhaust.squares\n\nx0 := input.context.n\n");
@@ -456,7 +457,7 @@ async fn policies_that_exhaust_a_worker_stop_only_their_own_checks() {
     let memory = "package exhaust.memory\n\n\
         deny contains \"long\" if {\n\
         \ts := input.context.s\n\
-        \tparts := [concat(\"\", [s | some _ in numbers.range(1, 10000)]) | some _ in numbers.range(1, 1000)]\n\
+        \tparts := [concat(\"\", [s | some _ in numbers.range(1, 10000)]) | some _ in numbers.range(1, 10)]\n\
         \tcount(parts) < 0\n}\n";
     for (n, rego, context) in
         [(0, squares.as_str(), json!({"n": 1_000_000_000_000_000u64})), (1, memory, json!({"s": "x".repeat(15_000)}))]
