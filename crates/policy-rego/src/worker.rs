@@ -87,11 +87,12 @@ pub fn serve(memory_limit: Option<u64>) -> std::io::Result<()> {
     }
     let engine = RegoEngine::new().map_err(std::io::Error::other)?;
     let mut sets: HashMap<u64, Arc<dyn CompiledPolicies>> = HashMap::new();
+    let mut agents = Agents::default();
     let (stdin, stdout) = (std::io::stdin().lock(), std::io::stdout());
     let mut out = stdout.lock();
     for line in stdin.lines() {
         let answer = match serde_json::from_str::<Request>(&line?) {
-            Ok(request) => answer(&engine, &mut sets, request),
+            Ok(request) => answer(&engine, &mut sets, &mut agents, request),
             Err(e) => Answer::Failed { message: format!("malformed request: {e}") },
         };
         serde_json::to_writer(&mut out, &answer).map_err(std::io::Error::other)?;
@@ -119,7 +120,34 @@ pub fn main_from_args() -> std::process::ExitCode {
     }
 }
 
-fn answer(engine: &RegoEngine, sets: &mut HashMap<u64, Arc<dyn CompiledPolicies>>, request: Request) -> Answer {
+/// The agents of recent requests, one allocation per agent while it is unchanged: each
+/// request brings its agent as fresh JSON, and the engine converts an agent once per
+/// allocation (`input.rs`), so handing it the same one again saves that conversion.
+#[derive(Default)]
+struct Agents(HashMap<String, Arc<serde_json::Value>>);
+
+impl Agents {
+    fn same(&mut self, agent: Arc<serde_json::Value>) -> Arc<serde_json::Value> {
+        let Some(id) = agent.get("id").and_then(|id| id.as_str()) else { return agent };
+        if let Some(kept) = self.0.get(id)
+            && **kept == *agent
+        {
+            return kept.clone();
+        }
+        if self.0.len() >= SETS_PER_WORKER * 4 {
+            self.0.clear();
+        }
+        self.0.insert(id.to_owned(), agent.clone());
+        agent
+    }
+}
+
+fn answer(
+    engine: &RegoEngine,
+    sets: &mut HashMap<u64, Arc<dyn CompiledPolicies>>,
+    agents: &mut Agents,
+    request: Request,
+) -> Answer {
     match request {
         Request::Validate { rego } => match engine.validate(&rego) {
             Ok(()) => Answer::Valid,
@@ -145,7 +173,9 @@ fn answer(engine: &RegoEngine, sets: &mut HashMap<u64, Arc<dyn CompiledPolicies>
                     compiled
                 }
             };
-            match compiled.evaluate(&PolicyInput::from(input)) {
+            let mut input = PolicyInput::from(input);
+            input.agent = agents.same(input.agent);
+            match compiled.evaluate(&input) {
                 Ok(outcomes) => Answer::Outcomes {
                     outcomes: outcomes
                         .into_iter()
