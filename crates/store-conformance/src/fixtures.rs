@@ -15,8 +15,8 @@ use agentgov_domain::model::{
     CandidateStatus, ClusterJob, DiscoveryCandidate, DiscoveryEvent, EventDisposition, ExportFormat, ExportJob,
     Fingerprint, FingerprintValue, GuardClassMetrics, GuardExample, GuardFeedback, GuardFeedbackKind, GuardLabel,
     GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardTask, HitlCallback, HitlRequest, HitlStatus,
-    JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, Session, Severity, Tenant, TenantSettings,
-    User, UserStatus,
+    JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, SecretPurpose, Session, Severity, Tenant,
+    TenantSecret, TenantSettings, User, UserStatus,
 };
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
@@ -111,8 +111,21 @@ pub async fn seed(store: &dyn Store, name: &str) -> Seeded {
     let tenant = new_tenant(name);
     let admin = new_user(tenant.id, &format!("admin@{name}.example"), Role::Admin);
     let key = new_key(&admin, &format!("agk_{}", &name[..name.len().min(8)]));
-    store.create_tenant(&tenant, &admin, &key).await.unwrap();
+    store.create_tenant(&tenant, &admin, &key, &callback_secret(&tenant)).await.unwrap();
     Seeded { tenant, admin, key }
+}
+
+/// A tenant's callback signing secret, as the tenant service makes one.
+pub fn callback_secret(tenant: &Tenant) -> TenantSecret {
+    TenantSecret {
+        tenant_id: tenant.id,
+        purpose: SecretPurpose::Callback,
+        secret: format!("whsec_{}", tenant.id.as_uuid().simple()),
+        previous: None,
+        previous_until: None,
+        require_timestamp: false,
+        created_at: tenant.created_at,
+    }
 }
 
 /// A seeded tenant and its admin, for tests that need no more.

@@ -8,8 +8,8 @@ use std::time::Duration;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
 use agentgov_domain::model::{
-    AgentFilter, ApiKey, ApiKeyKind, Permission, RiskLevel, RiskLevels, Role, Session, Tenant, TenantSettings, User,
-    UserStatus,
+    AgentFilter, ApiKey, ApiKeyKind, Permission, RiskLevel, RiskLevels, Role, SecretPurpose, Session, Tenant,
+    TenantSecret, TenantSettings, User, UserStatus,
 };
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::Store;
@@ -45,6 +45,8 @@ macro_rules! store_conformance_tests {
             sso_identity_links_find_their_user_per_tenant_and_issuer,
             sso_identity_links_are_unique_and_need_a_user_of_the_tenant,
             sso_identity_links_go_with_their_user,
+            tenant_secrets_are_per_tenant_and_purpose_and_round_trip,
+            tenant_secret_add_keeps_the_first_and_put_replaces,
             api_key_insert_find_and_get,
             api_key_duplicate_prefix_conflicts,
             api_key_list_filters_and_paginates,
@@ -265,7 +267,10 @@ pub async fn tenant_duplicate_name_conflicts(store: Arc<dyn Store>) {
     let tenant = new_tenant("acme");
     let admin = new_user(tenant.id, "other@acme.example", Role::Admin);
     let key = new_key(&admin, "agk_other000");
-    assert_conflict(store.create_tenant(&tenant, &admin, &key).await, "duplicate tenant name");
+    assert_conflict(
+        store.create_tenant(&tenant, &admin, &key, &callback_secret(&tenant)).await,
+        "duplicate tenant name",
+    );
     assert_eq!(store.get_tenant(tenant.id).await.unwrap(), None);
     assert_eq!(store.find_user_by_email("other@acme.example").await.unwrap(), None);
     assert_eq!(store.find_api_key_by_prefix("agk_other000").await.unwrap(), None);
@@ -278,7 +283,10 @@ pub async fn tenant_create_is_atomic(store: Arc<dyn Store>) {
     let tenant = new_tenant("second");
     let admin = new_user(tenant.id, &first.admin.email, Role::Admin);
     let key = new_key(&admin, "agk_second00");
-    assert_conflict(store.create_tenant(&tenant, &admin, &key).await, "duplicate admin email");
+    assert_conflict(
+        store.create_tenant(&tenant, &admin, &key, &callback_secret(&tenant)).await,
+        "duplicate admin email",
+    );
     assert_eq!(store.get_tenant(tenant.id).await.unwrap(), None);
     assert_eq!(store.find_api_key_by_prefix("agk_second00").await.unwrap(), None);
     assert_eq!(store.list_tenants(&PageRequest::default()).await.unwrap().items, vec![first.tenant.clone()]);
@@ -286,13 +294,16 @@ pub async fn tenant_create_is_atomic(store: Arc<dyn Store>) {
     // The key prefix is taken: the same.
     let admin = new_user(tenant.id, "admin@second.example", Role::Admin);
     let key = new_key(&admin, &first.key.prefix);
-    assert_conflict(store.create_tenant(&tenant, &admin, &key).await, "duplicate key prefix");
+    assert_conflict(
+        store.create_tenant(&tenant, &admin, &key, &callback_secret(&tenant)).await,
+        "duplicate key prefix",
+    );
     assert_eq!(store.get_tenant(tenant.id).await.unwrap(), None);
     assert_eq!(store.find_user_by_email("admin@second.example").await.unwrap(), None);
 
     // With both fixed it succeeds, so the failures left no partial rows behind.
     let key = new_key(&admin, "agk_second00");
-    store.create_tenant(&tenant, &admin, &key).await.unwrap();
+    store.create_tenant(&tenant, &admin, &key, &callback_secret(&tenant)).await.unwrap();
     assert_eq!(store.get_user(tenant.id, admin.id).await.unwrap(), Some(admin));
     assert_eq!(store.get_api_key(tenant.id, key.id).await.unwrap(), Some(key));
 }
@@ -917,4 +928,72 @@ pub async fn count_resources_is_per_tenant(store: Arc<dyn Store>) {
 pub async fn ping_answers(store: Arc<dyn Store>) {
     store.ping().await.unwrap();
     assert!(!store.backend().is_empty());
+}
+
+pub async fn tenant_secrets_are_per_tenant_and_purpose_and_round_trip(store: Arc<dyn Store>) {
+    let (a, b) = (seed(store.as_ref(), "acme").await, seed(store.as_ref(), "bravo").await);
+    // Made with the tenant, in the same transaction.
+    let made = store.get_tenant_secret(a.tenant.id, SecretPurpose::Callback).await.unwrap();
+    assert_eq!(made, Some(callback_secret(&a.tenant)));
+    assert_eq!(store.get_tenant_secret(a.tenant.id, SecretPurpose::Webhook).await.unwrap(), None);
+
+    let webhook = TenantSecret {
+        tenant_id: a.tenant.id,
+        purpose: SecretPurpose::Webhook,
+        secret: "whsec_webhook-of-acme".into(),
+        previous: Some("whsec_older".into()),
+        previous_until: Some(precise(60, 123_456)),
+        require_timestamp: true,
+        created_at: precise(0, 654_321),
+    };
+    store.put_tenant_secret(&webhook).await.unwrap();
+    assert_eq!(store.get_tenant_secret(a.tenant.id, SecretPurpose::Webhook).await.unwrap(), Some(webhook.clone()));
+    // Another tenant's secrets are its own.
+    assert_eq!(store.get_tenant_secret(b.tenant.id, SecretPurpose::Webhook).await.unwrap(), None);
+    assert_eq!(
+        store.get_tenant_secret(b.tenant.id, SecretPurpose::Callback).await.unwrap(),
+        Some(callback_secret(&b.tenant))
+    );
+
+    assert!(store.delete_tenant_secret(a.tenant.id, SecretPurpose::Webhook).await.unwrap());
+    assert!(!store.delete_tenant_secret(a.tenant.id, SecretPurpose::Webhook).await.unwrap());
+    assert_eq!(store.get_tenant_secret(a.tenant.id, SecretPurpose::Webhook).await.unwrap(), None);
+    assert!(store.get_tenant_secret(a.tenant.id, SecretPurpose::Callback).await.unwrap().is_some());
+
+    let unknown = TenantSecret { tenant_id: TenantId(Uuid::now_v7()), ..webhook };
+    assert!(matches!(store.put_tenant_secret(&unknown).await, Err(DomainError::NotFound { .. })));
+    assert!(matches!(store.add_tenant_secret(&unknown).await, Err(DomainError::NotFound { .. })));
+}
+
+pub async fn tenant_secret_add_keeps_the_first_and_put_replaces(store: Arc<dyn Store>) {
+    let a = seed(store.as_ref(), "acme").await;
+    let first = callback_secret(&a.tenant);
+    let other = TenantSecret { secret: "whsec_another".into(), ..first.clone() };
+    // `add` keeps the secret in force.
+    assert_eq!(store.add_tenant_secret(&other).await.unwrap(), first);
+    store.delete_tenant_secret(a.tenant.id, SecretPurpose::Callback).await.unwrap();
+    assert_eq!(store.add_tenant_secret(&other).await.unwrap(), other);
+    // Concurrent adds all answer the one that won.
+    let racers: Vec<_> = (0..8)
+        .map(|i| {
+            let store = store.clone();
+            let s =
+                TenantSecret { purpose: SecretPurpose::Webhook, secret: format!("whsec_racer{i}"), ..first.clone() };
+            tokio::spawn(async move { store.add_tenant_secret(&s).await.unwrap() })
+        })
+        .collect();
+    let mut won = Vec::new();
+    for r in racers {
+        won.push(r.await.unwrap());
+    }
+    assert!(won.windows(2).all(|w| w[0] == w[1]), "{won:?}");
+    // `put` replaces, rotation fields and all.
+    let rotated = TenantSecret {
+        secret: "whsec_rotated".into(),
+        previous: Some(other.secret.clone()),
+        previous_until: Some(precise(3600, 0)),
+        ..other.clone()
+    };
+    store.put_tenant_secret(&rotated).await.unwrap();
+    assert_eq!(store.get_tenant_secret(a.tenant.id, SecretPurpose::Callback).await.unwrap(), Some(rotated));
 }

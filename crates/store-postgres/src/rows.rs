@@ -7,7 +7,8 @@ use agentgov_domain::model::{
     AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditHash, AuditOrigin, AuditRecord, ChainHead, ClusterJob,
     ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback,
     GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject,
-    JsonText, Lease, Permission, Policy, RiskLevel, Role, Session, Tenant, User, UserStatus,
+    JsonText, Lease, Permission, Policy, RiskLevel, Role, SecretPurpose, Session, Tenant, TenantSecret, User,
+    UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -18,7 +19,7 @@ use uuid::Uuid;
 use crate::schema::{
     agent_embeddings, agents, anomaly_models, anomaly_reports, anomaly_tasks, api_keys, audit_heads, audit_records,
     discovery_candidates, discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks,
-    hitl_requests, policies, sessions, tenants, users,
+    hitl_requests, policies, sessions, tenant_secrets, tenants, users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -50,6 +51,50 @@ impl TryFrom<TenantRow> for Tenant {
     fn try_from(r: TenantRow) -> Result<Self> {
         let settings = serde_json::from_str(&r.settings).map_err(|e| corrupt("tenants", r.id, e))?;
         Ok(Self { id: r.id.into(), name: r.name, settings, created_at: r.created_at, updated_at: r.updated_at })
+    }
+}
+
+/// No `Debug`: the row holds a secret.
+#[derive(Queryable, Selectable, Insertable)]
+#[diesel(table_name = tenant_secrets, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct TenantSecretRow {
+    pub tenant_id: Uuid,
+    pub purpose: String,
+    pub secret: String,
+    pub previous: Option<String>,
+    pub previous_until: Option<OffsetDateTime>,
+    pub require_timestamp: bool,
+    pub created_at: OffsetDateTime,
+}
+
+impl From<&TenantSecret> for TenantSecretRow {
+    fn from(s: &TenantSecret) -> Self {
+        Self {
+            tenant_id: s.tenant_id.as_uuid(),
+            purpose: s.purpose.as_str().to_owned(),
+            secret: s.secret.clone(),
+            previous: s.previous.clone(),
+            previous_until: s.previous_until,
+            require_timestamp: s.require_timestamp,
+            created_at: s.created_at,
+        }
+    }
+}
+
+impl TryFrom<TenantSecretRow> for TenantSecret {
+    type Error = DomainError;
+    fn try_from(r: TenantSecretRow) -> Result<Self> {
+        Ok(TenantSecret {
+            tenant_id: r.tenant_id.into(),
+            purpose: SecretPurpose::parse(&r.purpose).ok_or_else(|| {
+                DomainError::Internal(format!("unreadable stored value in tenant_secrets.purpose: {:?}", r.purpose))
+            })?,
+            secret: r.secret,
+            previous: r.previous,
+            previous_until: r.previous_until,
+            require_timestamp: r.require_timestamp,
+            created_at: r.created_at,
+        })
     }
 }
 

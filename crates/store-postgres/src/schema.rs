@@ -11,6 +11,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    tenant_secrets (tenant_id, purpose) {
+        tenant_id -> Uuid,
+        purpose -> Text,
+        secret -> Text,
+        previous -> Nullable<Text>,
+        previous_until -> Nullable<Timestamptz>,
+        require_timestamp -> Bool,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     users (id) {
         id -> Uuid,
         tenant_id -> Uuid,
@@ -395,6 +407,7 @@ diesel::joinable!(siem_cursors -> tenants (tenant_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
+    tenant_secrets,
     users,
     user_sso_identities,
     sessions,

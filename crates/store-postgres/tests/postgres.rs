@@ -20,9 +20,9 @@ use agentgov_domain::ports::{
     UserRepo,
 };
 use agentgov_store_conformance::fixtures::{
-    guard_examples, json_object, new_agent, new_anomaly, new_candidate, new_cluster_job, new_discovery_event,
-    new_embedding, new_entry, new_guard_model, new_guard_task, new_hitl_request, new_key, new_tenant, new_user, now,
-    seed_pair,
+    callback_secret, guard_examples, json_object, new_agent, new_anomaly, new_candidate, new_cluster_job,
+    new_discovery_event, new_embedding, new_entry, new_guard_model, new_guard_task, new_hitl_request, new_key,
+    new_tenant, new_user, now, seed_pair,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::sql_types::{Nullable, Text};
@@ -257,7 +257,10 @@ async fn conflicts_have_clear_messages() {
 
     let again = new_tenant("acme");
     let other_admin = new_user(again.id, "x@acme.example", Role::Admin);
-    let err = store.create_tenant(&again, &other_admin, &new_key(&other_admin, "agk_x")).await.unwrap_err();
+    let err = store
+        .create_tenant(&again, &other_admin, &new_key(&other_admin, "agk_x"), &callback_secret(&again))
+        .await
+        .unwrap_err();
     assert!(matches!(err, DomainError::Conflict(ref m) if m == "tenant name already taken"), "{err:?}");
 
     let dup = new_user(t.id, &admin.email, Role::Viewer);

@@ -2,7 +2,9 @@
 //! `BEGIN IMMEDIATE` transaction, with its checks (last admin, revoked or not) inside it.
 
 use agentgov_domain::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use agentgov_domain::model::{ApiKey, RiskLevels, Role, Session, Tenant, User, UserStatus};
+use agentgov_domain::model::{
+    ApiKey, RiskLevels, Role, SecretPurpose, Session, Tenant, TenantSecret, User, UserStatus,
+};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
 use agentgov_domain::{DomainError, Result};
@@ -14,8 +16,8 @@ use time::OffsetDateTime;
 use crate::SqliteStore;
 use crate::agents::relevel;
 use crate::error::{TxError, TxResult};
-use crate::rows::{ApiKeyRow, SessionRow, TenantRow, UserRow, convert, id_text, parse_id};
-use crate::schema::{api_keys, policies, sessions, tenants, user_sso_identities, users};
+use crate::rows::{ApiKeyRow, SessionRow, TenantRow, TenantSecretRow, UserRow, convert, id_text, parse_id};
+use crate::schema::{api_keys, policies, sessions, tenant_secrets, tenants, user_sso_identities, users};
 
 fn after_text(req: &PageRequest) -> Option<String> {
     req.after.map(id_text)
@@ -63,12 +65,14 @@ fn revoke_sessions(c: &mut SqliteConnection, ids: &[String], at: OffsetDateTime)
 
 #[async_trait]
 impl TenantRepo for SqliteStore {
-    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey) -> Result<()> {
+    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey, secret: &TenantSecret) -> Result<()> {
         let (tenant, admin, key) = (TenantRow::try_from(tenant)?, UserRow::from(admin), ApiKeyRow::try_from(key)?);
+        let secret = TenantSecretRow::from(secret);
         self.transaction(move |c| {
             diesel::insert_into(tenants::table).values(&tenant).execute(c)?;
             diesel::insert_into(users::table).values(&admin).execute(c)?;
             diesel::insert_into(api_keys::table).values(&key).execute(c)?;
+            diesel::insert_into(tenant_secrets::table).values(&secret).execute(c)?;
             Ok(())
         })
         .await
@@ -115,6 +119,58 @@ impl TenantRepo for SqliteStore {
         })
         .await
     }
+
+    async fn get_tenant_secret(&self, tenant: TenantId, purpose: SecretPurpose) -> Result<Option<TenantSecret>> {
+        let tenant = id_text(tenant.0);
+        self.read(move |c| {
+            let row = tenant_secrets::table
+                .find((tenant, purpose.as_str()))
+                .select(TenantSecretRow::as_select())
+                .first(c)
+                .optional()?;
+            Ok(row.map(TenantSecret::try_from).transpose()?)
+        })
+        .await
+    }
+
+    async fn put_tenant_secret(&self, secret: &TenantSecret) -> Result<()> {
+        let (tenant, row) = (secret.tenant_id, TenantSecretRow::from(secret));
+        self.transaction(move |c| {
+            tenant_exists(c, &row.tenant_id, tenant)?;
+            diesel::replace_into(tenant_secrets::table).values(&row).execute(c)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn add_tenant_secret(&self, secret: &TenantSecret) -> Result<TenantSecret> {
+        let (tenant, row) = (secret.tenant_id, TenantSecretRow::from(secret));
+        self.transaction(move |c| {
+            tenant_exists(c, &row.tenant_id, tenant)?;
+            diesel::insert_or_ignore_into(tenant_secrets::table).values(&row).execute(c)?;
+            let stored = tenant_secrets::table
+                .find((&row.tenant_id, &row.purpose))
+                .select(TenantSecretRow::as_select())
+                .first(c)?;
+            Ok(TenantSecret::try_from(stored)?)
+        })
+        .await
+    }
+
+    async fn delete_tenant_secret(&self, tenant: TenantId, purpose: SecretPurpose) -> Result<bool> {
+        let tenant = id_text(tenant.0);
+        self.transaction(move |c| {
+            let n = diesel::delete(tenant_secrets::table.find((tenant, purpose.as_str()))).execute(c)?;
+            Ok(n > 0)
+        })
+        .await
+    }
+}
+
+/// `NotFound` unless the tenant exists (checked inside the caller's transaction).
+fn tenant_exists(c: &mut SqliteConnection, id_text: &str, tenant: TenantId) -> TxResult<()> {
+    let found: i64 = tenants::table.filter(tenants::id.eq(id_text)).count().get_result(c)?;
+    if found == 0 { Err(DomainError::not_found("tenant", tenant).into()) } else { Ok(()) }
 }
 
 #[async_trait]

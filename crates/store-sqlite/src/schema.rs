@@ -19,6 +19,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    tenant_secrets (tenant_id, purpose) {
+        tenant_id -> Text,
+        purpose -> Text,
+        secret -> Text,
+        previous -> Nullable<Text>,
+        previous_until -> Nullable<TimestamptzSqlite>,
+        require_timestamp -> Bool,
+        created_at -> TimestamptzSqlite,
+    }
+}
+
+diesel::table! {
     users (id) {
         id -> Text,
         tenant_id -> Text,
@@ -378,6 +390,7 @@ diesel::joinable!(agent_embeddings -> agents (agent_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     tenants,
+    tenant_secrets,
     users,
     user_sso_identities,
     sessions,

@@ -15,8 +15,8 @@ use agentgov_domain::ports::{
     GuardRepo as _, HitlRepo as _, PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
-    guard_examples, new_agent, new_anomaly, new_discovery_event, new_embedding, new_entry, new_export_job,
-    new_guard_task, new_hitl_request, new_key, new_policy, new_user, now, precise, seed_pair,
+    callback_secret, guard_examples, new_agent, new_anomaly, new_discovery_event, new_embedding, new_entry,
+    new_export_job, new_guard_task, new_hitl_request, new_key, new_policy, new_user, now, precise, seed_pair,
 };
 use agentgov_store_sqlite::SqliteStore;
 use uuid::Uuid;
@@ -300,7 +300,8 @@ async fn conflicts_name_what_is_taken() {
 
     let again = Tenant { id: TenantId(Uuid::now_v7()), ..tenant };
     let other = new_user(again.id, "other@named.example", Role::Admin);
-    let err = store.create_tenant(&again, &other, &new_key(&other, "agk_other")).await.unwrap_err();
+    let err =
+        store.create_tenant(&again, &other, &new_key(&other, "agk_other"), &callback_secret(&again)).await.unwrap_err();
     assert!(matches!(&err, DomainError::Conflict(m) if m == "tenant name already taken"), "{err:?}");
 
     store.insert_agent(&new_agent(tenant.id, "bot"), &new_embedding("bot")).await.unwrap();

@@ -70,5 +70,5 @@ pub use role::{Permission, Role};
 pub use session::Session;
 pub use siem::{SiemBacklog, SiemSinkState};
 pub use sso::SsoProvider;
-pub use tenant::{EffectiveSettings, Tenant, TenantSettings};
+pub use tenant::{EffectiveSettings, SecretPurpose, Tenant, TenantSecret, TenantSettings};
 pub use user::{User, UserStatus};

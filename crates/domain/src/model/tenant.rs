@@ -63,3 +63,55 @@ impl Default for EffectiveSettings {
         Self { approval_threshold: 0.8, risk_levels: RiskLevels::default(), hitl_timeout_secs: 3600 }
     }
 }
+
+string_enum! {
+    /// What a tenant's signing secret is for: `callback` signs the HITL callbacks sent to
+    /// its receivers; `webhook` (optional) is the key its senders sign `POST
+    /// /webhooks/agent` with, instead of the server's `WEBHOOK_SECRET`.
+    SecretPurpose {
+        Callback => "callback",
+        Webhook => "webhook",
+    }
+}
+
+/// A tenant's signing secret (HMAC-SHA256 key). The value is shown once, when it is made;
+/// it is kept because an HMAC cannot be checked against a hash of its key.
+#[derive(Clone, PartialEq)]
+pub struct TenantSecret {
+    pub tenant_id: TenantId,
+    pub purpose: SecretPurpose,
+    /// `whsec_` and 43 base64url characters; its UTF-8 bytes are the key.
+    pub secret: String,
+    /// The secret this one replaced, still signing (callbacks) or accepted (webhook) until
+    /// `previous_until`, so receivers and senders can switch without a gap.
+    pub previous: Option<String>,
+    pub previous_until: Option<OffsetDateTime>,
+    /// Webhook only: refuse the untimestamped `sha256=` form for this tenant.
+    pub require_timestamp: bool,
+    pub created_at: OffsetDateTime,
+}
+
+impl std::fmt::Debug for TenantSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TenantSecret")
+            .field("tenant_id", &self.tenant_id)
+            .field("purpose", &self.purpose)
+            .field("previous_until", &self.previous_until)
+            .field("require_timestamp", &self.require_timestamp)
+            .field("created_at", &self.created_at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TenantSecret {
+    /// The keys in force at `now`: the current one, then the previous one in its grace.
+    pub fn keys_at(&self, now: OffsetDateTime) -> Vec<&str> {
+        let mut keys = vec![self.secret.as_str()];
+        if let (Some(previous), Some(until)) = (&self.previous, self.previous_until)
+            && now < until
+        {
+            keys.push(previous);
+        }
+        keys
+    }
+}

@@ -18,15 +18,15 @@ use crate::model::{
     CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, ExportJob,
     ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo, GuardModelRecord,
     GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter, RiskLevels,
-    Session, SiemBacklog, SiemSinkState, Tenant, User,
+    SecretPurpose, Session, SiemBacklog, SiemSinkState, Tenant, TenantSecret, User,
 };
 use crate::page::{Page, PageRequest};
 
 #[async_trait]
 pub trait TenantRepo: Send + Sync {
-    /// Creates a tenant with its first admin user and API key, all or nothing.
-    /// `Conflict` when the tenant name or the email is taken.
-    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey) -> Result<()>;
+    /// Creates a tenant with its first admin user, API key and callback secret, all or
+    /// nothing. `Conflict` when the tenant name or the email is taken.
+    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey, secret: &TenantSecret) -> Result<()>;
     async fn get_tenant(&self, id: TenantId) -> Result<Option<Tenant>>;
     /// Newest first.
     async fn list_tenants(&self, page: &PageRequest) -> Result<Page<Tenant>>;
@@ -35,6 +35,16 @@ pub trait TenantRepo: Send + Sync {
     /// answers how many agents changed level. `NotFound` when there is no such tenant,
     /// `Conflict` when the name is taken.
     async fn update_tenant(&self, tenant: &Tenant, levels: &RiskLevels) -> Result<u64>;
+    async fn get_tenant_secret(&self, tenant: TenantId, purpose: SecretPurpose) -> Result<Option<TenantSecret>>;
+    /// Stores `secret`, replacing the tenant's secret for the same purpose. `NotFound` when
+    /// there is no such tenant.
+    async fn put_tenant_secret(&self, secret: &TenantSecret) -> Result<()>;
+    /// Stores `secret` unless the tenant already has one for its purpose, and answers the
+    /// one in force (of two concurrent calls, both answer the same). `NotFound` when there
+    /// is no such tenant.
+    async fn add_tenant_secret(&self, secret: &TenantSecret) -> Result<TenantSecret>;
+    /// Removes the tenant's secret for `purpose`; false when it had none.
+    async fn delete_tenant_secret(&self, tenant: TenantId, purpose: SecretPurpose) -> Result<bool>;
 }
 
 #[async_trait]

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::error::{DomainError, Result};
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use crate::model::{ApiKey, RiskLevels, Session, Tenant, User, UserStatus};
+use crate::model::{ApiKey, RiskLevels, SecretPurpose, Session, Tenant, TenantSecret, User, UserStatus};
 use crate::page::{Page, PageRequest};
 use crate::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
 
@@ -22,6 +22,7 @@ use crate::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, Tenant
 #[derive(Debug, Default, Clone)]
 struct Tables {
     tenants: BTreeMap<Uuid, Tenant>,
+    tenant_secrets: BTreeMap<(Uuid, SecretPurpose), TenantSecret>,
     users: BTreeMap<Uuid, User>,
     api_keys: BTreeMap<Uuid, ApiKey>,
     sessions: BTreeMap<Uuid, Session>,
@@ -186,11 +187,14 @@ impl MemoryStore {
 
 #[async_trait]
 impl TenantRepo for MemoryStore {
-    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey) -> Result<()> {
+    async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey, secret: &TenantSecret) -> Result<()> {
         self.transaction(|t| {
             t.insert_tenant(tenant)?;
             t.insert_user(admin)?;
-            t.insert_key(key)
+            t.insert_key(key)?;
+            t.check_tenant_exists(secret.tenant_id)?;
+            t.tenant_secrets.insert((secret.tenant_id.0, secret.purpose), secret.clone());
+            Ok(())
         })
     }
 
@@ -215,6 +219,31 @@ impl TenantRepo for MemoryStore {
         // Never hold both locks: the agent tables are locked on their own.
         drop(tables);
         Ok(self.agent_tables().relevel(tenant.id, levels))
+    }
+
+    async fn get_tenant_secret(&self, tenant: TenantId, purpose: SecretPurpose) -> Result<Option<TenantSecret>> {
+        Ok(self.lock().tenant_secrets.get(&(tenant.0, purpose)).cloned())
+    }
+
+    async fn put_tenant_secret(&self, secret: &TenantSecret) -> Result<()> {
+        let mut t = self.lock();
+        if !t.tenants.contains_key(&secret.tenant_id.0) {
+            return Err(DomainError::not_found("tenant", secret.tenant_id));
+        }
+        t.tenant_secrets.insert((secret.tenant_id.0, secret.purpose), secret.clone());
+        Ok(())
+    }
+
+    async fn add_tenant_secret(&self, secret: &TenantSecret) -> Result<TenantSecret> {
+        let mut t = self.lock();
+        if !t.tenants.contains_key(&secret.tenant_id.0) {
+            return Err(DomainError::not_found("tenant", secret.tenant_id));
+        }
+        Ok(t.tenant_secrets.entry((secret.tenant_id.0, secret.purpose)).or_insert_with(|| secret.clone()).clone())
+    }
+
+    async fn delete_tenant_secret(&self, tenant: TenantId, purpose: SecretPurpose) -> Result<bool> {
+        Ok(self.lock().tenant_secrets.remove(&(tenant.0, purpose)).is_some())
     }
 }
 
