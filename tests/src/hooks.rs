@@ -25,6 +25,37 @@ pub fn sign_with(secret: &[u8], body: &[u8]) -> String {
     format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
+/// `t=<t>,v1=<hex HMAC-SHA256 of "<t>." and body with secret>`: the timestamped form.
+pub fn sign_timestamped(secret: &[u8], t: i64, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// The current Unix time in seconds.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// What a receiver does with `X-Webhook-Timestamp-Signature`: the `t` and every `v1`, and
+/// whether one of them is `secret`'s signature of `"<t>." + body`.
+pub fn timestamped_matches(header: &str, secret: &[u8], body: &[u8]) -> (i64, usize, bool) {
+    let mut t = None;
+    let mut v1 = Vec::new();
+    for part in header.split(',') {
+        match part.split_once('=').unwrap() {
+            ("t", v) => t = Some(v.parse::<i64>().unwrap()),
+            ("v1", v) => v1.push(v.to_owned()),
+            _ => {}
+        }
+    }
+    let t = t.unwrap();
+    let expected = sign_timestamped(secret, t, body);
+    let digest = expected.split_once(",v1=").unwrap().1.to_owned();
+    (t, v1.len(), v1.contains(&digest))
+}
+
 /// One request the receiver got.
 #[derive(Debug, Clone)]
 pub struct Received {

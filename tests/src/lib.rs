@@ -121,6 +121,8 @@ pub struct Tenant {
     pub api_key: String,
     pub token: String,
     pub session_key: String,
+    /// The key its HITL callbacks are signed with, shown at creation.
+    pub callback_secret: String,
 }
 
 impl TestApp {
@@ -181,6 +183,7 @@ impl TestApp {
             api_key: body["api_key"].as_str().unwrap().into(),
             token: login["access_token"].as_str().unwrap().into(),
             session_key: login["api_key"].as_str().unwrap().into(),
+            callback_secret: body["callback_secret"].as_str().unwrap().into(),
         }
     }
 

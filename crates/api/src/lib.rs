@@ -183,7 +183,11 @@ fn register(cfg: &mut ServiceConfig) {
             .service(tenants::get)
             .service(tenants::update)
             .service(tenants::get_own)
-            .service(tenants::update_own),
+            .service(tenants::update_own)
+            .service(tenants::secrets)
+            .service(tenants::rotate_callback_secret)
+            .service(tenants::rotate_webhook_secret)
+            .service(tenants::delete_webhook_secret),
     );
     cfg.service(webhook::receive);
 }

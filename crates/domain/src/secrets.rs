@@ -213,6 +213,135 @@ impl WebhookVerifier {
     pub fn sign(&self, body: &[u8]) -> String {
         format!("sha256={}", hex::encode(ring::hmac::sign(&self.key, body).as_ref()))
     }
+
+    /// Whether `signature` is this secret's signature of `body` (constant time).
+    pub fn matches(&self, signature: &SignatureHeader, body: &[u8]) -> bool {
+        signature.matches_key(&self.key, body)
+    }
+}
+
+/// How far a timestamped signature's `t` may be from the server's clock, either way.
+pub const SIGNATURE_TOLERANCE_SECS: i64 = 300;
+/// The `detail` of a timestamped signature outside [`SIGNATURE_TOLERANCE_SECS`].
+pub const STALE_WEBHOOK_SIGNATURE: &str =
+    "Stale webhook signature: its timestamp t is more than 300 seconds from the server's clock";
+/// Most `v1=` entries one header may carry (a sender in the middle of a rotation sends two).
+const MAX_SIGNATURES: usize = 4;
+/// The prefix of a tenant's signing secret.
+pub const TENANT_SECRET_PREFIX: &str = "whsec_";
+
+/// A new tenant signing secret: `whsec_` and 32 random bytes in base64url (43 characters).
+pub fn generate_tenant_secret() -> Result<String> {
+    Ok(format!("{TENANT_SECRET_PREFIX}{}", URL_SAFE_NO_PAD.encode(random_bytes::<32>()?)))
+}
+
+/// A webhook signature as a sender wrote it, in one of two forms:
+/// - `sha256=<hex>`: HMAC-SHA256 of the exact body bytes (the spec's form, no timestamp);
+/// - `t=<unix seconds>,v1=<hex>[,v1=<hex>]`: HMAC-SHA256 of `<t>.` followed by the body
+///   bytes, so the signature names the moment it was made and a stale one is refused.
+///   Entries of other schemes (`v0=…`) are ignored; a `v1` under any of the keys matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignatureHeader {
+    Plain([u8; 32]),
+    Timestamped { t: i64, v1: Vec<[u8; 32]> },
+}
+
+fn digest_of(hex_digits: &str) -> Option<[u8; 32]> {
+    let mut out = [0u8; 32];
+    (hex_digits.len() == 64 && hex::decode_to_slice(hex_digits, &mut out).is_ok()).then_some(out)
+}
+
+impl SignatureHeader {
+    /// Parses the header; anything malformed is 401 `Invalid webhook signature`.
+    pub fn parse(header: Option<&str>) -> Result<Self> {
+        let invalid = || DomainError::Unauthorized(INVALID_WEBHOOK_SIGNATURE.into());
+        let header = header.map(str::trim).ok_or_else(invalid)?;
+        if let Some(digest) = header.strip_prefix("sha256=") {
+            return digest_of(digest).map(Self::Plain).ok_or_else(invalid);
+        }
+        let (mut t, mut v1) = (None, Vec::new());
+        for (i, part) in header.split(',').enumerate() {
+            if i >= MAX_SIGNATURES + 2 {
+                return Err(invalid());
+            }
+            let (scheme, value) = part.trim().split_once('=').ok_or_else(invalid)?;
+            match scheme {
+                "t" if t.is_none() && (1..=12).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_digit()) => {
+                    t = value.parse::<i64>().ok();
+                }
+                "t" => return Err(invalid()),
+                "v1" if v1.len() < MAX_SIGNATURES => v1.push(digest_of(value).ok_or_else(invalid)?),
+                "v1" => return Err(invalid()),
+                _ => {}
+            }
+        }
+        match t {
+            Some(t) if !v1.is_empty() => Ok(Self::Timestamped { t, v1 }),
+            _ => Err(invalid()),
+        }
+    }
+
+    /// The signature's timestamp (Unix seconds); `None` for the `sha256=` form.
+    pub fn timestamp(&self) -> Option<i64> {
+        match self {
+            Self::Plain(_) => None,
+            Self::Timestamped { t, .. } => Some(*t),
+        }
+    }
+
+    /// Whether `t` is within [`SIGNATURE_TOLERANCE_SECS`] of `now` (the `sha256=` form has
+    /// no time and is always fresh).
+    pub fn is_fresh(&self, now: time::OffsetDateTime) -> bool {
+        self.timestamp().is_none_or(|t| (now.unix_timestamp() - t).abs() <= SIGNATURE_TOLERANCE_SECS)
+    }
+
+    /// Whether the signature is `secret`'s (its UTF-8 bytes are the key), in constant time.
+    pub fn matches(&self, secret: &str, body: &[u8]) -> bool {
+        self.matches_key(&ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes()), body)
+    }
+
+    fn matches_key(&self, key: &ring::hmac::Key, body: &[u8]) -> bool {
+        match self {
+            Self::Plain(tag) => ring::hmac::verify(key, body, tag).is_ok(),
+            Self::Timestamped { t, v1 } => {
+                let mut ctx = ring::hmac::Context::with_key(key);
+                ctx.update(format!("{t}.").as_bytes());
+                ctx.update(body);
+                let expected = ctx.sign();
+                // Every entry is compared, so the time taken does not say which one matched.
+                v1.iter().fold(false, |found, tag| found | bool::from(expected.as_ref().ct_eq(tag)))
+            }
+        }
+    }
+
+    /// A stable name for this signature, for telling a replayed delivery from a new one.
+    pub fn fingerprint(&self) -> String {
+        let first = match self {
+            Self::Plain(tag) => tag,
+            Self::Timestamped { v1, .. } => &v1[0],
+        };
+        format!("sig-{}", hex::encode(&first[..16]))
+    }
+}
+
+/// `sha256=<hex>` of `body` under `secret` (the spec's form).
+pub fn sign_plain(secret: &str, body: &[u8]) -> String {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
+    format!("sha256={}", hex::encode(ring::hmac::sign(&key, body).as_ref()))
+}
+
+/// `t=<t>,v1=<hex>[,v1=<hex>…]`: one `v1` per secret, in the order given.
+pub fn sign_timestamped(secrets: &[&str], t: i64, body: &[u8]) -> String {
+    let mut header = format!("t={t}");
+    for secret in secrets {
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
+        let mut ctx = ring::hmac::Context::with_key(&key);
+        ctx.update(format!("{t}.").as_bytes());
+        ctx.update(body);
+        header.push_str(",v1=");
+        header.push_str(&hex::encode(ctx.sign().as_ref()));
+    }
+    header
 }
 
 /// The claims of a session JWT.
@@ -355,7 +484,10 @@ mod tests {
     mod webhook {
         use hmac::{Hmac, Mac};
 
-        use super::super::{INVALID_WEBHOOK_SIGNATURE, WebhookVerifier};
+        use super::super::{
+            INVALID_WEBHOOK_SIGNATURE, SIGNATURE_TOLERANCE_SECS, SignatureHeader, TENANT_SECRET_PREFIX,
+            WebhookVerifier, generate_tenant_secret, sign_timestamped,
+        };
         use crate::DomainError;
 
         const SECRET: &[u8] = b"whsec-0123456789abcdef0123456789abcdef";
@@ -401,6 +533,85 @@ mod tests {
             assert!(refused(&v, BODY, Some(&not_hex)), "not hex");
             let other = WebhookVerifier::new(b"another secret, another environment");
             assert!(refused(&other, BODY, Some(&header)), "another secret");
+        }
+
+        /// `t=…,v1=…` as a sender computes it, with the `hmac` crate.
+        fn stamped(secret: &[u8], t: i64, body: &[u8]) -> String {
+            let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+            mac.update(format!("{t}.").as_bytes());
+            mac.update(body);
+            format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+        }
+
+        #[test]
+        fn timestamped_signatures_match_an_independent_computation_and_name_their_time() {
+            let secret = std::str::from_utf8(SECRET).unwrap();
+            let t = 1_790_000_000;
+            let header = stamped(SECRET, t, BODY);
+            assert_eq!(sign_timestamped(&[secret], t, BODY), header);
+            let parsed = SignatureHeader::parse(Some(&header)).unwrap();
+            assert_eq!(parsed.timestamp(), Some(t));
+            assert!(parsed.matches(secret, BODY));
+            assert!(WebhookVerifier::new(SECRET).matches(&parsed, BODY));
+            assert!(!parsed.matches("another secret", BODY));
+            let mut flipped = BODY.to_vec();
+            flipped[3] ^= 1;
+            assert!(!parsed.matches(secret, &flipped));
+            // The time is part of what is signed.
+            let moved = SignatureHeader::parse(Some(&header.replacen("t=1790000000", "t=1790000001", 1))).unwrap();
+            assert!(!moved.matches(secret, BODY));
+            // Freshness: 300 s either way.
+            let at = |s: i64| time::OffsetDateTime::from_unix_timestamp(s).unwrap();
+            assert!(
+                parsed.is_fresh(at(t + SIGNATURE_TOLERANCE_SECS)) && parsed.is_fresh(at(t - SIGNATURE_TOLERANCE_SECS))
+            );
+            assert!(!parsed.is_fresh(at(t + SIGNATURE_TOLERANCE_SECS + 1)));
+            assert!(!parsed.is_fresh(at(t - SIGNATURE_TOLERANCE_SECS - 1)));
+            // The spec's form has no time and is never stale.
+            assert!(SignatureHeader::parse(Some(&independent(BODY))).unwrap().is_fresh(at(0)));
+            // Two keys (a rotation): either matches; the fingerprint names the first.
+            let both = sign_timestamped(&["new key", secret], t, BODY);
+            let parsed = SignatureHeader::parse(Some(&both)).unwrap();
+            assert!(parsed.matches("new key", BODY) && parsed.matches(secret, BODY));
+            assert_eq!(parsed.fingerprint(), SignatureHeader::parse(Some(&both)).unwrap().fingerprint());
+            assert!(parsed.fingerprint().starts_with("sig-") && parsed.fingerprint().len() == 36);
+        }
+
+        #[test]
+        fn malformed_timestamped_headers_are_the_same_401() {
+            let good = stamped(SECRET, 1_790_000_000, BODY);
+            let digest = good.split_once(",v1=").unwrap().1;
+            let bad = [
+                format!("v1={digest}"),
+                "t=1790000000".to_owned(),
+                format!("t=1790000000,t=1790000000,v1={digest}"),
+                format!("t=-1,v1={digest}"),
+                format!("t=,v1={digest}"),
+                format!("t=1234567890123,v1={digest}"),
+                format!("t=1790000000,v1={}", &digest[1..]),
+                format!("t=1790000000,v1={digest}0"),
+                format!("t=1790000000,v1={digest},v1={digest},v1={digest},v1={digest},v1={digest}"),
+                format!("t=1790000000;v1={digest}"),
+                "t=1790000000,v1".to_owned(),
+                String::new(),
+            ];
+            for header in bad {
+                let got = SignatureHeader::parse(Some(&header));
+                assert!(
+                    matches!(&got, Err(DomainError::Unauthorized(m)) if m == INVALID_WEBHOOK_SIGNATURE),
+                    "{header}: {got:?}"
+                );
+            }
+            // Spaces around entries and unknown schemes are allowed.
+            let spaced = format!(" t=1790000000 , v0=zz, v1={digest} ");
+            assert!(SignatureHeader::parse(Some(&spaced)).unwrap().matches(std::str::from_utf8(SECRET).unwrap(), BODY));
+        }
+
+        #[test]
+        fn tenant_secrets_are_whsec_and_43_random_characters() {
+            let (a, b) = (generate_tenant_secret().unwrap(), generate_tenant_secret().unwrap());
+            assert_ne!(a, b);
+            assert!(a.starts_with(TENANT_SECRET_PREFIX) && a.len() == TENANT_SECRET_PREFIX.len() + 43, "{a}");
         }
     }
 }

@@ -2,7 +2,7 @@
 //! expiry cases, long-poll, signed callbacks, and the policy check that opens a request.
 use std::time::{Duration, Instant};
 
-use agentgov_tests::hooks::{Receiver, sign};
+use agentgov_tests::hooks::{Receiver, sign, sign_with, timestamped_matches, unix_now};
 use agentgov_tests::*;
 use serde_json::{Value, json};
 
@@ -262,7 +262,12 @@ async fn the_outcome_is_posted_signed_to_the_callback_and_retried() {
     assert_eq!(got.len(), 2, "one failure (503), then delivered");
     let last = &got[1];
     assert_eq!((last.method.as_str(), last.path.as_str()), ("POST", "/hooks/hitl"));
-    assert_eq!(last.header("x-webhook-signature"), Some(sign(&last.body).as_str()), "signed like the inbound webhook");
+    let own = t.callback_secret.as_bytes();
+    assert_eq!(last.header("x-webhook-signature"), Some(sign_with(own, &last.body).as_str()), "the tenant's key");
+    assert_ne!(last.header("x-webhook-signature"), Some(sign(&last.body).as_str()), "not the shared WEBHOOK_SECRET");
+    let (ts, count, matched) =
+        timestamped_matches(last.header("x-webhook-timestamp-signature").unwrap(), own, &last.body);
+    assert!(matched && count == 1 && (unix_now() - ts).abs() <= 60, "t={ts}, {count} v1");
     assert_eq!(last.header("x-webhook-id"), Some(id(&r)));
     assert_eq!(last.header("x-webhook-event"), Some("hitl.rejected"));
     assert_eq!(last.header("content-type"), Some("application/json"));
@@ -487,4 +492,53 @@ async fn callbacks_are_rate_limited_per_tenant() {
     assert_eq!((delivered.len(), postponed.len()), (1, 1), "{delivered:?} {postponed:?}");
     assert_eq!(postponed[0]["attempts"], 0, "a postponement is not an attempt: {}", postponed[0]);
     assert_eq!(receiver.received().len(), 1);
+}
+
+/// Issue 32, point 4: tenant A knows the shared `WEBHOOK_SECRET` but not B's callback key, so
+/// it cannot forge B's `hitl.approved`; B's admin rotates the key and, for a day, both keys
+/// sign.
+#[tokio::test]
+async fn callbacks_carry_the_tenants_own_key_and_rotation_signs_with_both_for_a_day() {
+    let app = spawn_with(|c| c.hitl_poll_ms = 50).await;
+    let (a, b) = (app.create_tenant("acme").await, app.create_tenant("bravo").await);
+    assert_ne!(a.callback_secret, b.callback_secret);
+    assert!(b.callback_secret.starts_with("whsec_"), "{}", b.callback_secret);
+    let bot = register(&app, &b, "bot").await;
+    let receiver = Receiver::start(&[]).await;
+
+    let r = open(&app, &b, ask(&bot, json!({"callback_url": receiver.url}))).await;
+    expect(app.post(&format!("/hitl/approve/{}", id(&r))).bearer_auth(&b.token).json(&json!({})), 200).await;
+    let got = receiver.wait_for(1, Duration::from_secs(10)).await;
+    let first = &got[0];
+    let plain = first.header("x-webhook-signature").unwrap();
+    assert_eq!(plain, sign_with(b.callback_secret.as_bytes(), &first.body));
+    assert_ne!(plain, sign_with(a.callback_secret.as_bytes(), &first.body));
+    assert_ne!(plain, sign(&first.body), "what tenant A could compute");
+
+    // Rotation: an admin only, the value shown once, the old key signing beside it.
+    expect_problem(app.post("/tenant/callback-secret").header("X-API-Key", &b.api_key), 401).await;
+    let (_, analyst) = app.user(&b, "analyst@bravo.test", "analyst").await;
+    expect_problem(app.post("/tenant/callback-secret").bearer_auth(&analyst), 403).await;
+    let issued = expect(app.post("/tenant/callback-secret").bearer_auth(&b.token), 200).await;
+    let new_secret = issued["secret"].as_str().unwrap().to_owned();
+    assert_ne!(new_secret, b.callback_secret);
+    assert_eq!(issued["purpose"], "callback");
+    assert!(issued["previous_valid_until"].is_string(), "{issued}");
+    let listed = expect(app.get("/tenant/secrets").bearer_auth(&b.token), 200).await;
+    assert!(!listed.to_string().contains("whsec_"), "values are never listed: {listed}");
+    assert_eq!(listed["callback"]["previous_valid_until"], issued["previous_valid_until"]);
+    assert_eq!(listed["webhook"], Value::Null);
+
+    let r = open(&app, &b, ask(&bot, json!({"callback_url": receiver.url}))).await;
+    expect(app.post(&format!("/hitl/reject/{}", id(&r))).bearer_auth(&b.token).json(&json!({})), 200).await;
+    let got = receiver.wait_for(2, Duration::from_secs(10)).await;
+    let second = &got[1];
+    assert_eq!(second.header("x-webhook-signature").unwrap(), sign_with(new_secret.as_bytes(), &second.body));
+    let stamped = second.header("x-webhook-timestamp-signature").unwrap();
+    let (_, count, new_ok) = timestamped_matches(stamped, new_secret.as_bytes(), &second.body);
+    let (_, _, old_ok) = timestamped_matches(stamped, b.callback_secret.as_bytes(), &second.body);
+    assert!(count == 2 && new_ok && old_ok, "{stamped}");
+    let audit = expect(app.get("/audit?event_type=tenant.secret_rotated").bearer_auth(&b.token), 200).await;
+    assert_eq!(audit["items"].as_array().unwrap().len(), 1);
+    assert!(!audit.to_string().contains(&new_secret), "the audit log never holds the value");
 }

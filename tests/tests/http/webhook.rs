@@ -1,6 +1,6 @@
 //! Spec 4.15, 5 (rules 4-6) and 6: the signed inbound webhook. Bodies are signed here with
 //! the `hmac` and `sha2` crates, independently of the server's implementation (ring).
-use agentgov_tests::hooks::sign;
+use agentgov_tests::hooks::{sign, sign_timestamped, sign_with, unix_now};
 use agentgov_tests::*;
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
@@ -201,4 +201,114 @@ async fn oversized_bodies_are_refused() {
     event["payload"]["input"]["blob"] = json!("x".repeat(8192));
     let body = serde_json::to_vec(&event).unwrap();
     expect_problem(send(&app, &t.api_key, &body, None), 413).await;
+}
+
+/// Issue 32, point 4: the timestamped form, its tolerance, and replays stored once.
+#[tokio::test]
+async fn timestamped_signatures_are_refused_when_stale_and_a_replay_is_stored_once() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let secret = WEBHOOK_SECRET.as_bytes();
+    let body = serde_json::to_vec(&action(1)).unwrap();
+    let now = unix_now();
+    let fresh = sign_timestamped(secret, now, &body);
+    for _ in 0..3 {
+        expect(send(&app, &t.api_key, &body, Some(&fresh)), 200).await;
+    }
+    assert_eq!(actions(&app, &t.api_key).await.len(), 1, "a replayed delivery is answered, stored once");
+    let stored = &actions(&app, &t.api_key).await[0];
+    assert!(stored["details"]["source"]["delivery_id"].as_str().unwrap().starts_with("sig-"), "{stored}");
+
+    // Outside five minutes either way: stale, whatever the signature.
+    for t_off in [-301, 301, -86_400] {
+        let stale = sign_timestamped(secret, now + t_off, &body);
+        let p = expect_problem(send(&app, &t.api_key, &body, Some(&stale)), 401).await;
+        assert!(p["detail"].as_str().unwrap().starts_with("Stale webhook signature"), "{p}");
+    }
+    // The time is signed: moving t breaks the signature.
+    let moved = fresh.replacen(&format!("t={now}"), &format!("t={}", now + 1), 1);
+    let p = expect_problem(send(&app, &t.api_key, &body, Some(&moved)), 401).await;
+    assert_eq!(p["detail"], "Invalid webhook signature");
+    // Malformed forms are the same 401.
+    let digest = fresh.split_once(",v1=").unwrap().1;
+    for bad in [
+        format!("v1={digest}"),
+        format!("t={now}"),
+        format!("t={now},t={now},v1={digest}"),
+        format!("t=-{now},v1={digest}"),
+        format!("t={now},v1={}", &digest[1..]),
+        format!("t=1e9,v1={digest}"),
+    ] {
+        let p = expect_problem(send(&app, &t.api_key, &body, Some(&bad)), 401).await;
+        assert_eq!(p["detail"], "Invalid webhook signature", "{bad}");
+    }
+    // A second v1 (a sender mid-rotation) and unknown schemes are fine.
+    let two = format!("t={now},v1={},v1={digest},v0=abc", "0".repeat(64));
+    let other = serde_json::to_vec(&action(2)).unwrap();
+    let two = two.replace(digest, sign_timestamped(secret, now, &other).split_once(",v1=").unwrap().1);
+    expect(send(&app, &t.api_key, &other, Some(&two)), 200).await;
+    assert_eq!(actions(&app, &t.api_key).await.len(), 2);
+}
+
+/// Issue 32, point 4: a tenant's own inbound key replaces the shared one for its keys only.
+#[tokio::test]
+async fn a_tenants_own_webhook_secret_replaces_the_shared_one_for_it_alone() {
+    let app = spawn_app().await;
+    let (a, b) = (app.create_tenant("acme").await, app.create_tenant("bravo").await);
+    let body = serde_json::to_vec(&action(1)).unwrap();
+    // Validation and roles.
+    let (_, analyst) = app.user(&a, "analyst@acme.test", "analyst").await;
+    expect_problem(app.post("/tenant/webhook-secret").bearer_auth(&analyst).json(&json!({})), 403).await;
+    let p = expect_problem(app.post("/tenant/webhook-secret").bearer_auth(&a.token).json(&json!({"x": 1})), 422).await;
+    assert!(p.to_string().contains('x'), "{p}");
+    expect_problem(app.delete("/tenant/webhook-secret").bearer_auth(&a.token), 404).await;
+
+    let issued = expect(app.post("/tenant/webhook-secret").bearer_auth(&a.token).json(&json!({})), 200).await;
+    let own = issued["secret"].as_str().unwrap().to_owned();
+    assert_eq!((issued["purpose"].clone(), issued["require_timestamp"].clone()), (json!("webhook"), json!(true)));
+    assert_eq!(issued["previous_valid_until"], Value::Null);
+    let now = unix_now();
+
+    // A's keys: the shared secret no longer works, in either form.
+    let p = expect_problem(send(&app, &a.api_key, &body, None), 401).await;
+    assert_eq!(p["detail"], "Invalid webhook signature");
+    let shared_stamped = sign_timestamped(WEBHOOK_SECRET.as_bytes(), now, &body);
+    expect_problem(send(&app, &a.api_key, &body, Some(&shared_stamped)), 401).await;
+    // Its own key, timestamped: accepted. `sha256=` with it: refused, timestamps required.
+    expect(send(&app, &a.api_key, &body, Some(&sign_timestamped(own.as_bytes(), now, &body))), 200).await;
+    let p = expect_problem(send(&app, &a.api_key, &body, Some(&sign_with(own.as_bytes(), &body))), 401).await;
+    assert!(p["detail"].as_str().unwrap().contains("only timestamped"), "{p}");
+    assert!(!p.to_string().contains(&own), "no secret in an error");
+
+    // B is untouched, and A's key signs nothing for B.
+    expect(send(&app, &b.api_key, &body, None), 200).await;
+    let forged = sign_timestamped(own.as_bytes(), now + 1, &body);
+    let p = expect_problem(send(&app, &b.api_key, &body, Some(&forged)), 401).await;
+    assert_eq!(p["detail"], "Invalid webhook signature");
+
+    // Rotation without the timestamp requirement: the replaced key stays accepted a day.
+    let rotated = expect(
+        app.post("/tenant/webhook-secret").bearer_auth(&a.token).json(&json!({"require_timestamp": false})),
+        200,
+    )
+    .await;
+    let newer = rotated["secret"].as_str().unwrap().to_owned();
+    assert!(rotated["previous_valid_until"].is_string());
+    let other = serde_json::to_vec(&action(2)).unwrap();
+    expect(send(&app, &a.api_key, &other, Some(&sign_with(newer.as_bytes(), &other))), 200).await;
+    let third = serde_json::to_vec(&action(3)).unwrap();
+    expect(send(&app, &a.api_key, &third, Some(&sign_timestamped(own.as_bytes(), now + 2, &third))), 200).await;
+    let listed = expect(app.get("/tenant/secrets").bearer_auth(&a.token), 200).await;
+    assert_eq!(listed["webhook"]["require_timestamp"], false);
+    assert!(!listed.to_string().contains("whsec_"), "{listed}");
+
+    // Removed: the shared secret works for A again; audited both ways, without values.
+    expect(app.delete("/tenant/webhook-secret").bearer_auth(&a.token), 204).await;
+    let fourth = serde_json::to_vec(&action(4)).unwrap();
+    expect(send(&app, &a.api_key, &fourth, None), 200).await;
+    let log = expect(app.get("/audit?event_type=tenant.secret_rotated").bearer_auth(&a.token), 200).await;
+    assert_eq!(log["items"].as_array().unwrap().len(), 2);
+    let log = expect(app.get("/audit?event_type=tenant.secret_removed").bearer_auth(&a.token), 200).await;
+    assert_eq!(log["items"].as_array().unwrap().len(), 1);
+    assert!(!log.to_string().contains("whsec_"));
 }

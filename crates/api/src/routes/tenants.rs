@@ -1,10 +1,12 @@
 //! Spec 4.12: tenants, managed by the platform operator with `X-Admin-Key`; and (beyond the
 //! spec) a tenant's view of itself, whose settings its admins may change.
 
-use actix_web::{HttpResponse, get, patch, post, web};
+use actix_web::{HttpResponse, delete, get, patch, post, web};
 use agentgov_domain::ids::TenantId;
 use agentgov_domain::page::Page;
-use agentgov_domain::services::{CreatedTenant, NewTenant, TenantView, UpdateTenant};
+use agentgov_domain::services::{
+    CreatedTenant, IssuedSecret, NewTenant, NewWebhookSecret, TenantSecrets, TenantView, UpdateTenant,
+};
 
 use crate::AppState;
 use crate::extract::{AdminKey, ApiKeyOrJwt, Json, Jwt, ListQuery};
@@ -109,4 +111,73 @@ pub async fn update_own(
     body: Json<UpdateTenant>,
 ) -> ApiResult<web::Json<TenantView>> {
     Ok(web::Json(state.services.tenants.update_own(&auth.0, body.0).await?))
+}
+
+/// The caller's tenant's signing secrets (an admin): when each was made and until when the
+/// key it replaced stays valid; never their values.
+#[utoipa::path(
+    tag = "tenants",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The tenant's signing secrets", body = TenantSecrets),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/tenant/secrets")]
+pub async fn secrets(state: web::Data<AppState>, auth: Jwt) -> ApiResult<web::Json<TenantSecrets>> {
+    Ok(web::Json(state.services.tenants.secrets(&auth.0).await?))
+}
+
+/// A new key for the tenant's HITL callbacks, shown only in this response. The key it
+/// replaces keeps signing beside it (a second `v1` of `X-Webhook-Timestamp-Signature`) for
+/// 24 hours.
+#[utoipa::path(
+    tag = "tenants",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The new secret", body = IssuedSecret),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tenant/callback-secret")]
+pub async fn rotate_callback_secret(state: web::Data<AppState>, auth: Jwt) -> ApiResult<web::Json<IssuedSecret>> {
+    Ok(web::Json(state.services.tenants.rotate_callback_secret(&auth.0).await?))
+}
+
+/// Makes or replaces the tenant's own key for `POST /webhooks/agent`, shown only in this
+/// response. From then on the server's `WEBHOOK_SECRET` is refused for the tenant's keys;
+/// a replaced key is still accepted for 24 hours. Send `{}` for the defaults.
+#[utoipa::path(
+    tag = "tenants",
+    security(("bearer" = [])),
+    request_body = NewWebhookSecret,
+    responses(
+        (status = 200, description = "The new secret", body = IssuedSecret),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/tenant/webhook-secret")]
+pub async fn rotate_webhook_secret(
+    state: web::Data<AppState>,
+    auth: Jwt,
+    body: Json<NewWebhookSecret>,
+) -> ApiResult<web::Json<IssuedSecret>> {
+    Ok(web::Json(state.services.tenants.rotate_webhook_secret(&auth.0, body.0).await?))
+}
+
+/// Removes the tenant's own webhook key: its senders sign with the server's
+/// `WEBHOOK_SECRET` again.
+#[utoipa::path(
+    tag = "tenants",
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "The tenant has no webhook secret of its own", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/tenant/webhook-secret")]
+pub async fn delete_webhook_secret(state: web::Data<AppState>, auth: Jwt) -> ApiResult<HttpResponse> {
+    state.services.tenants.delete_webhook_secret(&auth.0).await?;
+    Ok(HttpResponse::NoContent().finish())
 }

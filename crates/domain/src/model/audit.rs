@@ -88,7 +88,7 @@ pub const SERVICE_NAMESPACES: [&str; 18] = [
 /// Every event type the service records itself, each in a [`SERVICE_NAMESPACES`]
 /// namespace (a test checks it; `AuditEvent::new` asserts the namespace in debug builds).
 /// docs/API.md ("Audit log") lists the same.
-pub const SERVICE_EVENT_TYPES: [&str; 43] = [
+pub const SERVICE_EVENT_TYPES: [&str; 45] = [
     // The webhook's `agent.action`, written for the agent once its signature is checked.
     "agent.action",
     "agent.registered",
@@ -126,6 +126,8 @@ pub const SERVICE_EVENT_TYPES: [&str; 43] = [
     "policy.decision",
     "tenant.created",
     "tenant.updated",
+    "tenant.secret_rotated",
+    "tenant.secret_removed",
     "user.created",
     "user.updated",
     "user.role_changed",

@@ -11,7 +11,9 @@ use super::validate::normalize_email;
 use super::{AuditEvent, AuditLog, AuthSettings, Caller, Credential, Ports};
 use crate::error::{DomainError, Result};
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
-use crate::model::{Actor, ActorType, ApiKey, ApiKeyKind, Permission, Role, Session, User, UserStatus};
+use crate::model::{
+    Actor, ActorType, ApiKey, ApiKeyKind, Permission, Role, SecretPurpose, Session, TenantSecret, User, UserStatus,
+};
 use crate::secrets::{self, Claims, PasswordHasher, TOKEN_ISSUER, TokenCodec};
 
 /// The user part of a login response.
@@ -409,6 +411,20 @@ impl AuthService {
             }
             Err(e) => tracing::warn!(error = %e, key = %key.prefix, "could not record API key use"),
         }
+    }
+
+    /// The tenant's own key for `POST /webhooks/agent`, if it has one. Kept like credentials:
+    /// a change bumps the tenant's auth epoch, so every replica reads it again at once.
+    pub async fn webhook_secret(&self, tenant: TenantId) -> Result<Option<TenantSecret>> {
+        let epoch = self.cache.epoch(tenant).await;
+        if let Some(hit) = epoch.and_then(|e| self.cache.webhook_secret(tenant, e)) {
+            return Ok(hit);
+        }
+        let secret = self.ports.store.get_tenant_secret(tenant, SecretPurpose::Webhook).await?;
+        if let Some(e) = epoch {
+            self.cache.put_webhook_secret(e, tenant, secret.clone());
+        }
+        Ok(secret)
     }
 
     /// Call after a change that affects authentication in `tenant` has committed (a user

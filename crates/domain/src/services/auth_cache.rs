@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::ids::{SessionId, TenantId};
-use crate::model::{ApiKey, Session, User};
+use crate::model::{ApiKey, Session, TenantSecret, User};
 use crate::ports::Cache;
 
 /// Longest an entry is used without being read from the store again.
@@ -42,6 +42,8 @@ pub(super) struct AuthCache {
     key_tenants: moka::sync::Cache<String, TenantId>,
     keys: moka::sync::Cache<String, Stamped<(ApiKey, User)>>,
     sessions: moka::sync::Cache<SessionId, Stamped<(Session, User)>>,
+    /// A tenant's own webhook secret (or that it has none).
+    webhook_secrets: moka::sync::Cache<TenantId, Stamped<Option<TenantSecret>>>,
 }
 
 fn epoch_key(tenant: TenantId) -> String {
@@ -55,6 +57,7 @@ impl AuthCache {
             key_tenants: moka::sync::Cache::builder().max_capacity(CAPACITY).build(),
             keys: moka::sync::Cache::builder().max_capacity(CAPACITY).time_to_live(TTL).build(),
             sessions: moka::sync::Cache::builder().max_capacity(CAPACITY).time_to_live(TTL).build(),
+            webhook_secrets: moka::sync::Cache::builder().max_capacity(CAPACITY).time_to_live(TTL).build(),
         }
     }
 
@@ -77,6 +80,7 @@ impl AuthCache {
             // This replica, at least, forgets at once.
             self.keys.invalidate_all();
             self.sessions.invalidate_all();
+            self.webhook_secrets.invalidate_all();
         }
     }
 
@@ -102,5 +106,13 @@ impl AuthCache {
 
     pub fn put_session(&self, epoch: Epoch, session: Session, user: User) {
         self.sessions.insert(session.id, Stamped { epoch, value: (session, user) });
+    }
+
+    pub fn webhook_secret(&self, tenant: TenantId, epoch: Epoch) -> Option<Option<TenantSecret>> {
+        self.webhook_secrets.get(&tenant).filter(|s| s.epoch == epoch).map(|s| s.value)
+    }
+
+    pub fn put_webhook_secret(&self, epoch: Epoch, tenant: TenantId, secret: Option<TenantSecret>) {
+        self.webhook_secrets.insert(tenant, Stamped { epoch, value: secret });
     }
 }

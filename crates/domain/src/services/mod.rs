@@ -37,7 +37,11 @@ pub use policies::{PolicyService, PolicySettings};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
-pub use tenants::{CreatedTenant, NewTenant, SettingsChange, TENANT_UPDATED, TenantService, TenantView, UpdateTenant};
+pub use tenants::{
+    CreatedTenant, IssuedSecret, NewTenant, NewWebhookSecret, SECRET_ROTATION_GRACE, SecretInfo, SettingsChange,
+    TENANT_SECRET_REMOVED, TENANT_SECRET_ROTATED, TENANT_UPDATED, TenantSecrets, TenantService, TenantView,
+    UpdateTenant,
+};
 pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
@@ -226,18 +230,12 @@ impl Services {
             agents.clone(),
             log.clone(),
             ports.store.clone(),
+            ports.clock.clone(),
         );
         let tenant_defaults = settings.policies.tenant_defaults();
         let (wake_hitl, hitl_wakeups) = futures::channel::mpsc::channel(1);
-        let hitl = HitlService::new(
-            ports.clone(),
-            log.clone(),
-            agents.clone(),
-            tenant_defaults,
-            settings.hitl,
-            secrets.webhook.clone(),
-            wake_hitl,
-        );
+        let hitl =
+            HitlService::new(ports.clone(), log.clone(), agents.clone(), tenant_defaults, settings.hitl, wake_hitl);
         let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
         let guard = GuardService::new(ports.clone(), log.clone(), agents.clone(), settings.guard, wake_training);
         let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
@@ -265,6 +263,7 @@ impl Services {
                 secrets.admin_key,
                 tenant_defaults,
                 readers,
+                auth.clone(),
             ),
             users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),
             api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),

@@ -11,8 +11,8 @@ use super::{AgentService, AuditEvent, AuditLog, Caller, PolicyService, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{ApiKeyId, TenantId, UserId};
 use crate::model::{
-    Actor, ApiKey, ApiKeyKind, EffectiveSettings, Permission, RiskLevels, Role, Tenant, TenantSettings, User,
-    UserStatus,
+    Actor, ApiKey, ApiKeyKind, EffectiveSettings, Permission, RiskLevels, Role, SecretPurpose, Tenant, TenantSecret,
+    TenantSettings, User, UserStatus,
 };
 use crate::page::{Page, PageRequest};
 use crate::secrets::{self, AdminKey, PasswordHasher};
@@ -119,7 +119,8 @@ impl SettingsChange {
     }
 }
 
-/// `201` of `POST /tenants`: the tenant, its first admin, and an API key shown this once.
+/// `201` of `POST /tenants`: the tenant, its first admin, and an API key and callback
+/// signing secret shown this once.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct CreatedTenant {
     pub tenant: TenantView,
@@ -127,6 +128,71 @@ pub struct CreatedTenant {
     pub api_key: String,
     /// The stored record of `api_key` (no secret).
     pub api_key_info: ApiKey,
+    /// `whsec_…`: the key the tenant's HITL callbacks are signed with (docs/API.md,
+    /// "Signatures"). Shown only here; `POST /tenant/callback-secret` makes a new one.
+    pub callback_secret: String,
+}
+
+/// How long a replaced secret still signs callbacks beside the new one (callback) or is
+/// still accepted (webhook), so receivers and senders can switch without a gap.
+pub const SECRET_ROTATION_GRACE: time::Duration = time::Duration::hours(24);
+/// The audit event of a new signing secret (its value is never recorded).
+pub const TENANT_SECRET_ROTATED: &str = "tenant.secret_rotated";
+/// The audit event of a removed webhook secret.
+pub const TENANT_SECRET_REMOVED: &str = "tenant.secret_removed";
+
+/// A signing secret just made: the only time its value is shown.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct IssuedSecret {
+    /// `whsec_` and 43 characters; its UTF-8 bytes are the HMAC-SHA256 key.
+    pub secret: String,
+    #[serde(flatten)]
+    pub info: SecretInfo,
+}
+
+/// A tenant's signing secret, without its value.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct SecretInfo {
+    pub purpose: SecretPurpose,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: time::OffsetDateTime,
+    /// Until when the secret this one replaced still signs callbacks beside it (`callback`)
+    /// or is still accepted (`webhook`); `null` when there is none.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub previous_valid_until: Option<time::OffsetDateTime>,
+    /// `webhook`: whether this tenant's senders must use the timestamped form
+    /// (`t=…,v1=…`); `sha256=` is refused. Always false for `callback`.
+    pub require_timestamp: bool,
+}
+
+impl SecretInfo {
+    fn of(secret: &TenantSecret, now: time::OffsetDateTime) -> Self {
+        Self {
+            purpose: secret.purpose,
+            created_at: secret.created_at,
+            previous_valid_until: secret.previous_until.filter(|until| *until > now),
+            require_timestamp: secret.require_timestamp,
+        }
+    }
+}
+
+/// `GET /tenant/secrets`: which signing secrets the tenant has.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct TenantSecrets {
+    /// Signs the tenant's HITL callbacks (made with the tenant).
+    pub callback: Option<SecretInfo>,
+    /// The tenant's own key for `POST /webhooks/agent`; `null` when its senders use the
+    /// server's `WEBHOOK_SECRET`.
+    pub webhook: Option<SecretInfo>,
+}
+
+/// `POST /tenant/webhook-secret`.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhookSecret {
+    /// Refuse the untimestamped `sha256=` form for this tenant (default true: only
+    /// `t=…,v1=…`, which a replay outside five minutes cannot pass).
+    pub require_timestamp: Option<bool>,
 }
 
 /// What a tenant's settings change must reach at once in this process: the services that
@@ -146,6 +212,7 @@ pub struct TenantService {
     admin_key: AdminKey,
     defaults: EffectiveSettings,
     readers: SettingsReaders,
+    auth: super::AuthService,
 }
 
 impl TenantService {
@@ -156,8 +223,9 @@ impl TenantService {
         admin_key: AdminKey,
         defaults: EffectiveSettings,
         readers: SettingsReaders,
+        auth: super::AuthService,
     ) -> Self {
-        Self { ports, audit, hasher, admin_key, defaults, readers }
+        Self { ports, audit, hasher, admin_key, defaults, readers, auth }
     }
 
     fn view(&self, tenant: Tenant) -> TenantView {
@@ -214,7 +282,16 @@ impl TenantService {
             last_used_at: None,
             revoked_at: None,
         };
-        self.ports.store.create_tenant(&tenant, &admin, &key).await?;
+        let secret = TenantSecret {
+            tenant_id: tenant.id,
+            purpose: SecretPurpose::Callback,
+            secret: secrets::generate_tenant_secret()?,
+            previous: None,
+            previous_until: None,
+            require_timestamp: false,
+            created_at: now,
+        };
+        self.ports.store.create_tenant(&tenant, &admin, &key, &secret).await?;
         let event = AuditEvent::new(tenant.id, Actor::system(by), "tenant.created")
             .action("created")
             .resource(format!("tenants/{}", tenant.id))
@@ -222,7 +299,13 @@ impl TenantService {
                 json!({"name": tenant.name, "admin_user": admin.id, "admin_email": admin.email, "api_key": key.prefix}),
             );
         self.audit.record_after(event).await;
-        Ok(CreatedTenant { tenant: self.view(tenant), admin_user: admin, api_key: generated.full, api_key_info: key })
+        Ok(CreatedTenant {
+            tenant: self.view(tenant),
+            admin_user: admin,
+            api_key: generated.full,
+            api_key_info: key,
+            callback_secret: secret.secret,
+        })
     }
 
     pub async fn list(&self, page: &PageRequest) -> Result<Page<TenantView>> {
@@ -261,6 +344,73 @@ impl TenantService {
             }
             other => other,
         })
+    }
+
+    /// `GET /tenant/secrets` (an admin): the tenant's signing secrets, without their values.
+    pub async fn secrets(&self, caller: &Caller) -> Result<TenantSecrets> {
+        caller.require_role(Role::Admin)?;
+        let (tenant, now) = (caller.tenant_id(), self.ports.clock.now());
+        let info = |s: Option<TenantSecret>| s.map(|s| SecretInfo::of(&s, now));
+        Ok(TenantSecrets {
+            callback: info(self.ports.store.get_tenant_secret(tenant, SecretPurpose::Callback).await?),
+            webhook: info(self.ports.store.get_tenant_secret(tenant, SecretPurpose::Webhook).await?),
+        })
+    }
+
+    /// `POST /tenant/callback-secret` (an admin): a new key for the tenant's callbacks; the
+    /// old one signs beside it for [`SECRET_ROTATION_GRACE`].
+    pub async fn rotate_callback_secret(&self, caller: &Caller) -> Result<IssuedSecret> {
+        caller.require_role(Role::Admin)?;
+        self.rotate(caller, SecretPurpose::Callback, false).await
+    }
+
+    /// `POST /tenant/webhook-secret` (an admin): makes or replaces the tenant's own key for
+    /// `POST /webhooks/agent`; from now on the server's `WEBHOOK_SECRET` is refused for it,
+    /// and a replaced key is still accepted for [`SECRET_ROTATION_GRACE`].
+    pub async fn rotate_webhook_secret(&self, caller: &Caller, req: NewWebhookSecret) -> Result<IssuedSecret> {
+        caller.require_role(Role::Admin)?;
+        let issued = self.rotate(caller, SecretPurpose::Webhook, req.require_timestamp.unwrap_or(true)).await?;
+        self.auth.credentials_changed(caller.tenant_id()).await;
+        Ok(issued)
+    }
+
+    /// `DELETE /tenant/webhook-secret` (an admin): the tenant's senders go back to the
+    /// server's `WEBHOOK_SECRET`. 404 when it has no key of its own.
+    pub async fn delete_webhook_secret(&self, caller: &Caller) -> Result<()> {
+        caller.require_role(Role::Admin)?;
+        let tenant = caller.tenant_id();
+        if !self.ports.store.delete_tenant_secret(tenant, SecretPurpose::Webhook).await? {
+            return Err(DomainError::not_found("webhook secret", "of this tenant"));
+        }
+        self.auth.credentials_changed(tenant).await;
+        let event = AuditEvent::new(tenant, caller_actor(caller), TENANT_SECRET_REMOVED)
+            .action("removed")
+            .resource(format!("tenants/{tenant}/secrets/webhook"))
+            .details(json!({"purpose": SecretPurpose::Webhook}));
+        self.audit.record(event).await?;
+        Ok(())
+    }
+
+    async fn rotate(&self, caller: &Caller, purpose: SecretPurpose, require_timestamp: bool) -> Result<IssuedSecret> {
+        let (tenant, now) = (caller.tenant_id(), self.ports.clock.now());
+        let before = self.ports.store.get_tenant_secret(tenant, purpose).await?;
+        let secret = TenantSecret {
+            tenant_id: tenant,
+            purpose,
+            secret: secrets::generate_tenant_secret()?,
+            previous_until: before.as_ref().map(|_| now + SECRET_ROTATION_GRACE),
+            previous: before.map(|b| b.secret),
+            require_timestamp,
+            created_at: now,
+        };
+        self.ports.store.put_tenant_secret(&secret).await?;
+        let info = SecretInfo::of(&secret, now);
+        let event = AuditEvent::new(tenant, caller_actor(caller), TENANT_SECRET_ROTATED)
+            .action("rotated")
+            .resource(format!("tenants/{tenant}/secrets/{}", purpose.as_str()))
+            .details(json!({"purpose": purpose, "previous_valid_until": info.previous_valid_until.map(|t| t.unix_timestamp()), "require_timestamp": require_timestamp}));
+        self.audit.record(event).await?;
+        Ok(IssuedSecret { secret: secret.secret, info })
     }
 
     /// Validates and stores a change, re-levels the tenant's agents, audits it, and makes

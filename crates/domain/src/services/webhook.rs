@@ -1,7 +1,8 @@
 //! The inbound webhook (`POST /webhooks/agent`): signed agent events.
 //!
-//! Order of checks: the signature first (constant time, no database), then the API key,
-//! then the envelope. `agent.action` is appended to the audit log with no policy check;
+//! Order of checks: the signature against the server's `WEBHOOK_SECRET` (constant time, no
+//! database), then the API key, then the tenant's own webhook secret if it has one (which
+//! then replaces the server's), the signature's age, then the envelope. `agent.action` is appended to the audit log with no policy check;
 //! `agent.heartbeat` is exactly `POST /agents/{id}/heartbeat`. A success is answered only
 //! after the durable write.
 
@@ -18,14 +19,17 @@ use super::{Caller, Credential};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId};
 use crate::model::{Actor, ActorType, JsonText, Permission};
-use crate::ports::Store;
-use crate::secrets::WebhookVerifier;
+use crate::ports::{Clock, Store};
+use crate::secrets::{INVALID_WEBHOOK_SIGNATURE, STALE_WEBHOOK_SIGNATURE, SignatureHeader, WebhookVerifier};
 
 pub const EVENT_ACTION: &str = "agent.action";
 pub const EVENT_HEARTBEAT: &str = "agent.heartbeat";
 const MAX_DELIVERY_ID_LEN: usize = 200;
 const MAX_ACTION_LEN: usize = 200;
 const MAX_RESOURCE_LEN: usize = 1000;
+/// The 401 of an untimestamped signature for a tenant that requires the timestamped form.
+pub const TIMESTAMP_REQUIRED: &str =
+    "this tenant accepts only timestamped webhook signatures: X-Webhook-Signature: t=<unix seconds>,v1=<hex>";
 
 /// `{"status": "ok", "event": "<type>"}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -53,6 +57,7 @@ pub struct WebhookService {
     audit: AuditLog,
     /// To tell a repeated delivery from another conflict.
     store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
 }
 
 impl WebhookService {
@@ -62,15 +67,18 @@ impl WebhookService {
         agents: AgentService,
         audit: AuditLog,
         store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
     ) -> Self {
-        Self { verifier, auth, agents, audit, store }
+        Self { verifier, auth, agents, audit, store, clock }
     }
 
     pub async fn receive(&self, d: Delivery<'_>) -> Result<WebhookAck> {
-        self.verifier.verify(d.body, d.signature)?;
-        let key = d.api_key.ok_or_else(|| DomainError::Unauthorized("missing X-API-Key header".into()))?;
-        let caller = self.auth.authenticate_api_key(key).await?;
+        let (caller, signature) = self.authenticate(&d).await?;
         let delivery_id = d.delivery_id.map(check_delivery_id).transpose()?;
+        // A timestamped signature names its delivery: a replay inside the tolerance is
+        // answered again and stored once, one outside it is stale.
+        let fingerprint = signature.timestamp().map(|_| signature.fingerprint());
+        let delivery_id = delivery_id.or(fingerprint.as_deref());
         let (event, payload) = parse_envelope(d.body)?;
         match event.as_str() {
             EVENT_ACTION => self.action(&caller, payload, delivery_id).await?,
@@ -82,6 +90,43 @@ impl WebhookService {
             }
         }
         Ok(WebhookAck { status: "ok", event })
+    }
+
+    /// The signature and the API key. A tenant without a webhook secret of its own is
+    /// signed for with the server's `WEBHOOK_SECRET` (checked first, without the store); a
+    /// tenant with one only with it (or the key it replaced, during the rotation grace), which
+    /// the API key names. Every mismatch is the same 401 `Invalid webhook signature`.
+    async fn authenticate(&self, d: &Delivery<'_>) -> Result<(Caller, SignatureHeader)> {
+        let invalid = || DomainError::Unauthorized(INVALID_WEBHOOK_SIGNATURE.into());
+        let signature = SignatureHeader::parse(d.signature)?;
+        let global = self.verifier.matches(&signature, d.body);
+        let Some(key) = d.api_key else {
+            return Err(if global { DomainError::Unauthorized("missing X-API-Key header".into()) } else { invalid() });
+        };
+        let caller = match self.auth.authenticate_api_key(key).await {
+            Ok(caller) => caller,
+            // Without a valid key no tenant's secret can be tried: the signature is what failed.
+            Err(DomainError::Unauthorized(_)) if !global => return Err(invalid()),
+            Err(e) => return Err(e),
+        };
+        let now = self.clock.now();
+        match self.auth.webhook_secret(caller.tenant_id()).await? {
+            Some(own) => {
+                let matched = own.keys_at(now).iter().fold(false, |m, k| m | signature.matches(k, d.body));
+                if !matched {
+                    return Err(invalid());
+                }
+                if own.require_timestamp && signature.timestamp().is_none() {
+                    return Err(DomainError::Unauthorized(TIMESTAMP_REQUIRED.into()));
+                }
+            }
+            None if !global => return Err(invalid()),
+            None => {}
+        }
+        if !signature.is_fresh(now) {
+            return Err(DomainError::Unauthorized(STALE_WEBHOOK_SIGNATURE.into()));
+        }
+        Ok((caller, signature))
     }
 
     async fn action(&self, caller: &Caller, mut payload: Map<String, Value>, delivery_id: Option<&str>) -> Result<()> {

@@ -31,12 +31,12 @@ use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
 use crate::model::{
     Actor, Agent, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject,
-    Permission, Role,
+    Permission, Role, SecretPurpose, TenantSecret,
 };
 use crate::net::ReceiverPolicy;
 use crate::page::{Page, PageRequest};
 use crate::ports::{CallbackFailure, Event};
-use crate::secrets::WebhookVerifier;
+use crate::secrets;
 
 /// Longest approval window a request or a tenant may set: seven days.
 pub const MAX_HITL_TIMEOUT_SECS: u32 = 604_800;
@@ -226,7 +226,6 @@ pub struct HitlService {
     agents: AgentService,
     defaults: EffectiveSettings,
     settings: HitlSettings,
-    signer: WebhookVerifier,
     watchers: Arc<Watchers>,
     /// This process's identity as a lease holder.
     holder: uuid::Uuid,
@@ -249,11 +248,10 @@ impl HitlService {
         agents: AgentService,
         defaults: EffectiveSettings,
         settings: HitlSettings,
-        signer: WebhookVerifier,
         wake_worker: mpsc::Sender<()>,
     ) -> Self {
         let holder = ports.ids.new_id();
-        Self { ports, audit, agents, defaults, settings, signer, watchers: Arc::default(), holder, wake_worker }
+        Self { ports, audit, agents, defaults, settings, watchers: Arc::default(), holder, wake_worker }
     }
 
     /// `POST /hitl/request`: opens a pending request for the caller's agent.
@@ -567,12 +565,7 @@ impl HitlService {
             return self.ports.store.update_hitl_callback(request.tenant_id, request.id, &later).await;
         }
         let body = self.callback_body(&request)?;
-        let headers = [
-            ("content-type", "application/json".to_owned()),
-            ("x-webhook-signature", self.signer.sign(&body)),
-            ("x-webhook-id", request.id.to_string()),
-            ("x-webhook-event", event_type(request.status).to_owned()),
-        ];
+        let headers = self.callback_headers(&request, &body).await?;
         let outcome = self.ports.callbacks.post(&callback.url, &headers, &body).await;
         let now = self.ports.clock.now();
         let attempts = callback.attempts.saturating_add(1);
@@ -633,6 +626,37 @@ impl HitlService {
             self.audit.record_after(event).await;
         }
         Ok(())
+    }
+
+    /// The headers of one attempt, signed with the tenant's callback secret (made now if the
+    /// tenant predates them): `X-Webhook-Signature: sha256=…` with the current key, and
+    /// `X-Webhook-Timestamp-Signature: t=…,v1=…` over this attempt's time, with a `v1` for
+    /// the replaced key too during its rotation grace.
+    async fn callback_headers(&self, request: &HitlRequest, body: &[u8]) -> Result<[(&'static str, String); 5]> {
+        let now = self.ports.clock.now();
+        let fresh = TenantSecret {
+            tenant_id: request.tenant_id,
+            purpose: SecretPurpose::Callback,
+            secret: secrets::generate_tenant_secret()?,
+            previous: None,
+            previous_until: None,
+            require_timestamp: false,
+            created_at: now,
+        };
+        let secret = match self.ports.store.get_tenant_secret(request.tenant_id, SecretPurpose::Callback).await? {
+            Some(secret) => secret,
+            None => self.ports.store.add_tenant_secret(&fresh).await?,
+        };
+        Ok([
+            ("content-type", "application/json".to_owned()),
+            ("x-webhook-signature", secrets::sign_plain(&secret.secret, body)),
+            (
+                "x-webhook-timestamp-signature",
+                secrets::sign_timestamped(&secret.keys_at(now), now.unix_timestamp(), body),
+            ),
+            ("x-webhook-id", request.id.to_string()),
+            ("x-webhook-event", event_type(request.status).to_owned()),
+        ])
     }
 
     /// Counts an attempt against the tenant's callback rate; `Some(wait)` (the time left in

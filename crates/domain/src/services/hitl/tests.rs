@@ -7,8 +7,11 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
+use crate::model::SecretPurpose;
 use crate::model::{ActorType, AuditFilter, AuditScan, SeqOrder};
+use crate::ports::TenantRepo;
 use crate::ports::{AuditRepo, Cache, CallbackError, CallbackFailure, Clock};
+use crate::secrets;
 use crate::services::Settings;
 use crate::services::policies::{CheckRequest, PolicyRequest};
 use crate::services::tests::{Harness, harness, replica};
@@ -407,8 +410,8 @@ async fn callbacks_are_signed_retried_with_backoff_and_delivered_once() {
     assert_eq!(last.url, url);
     assert_eq!(last.header("x-webhook-id"), Some(r.id.to_string().as_str()));
     assert_eq!(last.header("x-webhook-event"), Some("hitl.approved"));
-    let verifier = crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789");
-    verifier.verify(&last.body, last.header("x-webhook-signature")).unwrap();
+    let secret = h.store.get_tenant_secret(a.tenant_id(), SecretPurpose::Callback).await.unwrap().unwrap();
+    assert_eq!(last.header("x-webhook-signature"), Some(secrets::sign_plain(&secret.secret, &last.body).as_str()));
     let body: serde_json::Value = serde_json::from_slice(&last.body).unwrap();
     assert_eq!((body["id"].clone(), body["type"].clone()), (json!(r.id), json!("hitl.approved")));
     assert_eq!(body["data"]["status"], "approved");
@@ -569,4 +572,95 @@ async fn callbacks_are_rate_limited_per_tenant() {
     for id in &ids {
         assert_eq!(h.svc.hitl.get(&a, *id).await.unwrap().callback.unwrap().status, CallbackStatus::Delivered);
     }
+}
+
+/// Issue 32, point 4: a tenant's callbacks are signed with its own secret, never with the
+/// server's `WEBHOOK_SECRET` another tenant knows, and carry a timestamped signature.
+#[tokio::test]
+async fn callbacks_are_signed_with_the_tenants_own_secret_and_a_timestamp() {
+    let h = harness();
+    let (created_a, created_b) = (h.tenant("acme").await, h.tenant("bravo").await);
+    let a = h.login("admin@acme.test").await.1;
+    let b = h.login("admin@bravo.test").await.1;
+    assert!(created_a.callback_secret.starts_with("whsec_") && created_a.callback_secret.len() == 49);
+    assert_ne!(created_a.callback_secret, created_b.callback_secret);
+    let mut worker = HitlWorker::default();
+    for caller in [&a, &b] {
+        let bot = h.agent(caller, "bot").await;
+        let req = NewHitlRequest { callback_url: Some("https://hooks.example.test/x".into()), ..ask(&bot) };
+        let r = h.svc.hitl.request(caller, req).await.unwrap();
+        h.svc.hitl.approve(caller, r.id, comment("ok")).await.unwrap();
+    }
+    h.callbacks.script([Ok(200), Ok(200)]);
+    h.svc.hitl.step(&mut worker).await.unwrap();
+    let sent = h.callbacks.sent();
+    assert_eq!(sent.len(), 2);
+    let global = crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789");
+    for cb in &sent {
+        let body: serde_json::Value = serde_json::from_slice(&cb.body).unwrap();
+        let own = if body["tenant_id"] == json!(a.tenant_id()) { &created_a } else { &created_b };
+        let other = if std::ptr::eq(own, &created_a) { &created_b } else { &created_a };
+        let plain = secrets::SignatureHeader::parse(cb.header("x-webhook-signature")).unwrap();
+        assert!(plain.matches(&own.callback_secret, &cb.body));
+        assert!(!plain.matches(&other.callback_secret, &cb.body), "another tenant's secret does not sign it");
+        assert!(!global.matches(&plain, &cb.body), "the server's WEBHOOK_SECRET does not sign it");
+        let stamped = secrets::SignatureHeader::parse(cb.header("x-webhook-timestamp-signature")).unwrap();
+        assert_eq!(stamped.timestamp(), Some(h.clock.now().unix_timestamp()));
+        assert!(stamped.matches(&own.callback_secret, &cb.body));
+        assert!(stamped.is_fresh(h.clock.now()));
+    }
+}
+
+#[tokio::test]
+async fn a_rotated_callback_secret_signs_beside_the_old_one_for_the_grace_only() {
+    let h = harness();
+    let created = h.tenant("acme").await;
+    let a = h.login("admin@acme.test").await.1;
+    let issued = h.svc.tenants.rotate_callback_secret(&a).await.unwrap();
+    assert_ne!(issued.secret, created.callback_secret);
+    assert_eq!(issued.info.previous_valid_until, Some(h.clock.now() + crate::services::SECRET_ROTATION_GRACE));
+    let bot = h.agent(&a, "bot").await;
+    let mut worker = HitlWorker::default();
+    let mut send = async |h: &Harness| {
+        let req = NewHitlRequest { callback_url: Some("https://hooks.example.test/x".into()), ..ask(&bot) };
+        let r = h.svc.hitl.request(&a, req).await.unwrap();
+        h.svc.hitl.approve(&a, r.id, comment("ok")).await.unwrap();
+        h.callbacks.script([Ok(200)]);
+        h.svc.hitl.step(&mut worker).await.unwrap();
+        h.callbacks.sent().last().unwrap().clone()
+    };
+    let during = send(&h).await;
+    let stamped = during.header("x-webhook-timestamp-signature").unwrap().to_owned();
+    assert_eq!(stamped.matches("v1=").count(), 2, "{stamped}");
+    let parsed = secrets::SignatureHeader::parse(Some(&stamped)).unwrap();
+    assert!(parsed.matches(&issued.secret, &during.body) && parsed.matches(&created.callback_secret, &during.body));
+    let plain = secrets::SignatureHeader::parse(during.header("x-webhook-signature")).unwrap();
+    assert!(plain.matches(&issued.secret, &during.body), "sha256= is the new key's");
+
+    h.clock.advance(Duration::from_secs(24 * 3600 + 1));
+    let after = send(&h).await;
+    let parsed = secrets::SignatureHeader::parse(after.header("x-webhook-timestamp-signature")).unwrap();
+    assert!(parsed.matches(&issued.secret, &after.body));
+    assert!(!parsed.matches(&created.callback_secret, &after.body), "the old key is gone after the grace");
+}
+
+#[tokio::test]
+async fn a_tenant_without_a_callback_secret_gets_one_at_its_first_callback() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    h.store.delete_tenant_secret(a.tenant_id(), SecretPurpose::Callback).await.unwrap();
+    let bot = h.agent(&a, "bot").await;
+    let req = NewHitlRequest { callback_url: Some("https://hooks.example.test/x".into()), ..ask(&bot) };
+    let r = h.svc.hitl.request(&a, req).await.unwrap();
+    h.svc.hitl.reject(&a, r.id, comment("no")).await.unwrap();
+    h.callbacks.script([Ok(200)]);
+    h.svc.hitl.step(&mut HitlWorker::default()).await.unwrap();
+    let made = h.store.get_tenant_secret(a.tenant_id(), SecretPurpose::Callback).await.unwrap().unwrap();
+    let sent = h.callbacks.sent();
+    let plain = secrets::SignatureHeader::parse(sent[0].header("x-webhook-signature")).unwrap();
+    assert!(plain.matches(&made.secret, &sent[0].body));
+    // Its admin sees that it exists (not its value) and rotates to learn one.
+    let info = h.svc.tenants.secrets(&a).await.unwrap();
+    assert_eq!(info.callback.map(|c| c.created_at), Some(made.created_at));
+    assert_eq!(info.webhook, None);
 }
