@@ -6,14 +6,16 @@
 //! exports of everything appended, with the server's memory sampled meanwhile; then
 //! `--webhook-events` signed webhook deliveries (each acknowledged one checked to be stored),
 //! agent search over `--agents` registered agents, and `--policy-checks` policy checks under
-//! five enabled templates (each answered one checked to be audited), and Prompt Guard
-//! screening of a short and a 2 KB prompt.
+//! five enabled templates (each answered one checked to be audited), `/health` at a steady
+//! rate idle and while another tenant floods checks under budget-burning policies (the noisy
+//! neighbour), and Prompt Guard screening of a short and a 2 KB prompt.
 
 mod agents;
 pub(crate) mod audit;
 mod guard;
 pub(crate) mod http;
 pub(crate) mod mem;
+mod neighbour;
 mod oha;
 pub(crate) mod policy;
 mod report;
@@ -298,6 +300,27 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         eprintln!("    error: {} answered checks are not in the log", checked.answered - checked.audited);
     }
     results.policy_checks.push(checked);
+    server.check_still_running()?;
+
+    step(&format!(
+        "bench [{mode}]: noisy neighbour: {} at {}/s over {} connections, {}s idle, then {}s while another tenant \
+         floods checks under budget-burning policies",
+        neighbour::HEALTH_ENDPOINT,
+        neighbour::HEALTH_RATE,
+        neighbour::HEALTH_CONNECTIONS,
+        settings.measure.as_secs(),
+        settings.measure.as_secs()
+    ));
+    let neighbours = neighbour::run(&server, mode, settings.measure)?;
+    for r in [&neighbours.idle, &neighbours.loaded, &neighbours.hostile] {
+        print_row(r);
+    }
+    println!(
+        "    health p99 flooded / idle: {:.2} (target ≤ 2); flood statuses {}",
+        neighbours.p99_ratio(),
+        neighbours.hostile_statuses
+    );
+    results.neighbours.push(neighbours);
     server.check_still_running()?;
 
     step(&format!(

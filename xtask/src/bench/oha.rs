@@ -32,20 +32,27 @@ pub struct Load {
     pub stop: Stop,
     /// Concurrent keep-alive connections (`CONCURRENCY` unless set with `Load::connections()`).
     pub connections: u32,
+    /// Requests per second over all connections (`-q`); as fast as possible when `None`.
+    pub rate: Option<u32>,
 }
 
 impl Load {
     pub fn get(url: String, headers: Vec<String>, stop: Stop) -> Self {
-        Load { url, headers, json_body: None, stop, connections: CONCURRENCY }
+        Load { url, headers, json_body: None, stop, connections: CONCURRENCY, rate: None }
     }
 
     pub fn post_json(url: String, headers: Vec<String>, body: String, stop: Stop) -> Self {
-        Load { url, headers, json_body: Some(body), stop, connections: CONCURRENCY }
+        Load { url, headers, json_body: Some(body), stop, connections: CONCURRENCY, rate: None }
     }
 
     /// The same run over `connections` connections.
     pub fn connections(self, connections: u32) -> Self {
         Load { connections, ..self }
+    }
+
+    /// The same run at a steady `per_second` requests per second.
+    pub fn rate(self, per_second: u32) -> Self {
+        Load { rate: Some(per_second), ..self }
     }
 
     fn command(&self) -> Command {
@@ -56,6 +63,9 @@ impl Load {
             Stop::After(duration) => command.args(["-w", "-z", &format!("{}s", duration.as_secs())]),
             Stop::Requests(n) => command.args(["-n", &n.to_string()]),
         };
+        if let Some(rate) = self.rate {
+            command.args(["-q", &rate.to_string()]);
+        }
         if let Some(body) = &self.json_body {
             command.args(["-m", "POST", "-H", "Content-Type: application/json", "-d", body]);
         }

@@ -170,6 +170,24 @@ impl PolicyRow {
     }
 }
 
+/// The noisy-neighbour phase: the bystander's health runs, idle and during another tenant's
+/// flood of budget-burning checks, and that flood.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeighbourRow {
+    pub idle: Row,
+    pub loaded: Row,
+    pub hostile: Row,
+    /// oha's status counts of the flood, as JSON.
+    pub hostile_statuses: String,
+}
+
+impl NeighbourRow {
+    /// The health p99 under the flood over the idle one.
+    pub fn p99_ratio(&self) -> f64 {
+        self.loaded.p99_ms / self.idle.p99_ms.max(f64::EPSILON)
+    }
+}
+
 /// The agents registered before the search runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegisterRow {
@@ -206,6 +224,7 @@ pub struct Results {
     /// Agent search runs, the query in `endpoint`, the connections in `concurrency`.
     pub searches: Vec<Row>,
     pub policy_checks: Vec<PolicyRow>,
+    pub neighbours: Vec<NeighbourRow>,
     /// Prompt Guard screening, the prompt in `endpoint`.
     pub guard: Vec<Row>,
     pub memory: Vec<MemoryRow>,
@@ -455,6 +474,38 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
         row(&c.load, "", format!("{} | {} | {audited}", c.answered, c.audited));
     }
 
+    let _ = writeln!(
+        out,
+        "\n### Noisy neighbour: `{}` at {} requests/s over {} connections, idle and while another tenant floods \
+         policy checks under 5 budget-burning policies ({} connections)\n",
+        super::neighbour::HEALTH_ENDPOINT,
+        super::neighbour::HEALTH_RATE,
+        super::neighbour::HEALTH_CONNECTIONS,
+        super::neighbour::HOSTILE_CONNECTIONS
+    );
+    let _ = writeln!(
+        out,
+        "| mode | health p50 ms idle | health p99 ms idle | health p50 ms flooded | health p99 ms flooded | p99 ratio \
+         (target ≤ 2) | health success % flooded | flood checks/s | flood p99 ms | flood statuses |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for n in &results.neighbours {
+        let _ = writeln!(
+            out,
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} | {:.1} | `{}` |",
+            n.idle.mode,
+            n.idle.p50_ms,
+            n.idle.p99_ms,
+            n.loaded.p50_ms,
+            n.loaded.p99_ms,
+            n.p99_ratio(),
+            n.loaded.success_percent,
+            n.hostile.requests_per_sec,
+            n.hostile.p99_ms,
+            n.hostile_statuses
+        );
+    }
+
     let _ = writeln!(out, "\n### Prompt Guard: `{}` (built-in detector, benign prompts)\n", super::guard::ENDPOINT);
     let _ = writeln!(
         out,
@@ -604,6 +655,12 @@ mod tests {
                 PolicyRow { load: row(policy::ENDPOINT), answered: 1000, audited: 1000 },
                 PolicyRow { load: row(policy::ENDPOINT), answered: 1000, audited: 998 },
             ],
+            neighbours: vec![NeighbourRow {
+                idle: row("GET /api/v1/health"),
+                loaded: Row { p99_ms: 3.0, ..row("GET /api/v1/health") },
+                hostile: row("POST /api/v1/policies/check"),
+                hostile_statuses: r#"{"200":10}"#.into(),
+            }],
             guard: vec![row("POST /api/v1/guard/validate (2 KB prompt)")],
             memory: vec![MemoryRow {
                 mode: "m".into(),
@@ -636,6 +693,11 @@ mod tests {
             text.contains("| embedded (SQLite) | deploy to production | 16 | 1000 | 10000 | 1.00 | 2.00 | 100.00 |")
         );
         assert!(text.contains("### Policy checks: `POST /api/v1/policies/check` (5 enabled templates)"));
+        assert!(text.contains("### Noisy neighbour: `GET /api/v1/health`"), "{text}");
+        assert!(
+            text.contains("| 1.00 | 2.00 | 1.00 | 3.00 | 1.50 | 100.00 | 10000 | 2.0 | `{\"200\":10}` |"),
+            "{text}"
+        );
         assert!(text.contains(
             "| embedded (SQLite) | `GET /api/v1/auth/me` (baseline) | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 | – | – | – |"
         ));
