@@ -143,6 +143,10 @@ pub struct Config {
     /// Policy evaluations of one tenant waiting for a thread; past it a check is 429
     /// (1 to 100000).
     pub policy_queue_per_tenant: usize,
+    /// Threads that compute Argon2 password hashes and checks (sign-in, user creation,
+    /// password change), apart from the HTTP threads; one tenant may hold half of them, and
+    /// sign-ins for unknown e-mails share one tenant's half (1 to 256; unset: the CPUs).
+    pub hash_threads: Option<usize>,
     /// Run tenant Rego in worker processes (one per policy thread), which may die and are
     /// started again, rather than in the server's own process.
     pub policy_isolation: bool,
@@ -336,6 +340,7 @@ impl Default for Config {
             policy_threads: None,
             policy_threads_per_tenant: None,
             policy_queue_per_tenant: 256,
+            hash_threads: None,
             policy_isolation: true,
             policy_worker_memory_mib: 2048,
             policy_worker_program: None,
@@ -375,6 +380,11 @@ impl Config {
     /// Threads that compile and evaluate Rego: `policy_threads`, else the number of CPUs.
     pub fn policy_threads(&self) -> usize {
         self.policy_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+    }
+
+    /// Threads for Argon2: `hash_threads`, else the number of CPUs.
+    pub fn hash_threads(&self) -> usize {
+        self.hash_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
     }
 
     /// Of [`policy_threads`](Self::policy_threads), how many one tenant may hold at once.
@@ -527,6 +537,9 @@ impl Config {
         }
         if self.policy_threads_per_tenant.is_some_and(|n| n < 1 || n > self.policy_threads()) {
             bail!("policy_threads_per_tenant must be between 1 and policy_threads");
+        }
+        if self.hash_threads.is_some_and(|n| !(1..=256).contains(&n)) {
+            bail!("hash_threads must be between 1 and 256");
         }
         if !(1..=100_000).contains(&self.policy_queue_per_tenant) {
             bail!("policy_queue_per_tenant must be between 1 and 100000");
@@ -693,6 +706,7 @@ impl fmt::Debug for Config {
             policy_threads,
             policy_threads_per_tenant,
             policy_queue_per_tenant,
+            hash_threads,
             policy_isolation,
             policy_worker_memory_mib,
             policy_worker_program,
@@ -761,6 +775,7 @@ impl fmt::Debug for Config {
             .field("policy_threads", policy_threads)
             .field("policy_threads_per_tenant", policy_threads_per_tenant)
             .field("policy_queue_per_tenant", policy_queue_per_tenant)
+            .field("hash_threads", hash_threads)
             .field("policy_isolation", policy_isolation)
             .field("policy_worker_memory_mib", policy_worker_memory_mib)
             .field("policy_worker_program", policy_worker_program)

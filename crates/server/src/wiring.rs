@@ -30,6 +30,8 @@ use crate::config::{Config, Database};
 
 /// Capacity of the in-process event bus; a subscriber further behind skips ahead.
 const LOCAL_BUS_CAPACITY: usize = 4096;
+/// Password hashes and checks of one tenant waiting for a hashing thread; past it, 429.
+const HASH_QUEUE_PER_TENANT: usize = 64;
 
 /// Opens the configured store, migrating it when the configuration says so.
 pub async fn open_store(config: &Config, migrate: bool) -> anyhow::Result<Arc<dyn Store>> {
@@ -558,6 +560,11 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             config.policy_threads(),
             config.policy_threads_per_tenant(),
             config.policy_queue_per_tenant,
+        )),
+        hashing: Arc::new(agentgov_local::TenantPool::new(
+            config.hash_threads(),
+            (config.hash_threads() / 2).max(1),
+            HASH_QUEUE_PER_TENANT,
         )),
     };
     let secrets = Secrets {

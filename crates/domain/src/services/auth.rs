@@ -14,7 +14,7 @@ use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
 use crate::model::{
     Actor, ActorType, ApiKey, ApiKeyKind, Permission, Role, SecretPurpose, Session, TenantSecret, User, UserStatus,
 };
-use crate::secrets::{self, Claims, PasswordHasher, TOKEN_ISSUER, TokenCodec};
+use crate::secrets::{self, Claims, TOKEN_ISSUER, TokenCodec};
 
 /// The user part of a login response.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -116,7 +116,7 @@ pub struct AuthService {
     ports: Ports,
     audit: AuditLog,
     cache: AuthCache,
-    hasher: PasswordHasher,
+    passwords: super::passwords::Passwords,
     tokens: TokenCodec,
     settings: AuthSettings,
 }
@@ -125,12 +125,12 @@ impl AuthService {
     pub fn new(
         ports: Ports,
         audit: AuditLog,
-        hasher: PasswordHasher,
+        passwords: super::passwords::Passwords,
         tokens: TokenCodec,
         settings: AuthSettings,
     ) -> Self {
         let cache = AuthCache::new(ports.cache.clone());
-        Self { ports, audit, cache, hasher, tokens, settings }
+        Self { ports, audit, cache, passwords, tokens, settings }
     }
 
     /// Signs in with email and password. `client_ip` keys the per-address limits.
@@ -151,7 +151,7 @@ impl AuthService {
             let user = self.ports.store.find_user_by_email(&email).await?;
             let hash = user.as_ref().and_then(|u| u.password_hash.as_deref());
             // Verify even for an unknown email, so timing does not reveal which emails exist.
-            let verified = self.hasher.verify(password, hash);
+            let verified = self.passwords.verify(user.as_ref().map(|u| u.tenant_id), password, hash).await?;
             (user, verified)
         };
         let user = match found {

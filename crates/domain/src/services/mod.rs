@@ -11,6 +11,7 @@ mod caller;
 pub mod discovery;
 pub mod guard;
 pub mod hitl;
+pub mod passwords;
 pub mod policies;
 pub mod siem;
 mod snapshots;
@@ -68,6 +69,8 @@ pub struct Ports {
     pub callbacks: Arc<dyn CallbackSender>,
     /// Runs Rego compilation and evaluation off the request threads, fairly per tenant.
     pub offload: Arc<dyn crate::ports::Offload>,
+    /// Runs Argon2 (password hashes and checks) off the request threads, fairly per tenant.
+    pub hashing: Arc<dyn crate::ports::Offload>,
 }
 
 impl Ports {
@@ -222,7 +225,8 @@ impl Services {
         let (log, audit_writer) =
             AuditLog::new(ports.store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
         let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
-        let auth = AuthService::new(ports.clone(), log.clone(), secrets.hasher.clone(), secrets.tokens, settings.auth);
+        let passwords = passwords::Passwords::new(secrets.hasher, ports.hashing.clone());
+        let auth = AuthService::new(ports.clone(), log.clone(), passwords.clone(), secrets.tokens, settings.auth);
         let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
         let webhook = WebhookService::new(
             secrets.webhook.clone(),
@@ -259,13 +263,13 @@ impl Services {
             tenants: TenantService::new(
                 ports.clone(),
                 log.clone(),
-                secrets.hasher.clone(),
+                passwords.clone(),
                 secrets.admin_key,
                 tenant_defaults,
                 readers,
                 auth.clone(),
             ),
-            users: UserService::new(ports.clone(), log.clone(), secrets.hasher, auth.clone()),
+            users: UserService::new(ports.clone(), log.clone(), passwords, auth.clone()),
             api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),
             status: StatusService::new(ports.clone(), info),
             audit: AuditService::new(ports, log, settings.audit, wake),

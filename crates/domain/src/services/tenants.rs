@@ -15,7 +15,7 @@ use crate::model::{
     TenantSettings, User, UserStatus,
 };
 use crate::page::{Page, PageRequest};
-use crate::secrets::{self, AdminKey, PasswordHasher};
+use crate::secrets::{self, AdminKey};
 
 /// `POST /tenants`.
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
@@ -208,7 +208,7 @@ pub(crate) struct SettingsReaders {
 pub struct TenantService {
     ports: Ports,
     audit: AuditLog,
-    hasher: PasswordHasher,
+    passwords: super::passwords::Passwords,
     admin_key: AdminKey,
     defaults: EffectiveSettings,
     readers: SettingsReaders,
@@ -219,13 +219,13 @@ impl TenantService {
     pub(crate) fn new(
         ports: Ports,
         audit: AuditLog,
-        hasher: PasswordHasher,
+        passwords: super::passwords::Passwords,
         admin_key: AdminKey,
         defaults: EffectiveSettings,
         readers: SettingsReaders,
         auth: super::AuthService,
     ) -> Self {
-        Self { ports, audit, hasher, admin_key, defaults, readers, auth }
+        Self { ports, audit, passwords, admin_key, defaults, readers, auth }
     }
 
     fn view(&self, tenant: Tenant) -> TenantView {
@@ -261,7 +261,7 @@ impl TenantService {
             name: None,
             role: Role::Admin,
             status: UserStatus::Active,
-            password_hash: Some(self.hasher.hash(&req.admin_password)?),
+            password_hash: Some(self.passwords.hash(tenant.id, &req.admin_password).await?),
             created_at: now,
             updated_at: now,
             last_login_at: None,

@@ -77,6 +77,7 @@ fn build(
         siem_sinks: Arc::from(Vec::new()),
         callbacks: callbacks.clone(),
         offload: Arc::new(crate::ports::offload::Inline),
+        hashing: Arc::new(crate::ports::offload::Inline),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),

@@ -9,7 +9,6 @@ use crate::error::{DomainError, Result, Violations};
 use crate::ids::UserId;
 use crate::model::{Actor, Role, User, UserStatus};
 use crate::page::{Page, PageRequest};
-use crate::secrets::PasswordHasher;
 
 /// `POST /users`.
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
@@ -35,13 +34,13 @@ pub struct UpdateUser {
 pub struct UserService {
     ports: Ports,
     audit: AuditLog,
-    hasher: PasswordHasher,
+    passwords: super::passwords::Passwords,
     auth: AuthService,
 }
 
 impl UserService {
-    pub fn new(ports: Ports, audit: AuditLog, hasher: PasswordHasher, auth: AuthService) -> Self {
-        Self { ports, audit, hasher, auth }
+    pub fn new(ports: Ports, audit: AuditLog, passwords: super::passwords::Passwords, auth: AuthService) -> Self {
+        Self { ports, audit, passwords, auth }
     }
 
     /// Records an admin change to `user`, made by `caller`.
@@ -73,7 +72,7 @@ impl UserService {
             name: req.name.map(|n| n.trim().to_owned()),
             role,
             status: UserStatus::Active,
-            password_hash: Some(self.hasher.hash(&req.password)?),
+            password_hash: Some(self.passwords.hash(caller.tenant_id(), &req.password).await?),
             created_at: now,
             updated_at: now,
             last_login_at: None,
@@ -203,12 +202,12 @@ impl UserService {
         // Before the current password is looked at: guessing it here is limited too.
         self.auth.reserve_password_change(caller.user.id).await?;
         if current.len() > crate::secrets::MAX_PASSWORD_LEN
-            || !self.hasher.verify(current, caller.user.password_hash.as_deref())
+            || !self.passwords.verify(Some(caller.tenant_id()), current, caller.user.password_hash.as_deref()).await?
         {
             return Err(DomainError::invalid("current_password", "is incorrect"));
         }
         let mut user = caller.user.clone();
-        user.password_hash = Some(self.hasher.hash(new)?);
+        user.password_hash = Some(self.passwords.hash(caller.tenant_id(), new).await?);
         let user = self.save(user).await?;
         self.audited(caller, "user.password_changed", &user, json!({})).await;
         self.auth.revoke_user_sessions(caller.tenant_id(), caller.user.id, caller.session_id()).await
