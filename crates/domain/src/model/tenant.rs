@@ -104,6 +104,24 @@ impl std::fmt::Debug for TenantSecret {
 }
 
 impl TenantSecret {
+    /// A new random key (`whsec_…`) for `tenant`, replacing nothing.
+    pub fn generate(
+        tenant: TenantId,
+        purpose: SecretPurpose,
+        require_timestamp: bool,
+        now: OffsetDateTime,
+    ) -> crate::Result<Self> {
+        Ok(Self {
+            tenant_id: tenant,
+            purpose,
+            secret: crate::secrets::generate_tenant_secret()?,
+            previous: None,
+            previous_until: None,
+            require_timestamp,
+            created_at: now,
+        })
+    }
+
     /// The keys in force at `now`: the current one, then the previous one in its grace.
     pub fn keys_at(&self, now: OffsetDateTime) -> Vec<&str> {
         let mut keys = vec![self.secret.as_str()];

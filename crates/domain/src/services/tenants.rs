@@ -282,15 +282,7 @@ impl TenantService {
             last_used_at: None,
             revoked_at: None,
         };
-        let secret = TenantSecret {
-            tenant_id: tenant.id,
-            purpose: SecretPurpose::Callback,
-            secret: secrets::generate_tenant_secret()?,
-            previous: None,
-            previous_until: None,
-            require_timestamp: false,
-            created_at: now,
-        };
+        let secret = TenantSecret::generate(tenant.id, SecretPurpose::Callback, false, now)?;
         self.ports.store.create_tenant(&tenant, &admin, &key, &secret).await?;
         let event = AuditEvent::new(tenant.id, Actor::system(by), "tenant.created")
             .action("created")
@@ -395,13 +387,9 @@ impl TenantService {
         let (tenant, now) = (caller.tenant_id(), self.ports.clock.now());
         let before = self.ports.store.get_tenant_secret(tenant, purpose).await?;
         let secret = TenantSecret {
-            tenant_id: tenant,
-            purpose,
-            secret: secrets::generate_tenant_secret()?,
             previous_until: before.as_ref().map(|_| now + SECRET_ROTATION_GRACE),
             previous: before.map(|b| b.secret),
-            require_timestamp,
-            created_at: now,
+            ..TenantSecret::generate(tenant, purpose, require_timestamp, now)?
         };
         self.ports.store.put_tenant_secret(&secret).await?;
         let info = SecretInfo::of(&secret, now);

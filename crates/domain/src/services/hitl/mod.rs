@@ -634,18 +634,12 @@ impl HitlService {
     /// the replaced key too during its rotation grace.
     async fn callback_headers(&self, request: &HitlRequest, body: &[u8]) -> Result<[(&'static str, String); 5]> {
         let now = self.ports.clock.now();
-        let fresh = TenantSecret {
-            tenant_id: request.tenant_id,
-            purpose: SecretPurpose::Callback,
-            secret: secrets::generate_tenant_secret()?,
-            previous: None,
-            previous_until: None,
-            require_timestamp: false,
-            created_at: now,
-        };
         let secret = match self.ports.store.get_tenant_secret(request.tenant_id, SecretPurpose::Callback).await? {
             Some(secret) => secret,
-            None => self.ports.store.add_tenant_secret(&fresh).await?,
+            None => {
+                let fresh = TenantSecret::generate(request.tenant_id, SecretPurpose::Callback, false, now)?;
+                self.ports.store.add_tenant_secret(&fresh).await?
+            }
         };
         Ok([
             ("content-type", "application/json".to_owned()),
