@@ -12,6 +12,7 @@ pub mod discovery;
 pub mod guard;
 pub mod hitl;
 pub mod policies;
+pub mod shares;
 pub mod siem;
 mod snapshots;
 pub mod sso;
@@ -34,6 +35,7 @@ pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest};
 pub use policies::{PolicyService, PolicySettings};
+pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
@@ -174,6 +176,8 @@ pub struct Services {
     pub siem: SiemService,
     pub hitl: HitlService,
     pub anomalies: AnomalyService,
+    /// Each tenant's places among the sockets and long-polls open over every replica.
+    pub shares: TenantShares,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -255,6 +259,7 @@ impl Services {
             anomalies.clone(),
             settings.policies,
         );
+        let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -279,6 +284,7 @@ impl Services {
             siem,
             hitl,
             anomalies,
+            shares,
             auth,
         };
         let background = Background {
