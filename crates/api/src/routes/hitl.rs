@@ -30,6 +30,7 @@ use crate::problem::ApiResult;
         (status = 201, description = "Opened, pending", body = HitlRequest),
         (status = 404, description = "No such agent in the tenant", body = crate::problem::Problem),
         (status = 422, description = "An invalid field", body = crate::problem::Problem),
+        (status = 429, description = "With `callback_url`: the tenant has as many callbacks still to send as it may", body = crate::problem::Problem),
     )
 )]
 #[post("/request")]
