@@ -256,8 +256,13 @@ pub async fn ws(
     // The tenant's share over every replica, before the upgrade: 429 past it.
     let shares = state.services.shares.clone();
     let place = shares.take(&feed.settings.tenant_share(), caller.tenant_id(), feed.settings.place_ttl()).await?;
-    let (response, session, messages) =
-        actix_ws::handle(&req, body).map_err(|e| ApiError::bad_request(format!("not a WebSocket handshake: {e}")))?;
+    let (response, session, messages) = match actix_ws::handle(&req, body) {
+        Ok(upgraded) => upgraded,
+        Err(e) => {
+            shares.give_back(&place).await;
+            return Err(ApiError::bad_request(format!("not a WebSocket handshake: {e}")));
+        }
+    };
     // Subscribed before the handshake is answered: every event after it reaches the socket.
     let events = feed.sender.subscribe();
     let settings = feed.settings;
