@@ -18,7 +18,7 @@ use actix_web::{HttpRequest, HttpResponse, get, web};
 use actix_ws::{CloseCode, CloseReason, Message, MessageStream, Session};
 use agentgov_domain::ids::TenantId;
 use agentgov_domain::ports::Event;
-use agentgov_domain::services::{CREDENTIALS_CHANGED, Caller, Credential, Services};
+use agentgov_domain::services::{CREDENTIALS_CHANGED, Caller, Credential, Place, Services, Share};
 use bytestring::ByteString;
 use futures::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};
@@ -33,6 +33,9 @@ pub struct FeedSettings {
     pub capacity: usize,
     /// Open sockets per process; more are refused with 503.
     pub max_sockets: usize,
+    /// Open sockets per tenant over every replica (places in the shared cache, renewed at
+    /// each ping, expiring after three pings unrenewed); more are refused with 429.
+    pub max_sockets_per_tenant: u64,
     /// How often the server pings (and checks the session again).
     pub ping_every: Duration,
     /// How long one send may wait for a slow client before it is closed.
@@ -46,6 +49,7 @@ impl Default for FeedSettings {
         Self {
             capacity: 1024,
             max_sockets: 10_000,
+            max_sockets_per_tenant: 1000,
             ping_every: Duration::from_secs(20),
             send_timeout: Duration::from_secs(5),
             max_frame: 16 * 1024,
@@ -116,6 +120,22 @@ impl Feed {
 impl Default for Feed {
     fn default() -> Self {
         Self::new(FeedSettings::default())
+    }
+}
+
+impl FeedSettings {
+    fn tenant_share(&self) -> Share {
+        Share {
+            kind: "ws",
+            what: "real-time feed sockets",
+            setting: "AGENTGOV_WS_MAX_CONNECTIONS_PER_TENANT",
+            cap: self.max_sockets_per_tenant,
+        }
+    }
+
+    /// How long a socket's place lasts unrenewed: three pings.
+    fn place_ttl(&self) -> Duration {
+        self.ping_every.saturating_mul(3)
     }
 }
 
@@ -210,6 +230,7 @@ pub struct WsQuery {
         (status = 101, description = "Switched to the WebSocket protocol"),
         (status = 400, description = "Not a WebSocket handshake", body = crate::problem::Problem),
         (status = 401, description = "Missing, invalid, expired or revoked token", body = crate::problem::Problem),
+        (status = 429, description = "The tenant has as many sockets open as it may, over every server", body = crate::problem::Problem),
         (status = 503, description = "Too many sockets open on this server", body = crate::problem::Problem),
     )
 )]
@@ -232,14 +253,24 @@ pub async fn ws(
     let Some(guard) = feed.admit() else {
         return Err(agentgov_domain::DomainError::Unavailable("the real-time feed (too many sockets)".into()).into());
     };
-    let (response, session, messages) =
-        actix_ws::handle(&req, body).map_err(|e| ApiError::bad_request(format!("not a WebSocket handshake: {e}")))?;
+    // The tenant's share over every replica, before the upgrade: 429 past it.
+    let shares = state.services.shares.clone();
+    let place = shares.take(&feed.settings.tenant_share(), caller.tenant_id(), feed.settings.place_ttl()).await?;
+    let (response, session, messages) = match actix_ws::handle(&req, body) {
+        Ok(upgraded) => upgraded,
+        Err(e) => {
+            shares.give_back(&place).await;
+            return Err(ApiError::bad_request(format!("not a WebSocket handshake: {e}")));
+        }
+    };
     // Subscribed before the handshake is answered: every event after it reaches the socket.
     let events = feed.sender.subscribe();
     let settings = feed.settings;
-    let socket = Socket { services: state.services.clone(), caller, token, settings, filter: Filter::all(), session };
+    let socket =
+        Socket { services: state.services.clone(), caller, token, settings, filter: Filter::all(), session, place };
     actix_web::rt::spawn(async move {
-        socket.run(events, messages.max_frame_size(settings.max_frame)).await;
+        let place = socket.run(events, messages.max_frame_size(settings.max_frame)).await;
+        shares.give_back(&place).await;
         drop(guard);
     });
     Ok(response)
@@ -252,6 +283,8 @@ struct Socket {
     settings: FeedSettings,
     filter: Filter,
     session: Session,
+    /// The socket's place in its tenant's share, renewed at each ping.
+    place: Place,
 }
 
 /// Why the server ends a socket.
@@ -262,7 +295,8 @@ enum End {
 }
 
 impl Socket {
-    async fn run(mut self, mut events: broadcast::Receiver<Arc<FeedItem>>, mut messages: MessageStream) {
+    /// Runs the socket until it ends; answers its place, to be given back.
+    async fn run(mut self, mut events: broadcast::Receiver<Arc<FeedItem>>, mut messages: MessageStream) -> Place {
         let tenant = self.caller.tenant_id();
         let expires_in = match self.caller.credential {
             Credential::Session { expires_at, .. } => {
@@ -300,7 +334,10 @@ impl Socket {
                     if answered_ping {
                         answered_ping = false;
                         match self.session_live().await {
-                            Ok(()) => self.session.ping(b"").await.map_err(|_| End::Gone),
+                            Ok(()) => match self.keep_place().await {
+                                Ok(()) => self.session.ping(b"").await.map_err(|_| End::Gone),
+                                Err(end) => Err(end),
+                            },
                             Err(end) => Err(end),
                         }
                     } else {
@@ -320,6 +357,22 @@ impl Socket {
             let reason = CloseReason { code, description: Some(why.to_owned()) };
             let grace = self.settings.send_timeout * 2;
             let _ = actix_web::rt::time::timeout(grace, self.session.close(Some(reason))).await;
+        }
+        self.place
+    }
+
+    /// Renews the socket's place in its tenant's share. One that expired (the cache was
+    /// out of reach for three pings) and whose tenant filled its share since is closed.
+    async fn keep_place(&self) -> Result<(), End> {
+        let share = self.settings.tenant_share();
+        match self.services.shares.renew(&share, &self.place, self.settings.place_ttl()).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(End::Close(CloseCode::Again, "the tenant has too many sockets open; reconnect later")),
+            // The cache is down: keep the socket; the next ping tries again.
+            Err(e) => {
+                tracing::warn!(error = %e, "the feed could not renew a socket's place");
+                Ok(())
+            }
         }
     }
 

@@ -115,6 +115,11 @@ impl From<DomainError> for ApiError {
                 e.retry_after = Some(retry_after.as_secs().max(1));
                 e
             }
+            DomainError::QuotaExceeded { message, retry_after } => {
+                let mut e = Self::new(StatusCode::TOO_MANY_REQUESTS, message);
+                e.retry_after = Some(retry_after.as_secs().max(1));
+                e
+            }
             DomainError::Unavailable(what) => {
                 tracing::warn!(component = %what, "backing service unavailable");
                 Self::new(StatusCode::SERVICE_UNAVAILABLE, format!("{what} is unavailable; try again shortly"))

@@ -35,6 +35,26 @@ end
 return 0
 ";
 
+/// Holds a place in the sorted set `KEYS[1]` (member: the holder, score: its deadline in
+/// the server's milliseconds) when the holder has one already or fewer than `ARGV[2]` are
+/// live, after dropping the expired ones. The set itself lives as long as its last deadline.
+/// The server's clock, so replicas' clocks need not agree. Answers 1 when held.
+const HOLD_PLACE_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local mine = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if mine or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+  if redis.call('PTTL', KEYS[1]) < ttl then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+  end
+  return 1
+end
+return 0
+";
+
 /// The shared cache. Cloning shares the pool.
 #[derive(Clone)]
 pub struct RedisCache {
@@ -119,6 +139,24 @@ impl Cache for RedisCache {
             .await
             .map_err(|e| command_error(SERVICE, e))?;
         Ok(count.map(|count| Counter { count, ttl: from_pttl(ttl) }))
+    }
+
+    async fn hold_place(&self, key: &str, holder: &str, cap: u64, ttl: Duration) -> Result<bool> {
+        let cmd = redis::cmd("EVAL")
+            .arg(HOLD_PLACE_SCRIPT)
+            .arg(1)
+            .arg(self.key(key))
+            .arg(holder)
+            .arg(cap)
+            .arg(millis(ttl))
+            .clone();
+        let held: i64 = self.query(&cmd).await?;
+        Ok(held == 1)
+    }
+
+    async fn release_place(&self, key: &str, holder: &str) -> Result<()> {
+        let _: i64 = self.query(redis::cmd("ZREM").arg(self.key(key)).arg(holder)).await?;
+        Ok(())
     }
 
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {

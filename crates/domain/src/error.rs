@@ -50,6 +50,11 @@ pub enum DomainError {
     /// Too many attempts; retry after the given delay.
     #[error("too many requests")]
     RateLimited { retry_after: Duration },
+    /// The tenant holds as many of something as its share allows (queued exports, open
+    /// callbacks, sockets, long-polls); the message names the limit and its setting. 429,
+    /// retried after the given delay.
+    #[error("{message}")]
+    QuotaExceeded { message: String, retry_after: Duration },
     /// A backing service (database, cache, bus) is unreachable.
     #[error("{0} is unavailable")]
     Unavailable(String),
@@ -65,6 +70,11 @@ impl DomainError {
 
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self::Validation(vec![FieldError::new(field, message)])
+    }
+
+    /// 429 for a tenant at its share of `what`: `message` says which limit and its setting.
+    pub fn quota(message: impl Into<String>, retry_after: Duration) -> Self {
+        Self::QuotaExceeded { message: message.into(), retry_after }
     }
 
     pub fn internal(err: impl std::fmt::Display) -> Self {

@@ -4,6 +4,7 @@
 //! Values and counters share one keyspace and one representation (a counter is its decimal
 //! value, as in Redis), so `delete` removes either and `get` reads a counter as Redis would.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -73,6 +74,10 @@ impl Expiry<String, Entry> for Deadline {
 #[derive(Clone)]
 pub struct MemoryCache {
     entries: moka::future::Cache<String, Entry>,
+    /// The places of `hold_place`: per key, each holder's deadline. Few keys (one per tenant
+    /// and kind), each with at most its cap of holders, so kept apart from the bounded
+    /// entries, where eviction would free places that are still held.
+    places: Arc<std::sync::Mutex<HashMap<String, HashMap<String, Instant>>>>,
 }
 
 impl MemoryCache {
@@ -90,7 +95,7 @@ impl MemoryCache {
             })
             .expire_after(Deadline)
             .build();
-        Self { entries }
+        Self { entries, places: Arc::default() }
     }
 
     /// The live entry under `key`; moka may still hold an entry for a moment past its deadline.
@@ -180,6 +185,30 @@ impl Cache for MemoryCache {
 
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         self.live(key).await.map(|e| e.counter(Instant::now())).transpose()
+    }
+
+    async fn hold_place(&self, key: &str, holder: &str, cap: u64, ttl: Duration) -> Result<bool> {
+        let now = Instant::now();
+        let mut places = self.places.lock().map_err(|_| DomainError::internal("cache places poisoned"))?;
+        let held = places.entry(key.to_owned()).or_default();
+        held.retain(|_, until| now < *until);
+        let room = u64::try_from(held.len()).unwrap_or(u64::MAX) < cap;
+        if held.contains_key(holder) || room {
+            held.insert(holder.to_owned(), now + ttl.min(MAX_TTL));
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    async fn release_place(&self, key: &str, holder: &str) -> Result<()> {
+        let mut places = self.places.lock().map_err(|_| DomainError::internal("cache places poisoned"))?;
+        if let Some(held) = places.get_mut(key) {
+            held.remove(holder);
+            if held.is_empty() {
+                places.remove(key);
+            }
+        }
+        Ok(())
     }
 
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {

@@ -181,6 +181,19 @@ pub struct Config {
     /// Real-time feed sockets this replica keeps open at once (1 to 1000000); more are
     /// refused with 503.
     pub ws_max_connections: usize,
+    /// Real-time feed sockets one tenant keeps open at once over every replica (1 to
+    /// 1000000); more are refused with 429 before the upgrade.
+    pub ws_max_connections_per_tenant: u64,
+    /// HITL long-polls (`?wait=`) one tenant keeps waiting at once over every replica (1 to
+    /// 1000000); more answer 429.
+    pub hitl_max_long_polls_per_tenant: u64,
+    /// Approval requests of one tenant whose callback is still to be sent (pending with a
+    /// `callback_url`, or scheduled) (1 to 1000000); a further request with a callback
+    /// answers 429.
+    pub hitl_max_pending_callbacks_per_tenant: u64,
+    /// Asynchronous audit exports one tenant may have queued or running at once (1 to 100);
+    /// more answer 429 until one finishes.
+    pub max_queued_exports_per_tenant: u64,
 }
 
 /// One OpenID Connect provider.
@@ -353,6 +366,10 @@ impl Default for Config {
             hitl_callback_allow_private: String::new(),
             hitl_callbacks_per_minute: 120,
             ws_max_connections: 10_000,
+            ws_max_connections_per_tenant: 1000,
+            hitl_max_long_polls_per_tenant: 1000,
+            hitl_max_pending_callbacks_per_tenant: 1000,
+            max_queued_exports_per_tenant: 2,
         }
     }
 }
@@ -572,6 +589,18 @@ impl Config {
         if !(1..=1_000_000).contains(&self.ws_max_connections) {
             bail!("ws_max_connections must be between 1 and 1000000");
         }
+        if !(1..=1_000_000).contains(&self.ws_max_connections_per_tenant) {
+            bail!("ws_max_connections_per_tenant must be between 1 and 1000000");
+        }
+        if !(1..=1_000_000).contains(&self.hitl_max_long_polls_per_tenant) {
+            bail!("hitl_max_long_polls_per_tenant must be between 1 and 1000000");
+        }
+        if !(1..=1_000_000).contains(&self.hitl_max_pending_callbacks_per_tenant) {
+            bail!("hitl_max_pending_callbacks_per_tenant must be between 1 and 1000000");
+        }
+        if !(1..=100).contains(&self.max_queued_exports_per_tenant) {
+            bail!("max_queued_exports_per_tenant must be between 1 and 100");
+        }
         let mut names = std::collections::HashSet::new();
         // Each sink's own settings are checked where it is built, once, by
         // `wiring::build_services`.
@@ -719,6 +748,10 @@ impl fmt::Debug for Config {
             hitl_callback_allow_private,
             hitl_callbacks_per_minute,
             ws_max_connections,
+            ws_max_connections_per_tenant,
+            hitl_max_long_polls_per_tenant,
+            hitl_max_pending_callbacks_per_tenant,
+            max_queued_exports_per_tenant,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -788,6 +821,10 @@ impl fmt::Debug for Config {
             .field("hitl_callback_allow_private", hitl_callback_allow_private)
             .field("hitl_callbacks_per_minute", hitl_callbacks_per_minute)
             .field("ws_max_connections", ws_max_connections)
+            .field("ws_max_connections_per_tenant", ws_max_connections_per_tenant)
+            .field("hitl_max_long_polls_per_tenant", hitl_max_long_polls_per_tenant)
+            .field("hitl_max_pending_callbacks_per_tenant", hitl_max_pending_callbacks_per_tenant)
+            .field("max_queued_exports_per_tenant", max_queued_exports_per_tenant)
             .finish()
     }
 }
@@ -912,6 +949,10 @@ mod tests {
         let bad = with(|c| c.hitl_callback_allow_private = "10.0.0.0/8,localhost".into());
         assert!(bad.validate().unwrap_err().to_string().contains("hitl_callback_allow_private"));
         assert!(with(|c| c.hitl_callbacks_per_minute = 0).validate().is_err());
+        assert!(with(|c| c.ws_max_connections_per_tenant = 0).validate().is_err());
+        assert!(with(|c| c.hitl_max_long_polls_per_tenant = 0).validate().is_err());
+        assert!(with(|c| c.hitl_max_pending_callbacks_per_tenant = 0).validate().is_err());
+        assert!(with(|c| c.max_queued_exports_per_tenant = 101).validate().is_err());
         figment::Jail::expect_with(|jail| {
             jail.set_env("AGENTGOV_HITL_CALLBACK_ALLOW_PRIVATE", "127.0.0.0/8, fd00::/8");
             jail.set_env("AGENTGOV_HITL_CALLBACKS_PER_MINUTE", "30");

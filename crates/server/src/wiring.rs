@@ -324,7 +324,13 @@ pub fn spawn_hitl_worker(hitl: &HitlService, work: LeaseWork) -> HitlWorkerHandl
 }
 
 async fn hitl_worker(hitl: HitlService, mut work: LeaseWork, mut stop: tokio::sync::watch::Receiver<bool>) {
-    let mut worker = HitlWorker::default();
+    // A round still sending renews the lease and looks for newly due callbacks on each tick.
+    let every = work.hitl_poll.max(Duration::from_millis(100));
+    let ticks = futures::stream::unfold((), move |()| async move {
+        tokio::time::sleep(every).await;
+        Some(((), ()))
+    });
+    let mut worker = HitlWorker::with_ticks(ticks);
     loop {
         if *stop.borrow() {
             break;
@@ -597,6 +603,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         audit: AuditSettings {
             log: AuditLogSettings { max_batch: config.audit_max_batch, ..AuditLogSettings::default() },
             export_retention: Duration::from_secs(config.audit_export_retention_secs),
+            max_queued_exports_per_tenant: config.max_queued_exports_per_tenant,
             ..AuditSettings::default()
         },
         agents: AgentSettings {
@@ -630,6 +637,8 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             callback_backoff_max: Duration::from_secs(config.hitl_callback_max_backoff_secs),
             receivers: config.callback_receivers()?,
             callbacks_per_minute: config.hitl_callbacks_per_minute,
+            max_open_callbacks_per_tenant: config.hitl_max_pending_callbacks_per_tenant,
+            max_long_polls_per_tenant: config.hitl_max_long_polls_per_tenant,
             ..HitlSettings::default()
         },
     };
@@ -642,7 +651,11 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     let (services, background) = Services::new(ports, secrets, settings, info.clone());
     let hitl_wakeups = spawn_background(&services, background, config.audit_export_worker);
     let work = LeaseWork { hitl_wakeups, hitl_poll: Duration::from_millis(config.hitl_poll_ms) };
-    let feed = Feed::new(FeedSettings { max_sockets: config.ws_max_connections, ..FeedSettings::default() });
+    let feed = Feed::new(FeedSettings {
+        max_sockets: config.ws_max_connections,
+        max_sockets_per_tenant: config.ws_max_connections_per_tenant,
+        ..FeedSettings::default()
+    });
     tokio::spawn(follow_bus(bus, services.clone(), feed.clone()));
     Ok(Built { services, info, feed, lease_work: work })
 }

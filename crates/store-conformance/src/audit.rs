@@ -213,21 +213,21 @@ fn outcome(status: JobStatus, chunks: i32) -> ExportOutcome {
 pub async fn export_jobs_round_trip_and_are_tenant_scoped(store: Arc<dyn Store>) {
     let (a, b) = (tenant(&store, "jobs-a").await, tenant(&store, "jobs-b").await);
     let job = new_export_job(a, ExportFormat::Csv);
-    store.insert_export_job(&job).await.unwrap();
+    store.insert_export_job(&job, u64::MAX).await.unwrap();
     assert_eq!(store.get_export_job(a, job.id).await.unwrap(), Some(job.clone()));
     assert_eq!(store.get_export_job(b, job.id).await.unwrap(), None);
     assert_eq!(store.get_export_job(a, ExportJobId(Uuid::now_v7())).await.unwrap(), None);
-    assert!(matches!(store.insert_export_job(&job).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(store.insert_export_job(&job, u64::MAX).await, Err(DomainError::Conflict(_))));
     let orphan = new_export_job(TenantId(Uuid::now_v7()), ExportFormat::Json);
-    assert!(matches!(store.insert_export_job(&orphan).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(store.insert_export_job(&orphan, u64::MAX).await, Err(DomainError::Conflict(_))));
 }
 
 pub async fn export_claims_take_the_oldest_job_once(store: Arc<dyn Store>) {
     let a = tenant(&store, "claims").await;
     let first = new_export_job(a, ExportFormat::Jsonl);
     let second = new_export_job(a, ExportFormat::Json);
-    store.insert_export_job(&first).await.unwrap();
-    store.insert_export_job(&second).await.unwrap();
+    store.insert_export_job(&first, u64::MAX).await.unwrap();
+    store.insert_export_job(&second, u64::MAX).await.unwrap();
     let t = now();
     let lease = t + Duration::from_secs(60);
     let (x, y) = (Uuid::now_v7(), Uuid::now_v7());
@@ -244,7 +244,7 @@ pub async fn export_claims_take_the_oldest_job_once(store: Arc<dyn Store>) {
 pub async fn export_chunks_need_the_lease_and_expired_leases_are_reclaimed(store: Arc<dyn Store>) {
     let a = tenant(&store, "lease").await;
     let job = new_export_job(a, ExportFormat::Csv);
-    store.insert_export_job(&job).await.unwrap();
+    store.insert_export_job(&job, u64::MAX).await.unwrap();
     let t = now();
     let (mine, theirs) = (Uuid::now_v7(), Uuid::now_v7());
     store.claim_export_job(t, mine, t + Duration::from_secs(10)).await.unwrap().unwrap();
@@ -296,7 +296,7 @@ pub async fn export_purge_deletes_expired_jobs_and_files(store: Arc<dyn Store>) 
         new_export_job(a, ExportFormat::Json),
     );
     for job in [&old, &fresh] {
-        store.insert_export_job(job).await.unwrap();
+        store.insert_export_job(job, u64::MAX).await.unwrap();
         let token = Uuid::now_v7();
         store.claim_export_job(now(), token, now() + Duration::from_secs(60)).await.unwrap().unwrap();
         let p = ExportProgress { rows: 1, bytes: 1, progress: 1.0 };
@@ -307,11 +307,30 @@ pub async fn export_purge_deletes_expired_jobs_and_files(store: Arc<dyn Store>) 
         }
         store.finish_export_job(job.id, token, &o).await.unwrap();
     }
-    store.insert_export_job(&waiting).await.unwrap();
+    store.insert_export_job(&waiting, u64::MAX).await.unwrap();
     assert_eq!(store.purge_expired_exports(now()).await.unwrap(), 1);
     assert_eq!(store.get_export_job(a, old.id).await.unwrap(), None);
     assert_eq!(store.export_chunk(a, old.id, 0).await.unwrap(), None);
     assert!(store.get_export_job(a, fresh.id).await.unwrap().is_some());
     assert!(store.get_export_job(a, waiting.id).await.unwrap().is_some());
     assert_eq!(store.purge_expired_exports(now()).await.unwrap(), 0);
+}
+
+pub async fn export_active_jobs_are_capped_per_tenant(store: Arc<dyn Store>) {
+    use agentgov_domain::ports::store::EXPORT_LIMIT_REACHED;
+    let (a, b) = (tenant(&store, "capped-a").await, tenant(&store, "capped-b").await);
+    let limited = |r: Result<(), DomainError>| matches!(r, Err(DomainError::Conflict(m)) if m == EXPORT_LIMIT_REACHED);
+    let first = new_export_job(a, ExportFormat::Jsonl);
+    store.insert_export_job(&first, 2).await.unwrap();
+    store.insert_export_job(&new_export_job(a, ExportFormat::Csv), 2).await.unwrap();
+    assert!(limited(store.insert_export_job(&new_export_job(a, ExportFormat::Json), 2).await));
+    store.insert_export_job(&new_export_job(b, ExportFormat::Json), 2).await.expect("counted per tenant");
+    // A running job still counts; a finished one does not.
+    let t = now();
+    let token = Uuid::now_v7();
+    let running = store.claim_export_job(t, token, t + Duration::from_secs(60)).await.unwrap().unwrap();
+    assert_eq!(running.id, first.id);
+    assert!(limited(store.insert_export_job(&new_export_job(a, ExportFormat::Json), 2).await));
+    store.finish_export_job(first.id, token, &outcome(JobStatus::Completed, 0)).await.unwrap();
+    store.insert_export_job(&new_export_job(a, ExportFormat::Json), 2).await.expect("the finished job made room");
 }

@@ -49,6 +49,10 @@ macro_rules! cache_conformance_tests {
             concurrent_incr_counts_exactly,
             take_reads_once,
             concurrent_takes_hand_the_value_to_one,
+            places_are_held_up_to_the_cap,
+            a_holder_renews_its_own_place,
+            released_and_expired_places_make_room,
+            concurrent_holders_never_pass_the_cap,
         );
 
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -411,4 +415,48 @@ pub async fn events_from_another_replica_are_received(a: Arc<dyn EventBus>, b: A
     a.publish(&from_a).await.unwrap();
     assert_eq!(next(&mut on_b).await, from_a);
     assert_eq!(next(&mut on_a).await, from_a);
+}
+
+pub async fn places_are_held_up_to_the_cap(cache: Arc<dyn Cache>) {
+    assert!(cache.hold_place("share", "a", 2, LONG).await.unwrap());
+    assert!(cache.hold_place("share", "b", 2, LONG).await.unwrap());
+    assert!(!cache.hold_place("share", "c", 2, LONG).await.unwrap(), "the cap is 2");
+    assert!(cache.hold_place("other", "c", 2, LONG).await.unwrap(), "keys are counted apart");
+    assert!(!cache.hold_place("zero", "a", 0, LONG).await.unwrap());
+}
+
+pub async fn a_holder_renews_its_own_place(cache: Arc<dyn Cache>) {
+    assert!(cache.hold_place("share", "a", 1, SHORT).await.unwrap());
+    assert!(cache.hold_place("share", "a", 1, LONG).await.unwrap(), "renewed, not counted twice");
+    tokio::time::sleep(SHORT + SLACK).await;
+    assert!(!cache.hold_place("share", "b", 1, LONG).await.unwrap(), "the renewal outlives the first TTL");
+    assert!(cache.hold_place("share", "a", 1, LONG).await.unwrap());
+}
+
+pub async fn released_and_expired_places_make_room(cache: Arc<dyn Cache>) {
+    assert!(cache.hold_place("share", "a", 2, LONG).await.unwrap());
+    assert!(cache.hold_place("share", "b", 2, SHORT).await.unwrap());
+    assert!(!cache.hold_place("share", "c", 2, LONG).await.unwrap());
+    cache.release_place("share", "a").await.unwrap();
+    cache.release_place("share", "nobody").await.unwrap();
+    cache.release_place("absent", "a").await.unwrap();
+    assert!(cache.hold_place("share", "c", 2, LONG).await.unwrap(), "a's place was given back");
+    assert!(!cache.hold_place("share", "d", 2, LONG).await.unwrap());
+    // b's holder died without giving its place back: it expires.
+    tokio::time::sleep(SHORT + SLACK).await;
+    assert!(cache.hold_place("share", "d", 2, LONG).await.unwrap(), "b's place expired");
+}
+
+pub async fn concurrent_holders_never_pass_the_cap(cache: Arc<dyn Cache>) {
+    let tasks: Vec<_> = (0..40)
+        .map(|i| {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.hold_place("share", &format!("h{i}"), 7, LONG).await.unwrap() })
+        })
+        .collect();
+    let mut held = 0;
+    for t in tasks {
+        held += usize::from(t.await.unwrap());
+    }
+    assert_eq!(held, 7);
 }

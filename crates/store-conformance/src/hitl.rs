@@ -74,7 +74,7 @@ fn finalised(request: HitlRequest, status: HitlStatus, at: OffsetDateTime) -> Hi
 
 /// Stores `request` and answers it.
 async fn stored(store: &Arc<dyn Store>, request: HitlRequest) -> HitlRequest {
-    store.insert_hitl(&request).await.unwrap();
+    store.insert_hitl(&request, u64::MAX).await.unwrap();
     request
 }
 
@@ -129,7 +129,7 @@ pub async fn hitl_requests_round_trip_every_field(store: Arc<dyn Store>) {
     let expired = finalised(new_hitl_request(a, x, precise(3_604, 5), 5), Expired, precise(3_604, 5));
     let of_b = new_hitl_request(b, x, precise(3_605, 42), 6);
     for request in [&full, &bare, &approved, &delivered, &expired, &of_b] {
-        store.insert_hitl(request).await.unwrap();
+        store.insert_hitl(request, u64::MAX).await.unwrap();
     }
 
     for request in [&full, &bare, &approved, &delivered, &expired] {
@@ -153,16 +153,16 @@ pub async fn hitl_insert_conflicts_on_a_taken_id_or_an_unknown_tenant(store: Arc
     let at = precise(3_600, 1);
 
     let orphan = new_hitl_request(TenantId(Uuid::now_v7()), agent(), at, 1);
-    let r = store.insert_hitl(&orphan).await;
+    let r = store.insert_hitl(&orphan, u64::MAX).await;
     assert!(is_conflict(&r), "the tenant must exist: {r:?}");
     assert_eq!(store.get_hitl(orphan.tenant_id, orphan.id).await.unwrap(), None, "nothing stored");
 
     let kept = stored(&store, new_hitl_request(a, agent(), at, 2)).await;
     let again = HitlRequest { id: kept.id, ..new_hitl_request(a, agent(), at, 3) };
-    let r = store.insert_hitl(&again).await;
+    let r = store.insert_hitl(&again, u64::MAX).await;
     assert!(is_conflict(&r), "id taken in the tenant: {r:?}");
     let elsewhere = HitlRequest { id: kept.id, ..new_hitl_request(b, agent(), at, 4) };
-    let r = store.insert_hitl(&elsewhere).await;
+    let r = store.insert_hitl(&elsewhere, u64::MAX).await;
     assert!(is_conflict(&r), "id taken in another tenant: {r:?}");
 
     assert_eq!(store.get_hitl(a, kept.id).await.unwrap(), Some(kept.clone()), "left as it was");
@@ -187,7 +187,7 @@ pub async fn hitl_lists_page_oldest_first_and_filter_by_status_and_agent(store: 
     }
     // Stored newest first: lists go by id, not by insertion.
     for request in of_a.iter().chain(&of_b).rev() {
-        store.insert_hitl(request).await.unwrap();
+        store.insert_hitl(request, u64::MAX).await.unwrap();
     }
 
     let all = HitlFilter::default();
@@ -263,7 +263,7 @@ pub async fn hitl_decide_replaces_only_a_pending_request(store: Arc<dyn Store>) 
         "decided: no longer expires"
     );
     assert_eq!(
-        store.due_hitl_callbacks(now, 10).await.unwrap(),
+        store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap(),
         std::slice::from_ref(&approved),
         "its callback is due"
     );
@@ -275,7 +275,7 @@ pub async fn hitl_decide_replaces_only_a_pending_request(store: Arc<dyn Store>) 
     let reopened = HitlRequest { id: original.id, ..new_hitl_request(a, x, now, 11) };
     assert!(!store.decide_hitl(&reopened).await.unwrap(), "not even back to pending");
     assert_eq!(store.get_hitl(a, original.id).await.unwrap(), Some(approved.clone()));
-    assert_eq!(store.due_hitl_callbacks(now, 10).await.unwrap(), std::slice::from_ref(&approved));
+    assert_eq!(store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap(), std::slice::from_ref(&approved));
 
     let absent = finalised(new_hitl_request(a, x, now, 12), Cancelled, now);
     let r = store.decide_hitl(&absent).await;
@@ -315,9 +315,9 @@ pub async fn hitl_expired_are_pending_past_their_expiry_soonest_first(store: Arc
     let at_now = stored(&store, new_hitl_request(a, x, now, 2)).await;
     let later = stored(&store, new_hitl_request(a, x, now + MICRO, 3)).await;
     let decided = finalised(new_hitl_request(a, x, now - 60 * SECOND, 4), Approved, now - 61 * SECOND);
-    store.insert_hitl(&decided).await.unwrap();
+    store.insert_hitl(&decided, u64::MAX).await.unwrap();
     let cancelled = finalised(new_hitl_request(b, x, now - 70 * SECOND, 5), Cancelled, now - 71 * SECOND);
-    store.insert_hitl(&cancelled).await.unwrap();
+    store.insert_hitl(&cancelled, u64::MAX).await.unwrap();
     let q1 = stored(&store, new_hitl_request(b, x, now - 45 * SECOND, 6)).await;
     let q2 = stored(&store, new_hitl_request(b, x, now + 3_600 * SECOND, 7)).await;
     let p0 = stored(&store, new_hitl_request(a, x, now - 90 * SECOND, 8)).await;
@@ -351,7 +351,7 @@ pub async fn hitl_due_callbacks_are_scheduled_ones_due_by_now_soonest_first(stor
     let b = tenant(&store, "b-hc-due").await;
     let now = precise(2_000, 250_000);
     let x = agent();
-    assert!(store.due_hitl_callbacks(now, 10).await.unwrap().is_empty());
+    assert!(store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap().is_empty());
 
     let with = |tenant: TenantId, seed: u8, status: CallbackStatus, attempts: u32, at: OffsetDateTime| {
         let request = finalised(new_hitl_request(tenant, x, precise(3_600, 1), seed), Approved, precise(1_900, 3));
@@ -380,13 +380,13 @@ pub async fn hitl_due_callbacks_are_scheduled_ones_due_by_now_soonest_first(stor
     stored(&store, new_hitl_request(a, x, now - SECOND, 9)).await;
     let d0 = stored(&store, with(b, 10, Scheduled, 2, now - 20 * SECOND)).await;
 
-    let due = store.due_hitl_callbacks(now, 100).await.unwrap();
+    let due = store.due_hitl_callbacks(now, 100, i64::MAX).await.unwrap();
     assert_eq!(due, [d0.clone(), d1.clone(), d2.clone()], "scheduled at or before now, soonest first");
-    assert_eq!(store.due_hitl_callbacks(now, 2).await.unwrap(), [d0.clone(), d1.clone()], "up to the limit");
-    assert!(store.due_hitl_callbacks(now, 0).await.unwrap().is_empty());
-    assert_eq!(store.due_hitl_callbacks(now - 10 * SECOND, 100).await.unwrap(), [d0.clone(), d1.clone()]);
-    assert!(store.due_hitl_callbacks(now - 21 * SECOND, 100).await.unwrap().is_empty());
-    assert_eq!(store.due_hitl_callbacks(now + MICRO, 100).await.unwrap(), [d0, d1, d2, future]);
+    assert_eq!(store.due_hitl_callbacks(now, 2, i64::MAX).await.unwrap(), [d0.clone(), d1.clone()], "up to the limit");
+    assert!(store.due_hitl_callbacks(now, 0, i64::MAX).await.unwrap().is_empty());
+    assert_eq!(store.due_hitl_callbacks(now - 10 * SECOND, 100, i64::MAX).await.unwrap(), [d0.clone(), d1.clone()]);
+    assert!(store.due_hitl_callbacks(now - 21 * SECOND, 100, i64::MAX).await.unwrap().is_empty());
+    assert_eq!(store.due_hitl_callbacks(now + MICRO, 100, i64::MAX).await.unwrap(), [d0, d1, d2, future]);
 }
 
 pub async fn hitl_callback_updates_apply_to_final_requests_only(store: Arc<dyn Store>) {
@@ -404,18 +404,21 @@ pub async fn hitl_callback_updates_apply_to_final_requests_only(store: Arc<dyn S
     let r = store.update_hitl_callback(a, pending.id, &callback(url, CallbackStatus::Scheduled, 0, now)).await;
     assert!(is_conflict(&r), "a pending request's callback is the decision's to set: {r:?}");
     assert_eq!(store.get_hitl(a, pending.id).await.unwrap(), Some(pending.clone()), "unchanged");
-    assert!(store.due_hitl_callbacks(now, 10).await.unwrap().is_empty());
+    assert!(store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap().is_empty());
 
     let approved = stored(&store, finalised(new_hitl_request(a, x, now + SECOND, 2), Approved, now)).await;
-    assert_eq!(store.due_hitl_callbacks(now, 10).await.unwrap(), std::slice::from_ref(&approved));
+    assert_eq!(store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap(), std::slice::from_ref(&approved));
 
     // Failed once: retried later. Only the callback changes; it is due at its new time.
     let retry = callback(url, CallbackStatus::Scheduled, 2, now + 5 * SECOND);
     store.update_hitl_callback(a, approved.id, &retry).await.unwrap();
     let retrying = HitlRequest { callback: Some(retry), ..approved.clone() };
     assert_eq!(store.get_hitl(a, approved.id).await.unwrap(), Some(retrying.clone()));
-    assert!(store.due_hitl_callbacks(now, 10).await.unwrap().is_empty(), "due later now");
-    assert_eq!(store.due_hitl_callbacks(now + 5 * SECOND, 10).await.unwrap(), std::slice::from_ref(&retrying));
+    assert!(store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap().is_empty(), "due later now");
+    assert_eq!(
+        store.due_hitl_callbacks(now + 5 * SECOND, 10, i64::MAX).await.unwrap(),
+        std::slice::from_ref(&retrying)
+    );
 
     // Another tenant's request is absent, and left alone.
     let foreign = callback(url, CallbackStatus::Failed, 9, now);
@@ -428,7 +431,7 @@ pub async fn hitl_callback_updates_apply_to_final_requests_only(store: Arc<dyn S
     store.update_hitl_callback(a, approved.id, &done).await.unwrap();
     let delivered = HitlRequest { callback: Some(done), ..approved.clone() };
     assert_eq!(store.get_hitl(a, approved.id).await.unwrap(), Some(delivered.clone()));
-    assert!(store.due_hitl_callbacks(now + 3_600 * SECOND, 10).await.unwrap().is_empty());
+    assert!(store.due_hitl_callbacks(now + 3_600 * SECOND, 10, i64::MAX).await.unwrap().is_empty());
 
     // Given up: no longer due either.
     let rejected = stored(&store, finalised(new_hitl_request(a, x, now + SECOND, 3), Rejected, now)).await;
@@ -440,7 +443,7 @@ pub async fn hitl_callback_updates_apply_to_final_requests_only(store: Arc<dyn S
         Some(gave_up),
         "stored as given"
     );
-    assert!(store.due_hitl_callbacks(now + 3_600 * SECOND, 10).await.unwrap().is_empty());
+    assert!(store.due_hitl_callbacks(now + 3_600 * SECOND, 10, i64::MAX).await.unwrap().is_empty());
 
     // A final request without a callback gets the one given.
     let bare = HitlRequest { callback: None, ..finalised(new_hitl_request(a, x, now, 4), Cancelled, now) };
@@ -449,8 +452,71 @@ pub async fn hitl_callback_updates_apply_to_final_requests_only(store: Arc<dyn S
     store.update_hitl_callback(a, bare.id, &first).await.unwrap();
     let scheduled = HitlRequest { callback: Some(first), ..bare };
     assert_eq!(store.get_hitl(a, scheduled.id).await.unwrap(), Some(scheduled.clone()));
-    assert_eq!(store.due_hitl_callbacks(now, 10).await.unwrap(), [scheduled]);
+    assert_eq!(store.due_hitl_callbacks(now, 10, i64::MAX).await.unwrap(), [scheduled]);
 
     assert_eq!(store.get_hitl(a, pending.id).await.unwrap(), Some(pending), "the pending one untouched throughout");
     assert_eq!(store.get_hitl(a, approved.id).await.unwrap(), Some(delivered));
+}
+
+pub async fn hitl_due_callbacks_take_turns_across_tenants(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-hc-turn").await;
+    let b = tenant(&store, "b-hc-turn").await;
+    let c = tenant(&store, "c-hc-turn").await;
+    let now = precise(2_000, 250_000);
+    let x = agent();
+    let due = |tenant: TenantId, seed: u8, secs_ago: u32| {
+        let request = finalised(new_hitl_request(tenant, x, precise(3_600, 1), seed), Approved, precise(1_900, 3));
+        let at = now - secs_ago * SECOND;
+        HitlRequest {
+            callback: Some(callback(&format!("https://hooks.example.test/{seed}"), CallbackStatus::Scheduled, 1, at)),
+            ..request
+        }
+    };
+    // Tenant a's backlog is older than anything of b's and c's.
+    let mut a_due = Vec::new();
+    for seed in 0..5 {
+        a_due.push(stored(&store, due(a, seed, 100 - u32::from(seed))).await);
+    }
+    let b0 = stored(&store, due(b, 10, 20)).await;
+    let b1 = stored(&store, due(b, 11, 10)).await;
+    let c0 = stored(&store, due(c, 20, 5)).await;
+
+    let got = store.due_hitl_callbacks(now, 100, 2).await.unwrap();
+    assert_eq!(
+        got,
+        [a_due[0].clone(), b0.clone(), c0.clone(), a_due[1].clone(), b1.clone()],
+        "each tenant's soonest, then each one's second; at most 2 of a tenant"
+    );
+    let got = store.due_hitl_callbacks(now, 3, 2).await.unwrap();
+    assert_eq!(got, [a_due[0].clone(), b0.clone(), c0.clone()], "a's backlog does not fill the round");
+    let got = store.due_hitl_callbacks(now, 100, 1).await.unwrap();
+    assert_eq!(got, [a_due[0].clone(), b0, c0]);
+    assert!(store.due_hitl_callbacks(now, 100, 0).await.unwrap().is_empty());
+}
+
+pub async fn hitl_open_callbacks_are_capped_per_tenant(store: Arc<dyn Store>) {
+    use agentgov_domain::ports::store::CALLBACK_LIMIT_REACHED;
+    let a = tenant(&store, "a-hc-cap").await;
+    let b = tenant(&store, "b-hc-cap").await;
+    let x = agent();
+    let limited =
+        |r: Result<(), DomainError>| matches!(r, Err(DomainError::Conflict(m)) if m == CALLBACK_LIMIT_REACHED);
+    let expires = precise(3_600, 1);
+    // Pending with a callback (waiting): open.
+    let first = new_hitl_request(a, x, expires, 1);
+    store.insert_hitl(&first, 2).await.unwrap();
+    store.insert_hitl(&new_hitl_request(a, x, expires, 2), 2).await.unwrap();
+    assert!(limited(store.insert_hitl(&new_hitl_request(a, x, expires, 3), 2).await));
+    let without = HitlRequest { callback: None, ..new_hitl_request(a, x, expires, 4) };
+    store.insert_hitl(&without, 2).await.expect("a request without a callback is not counted");
+    store.insert_hitl(&new_hitl_request(b, x, expires, 5), 2).await.expect("counted per tenant");
+
+    // Decided: scheduled, still open; delivered: no longer.
+    let decided = finalised(first.clone(), Approved, precise(1_900, 3));
+    assert!(store.decide_hitl(&decided).await.unwrap());
+    assert!(limited(store.insert_hitl(&new_hitl_request(a, x, expires, 6), 2).await));
+    let delivered = callback(&first.callback.unwrap().url, CallbackStatus::Delivered, 1, precise(1_950, 0));
+    store.update_hitl_callback(a, first.id, &delivered).await.unwrap();
+    store.insert_hitl(&new_hitl_request(a, x, expires, 7), 2).await.expect("the delivered callback made room");
+    assert!(limited(store.insert_hitl(&new_hitl_request(a, x, expires, 8), 2).await));
 }

@@ -1014,6 +1014,8 @@ pub(crate) struct HitlRow {
     pub expires_at: OffsetDateTime,
     pub callback_due_at: Option<OffsetDateTime>,
     pub body: String,
+    /// `HitlRequest::callback_open`: what the tenant's quota of open callbacks counts.
+    pub callback_open: bool,
 }
 
 impl TryFrom<&HitlRequest> for HitlRow {
@@ -1029,12 +1031,13 @@ impl TryFrom<&HitlRequest> for HitlRow {
             callback_due_at: r.callback_due_at(),
             body: serde_json::to_string(r)
                 .map_err(|e| DomainError::Internal(format!("encoding approval request {}: {e}", r.id)))?,
+            callback_open: r.callback_open(),
         })
     }
 }
 
 /// An approval request as read: its tenant and its body, as [`DiscoveryEventRow`].
-#[derive(Debug, Clone, Queryable, Selectable)]
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = hitl_requests, check_for_backend(diesel::pg::Pg))]
 pub(crate) struct HitlBodyRow {
     pub id: Uuid,

@@ -297,6 +297,7 @@ diesel::table! {
         expires_at -> Timestamptz,
         callback_due_at -> Nullable<Timestamptz>,
         body -> Text,
+        callback_open -> Bool,
     }
 }
 

@@ -282,7 +282,7 @@ async fn concurrent_claims_never_share_a_job() {
     let mut jobs = HashSet::new();
     for i in 0..40 {
         let job = new_export_job(t.id, if i % 2 == 0 { ExportFormat::Csv } else { ExportFormat::Jsonl });
-        first.insert_export_job(&job).await.unwrap();
+        first.insert_export_job(&job, u64::MAX).await.unwrap();
         jobs.insert(job.id);
     }
 

@@ -230,7 +230,7 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(store.scan_shadow_events(t.id, None, 10).await.unwrap(), [event]);
     // And the approval requests.
     let request = new_hitl_request(t.id, AgentId(Uuid::now_v7()), now(), 1);
-    store.insert_hitl(&request).await.unwrap();
+    store.insert_hitl(&request, u64::MAX).await.unwrap();
     assert_eq!(store.expired_hitl(now(), 10).await.unwrap(), [request]);
     // And the anomaly reports.
     let report = new_anomaly(t.id, AgentId(Uuid::now_v7()), now(), 1);
@@ -725,7 +725,7 @@ async fn corrupt_hitl_rows_are_internal_errors() {
     store.run_migrations().await.unwrap();
     let (t, _) = seed_pair(&store, "alpha").await;
     let request = new_hitl_request(t.id, AgentId(Uuid::now_v7()), now(), 1);
-    store.insert_hitl(&request).await.unwrap();
+    store.insert_hitl(&request, u64::MAX).await.unwrap();
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
     sql_query("UPDATE hitl_requests SET body = '{\"id\": 1}'").execute(&mut conn).await.unwrap();
     let err = store.get_hitl(t.id, request.id).await.unwrap_err();

@@ -19,7 +19,7 @@ use agentgov_domain::model::{
     AuditEntry, AuditFilter, AuditRecord, AuditScan, ChainHead, ExportJob, ExportOutcome, ExportProgress, JobStatus,
     Lease, SeqOrder,
 };
-use agentgov_domain::ports::store::{AuditRepo, ExportRepo};
+use agentgov_domain::ports::store::{AuditRepo, EXPORT_LIMIT_REACHED, ExportRepo};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::SqliteConnection;
@@ -239,9 +239,18 @@ fn claimable(c: &mut SqliteConnection, now: i64) -> TxResult<Option<String>> {
 
 #[async_trait]
 impl ExportRepo for SqliteStore {
-    async fn insert_export_job(&self, job: &ExportJob) -> Result<()> {
+    async fn insert_export_job(&self, job: &ExportJob, max_active_per_tenant: u64) -> Result<()> {
         let row = ExportJobRow::try_from(job)?;
         self.transaction(move |c| {
+            // The writer's lock makes the count and the insert one step.
+            let active: i64 = export_jobs::table
+                .filter(export_jobs::tenant_id.eq(&row.tenant_id))
+                .filter(export_jobs::status.eq_any([JobStatus::Queued.as_str(), JobStatus::Running.as_str()]))
+                .count()
+                .get_result(c)?;
+            if u64::try_from(active).unwrap_or(u64::MAX) >= max_active_per_tenant {
+                return Err(TxError::Domain(DomainError::Conflict(EXPORT_LIMIT_REACHED.into())));
+            }
             diesel::insert_into(export_jobs::table).values(&row).execute(c)?;
             Ok(())
         })

@@ -18,12 +18,12 @@ use agentgov_domain::ids::{HitlId, TenantId};
 use agentgov_domain::model::audit::unix_micros;
 use agentgov_domain::model::{HitlCallback, HitlFilter, HitlRequest, HitlStatus};
 use agentgov_domain::page::{Page, PageRequest};
-use agentgov_domain::ports::store::HitlRepo;
+use agentgov_domain::ports::store::{CALLBACK_LIMIT_REACHED, HitlRepo};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::Bool;
+use diesel::sql_types::{BigInt, Bool};
 use time::OffsetDateTime;
 
 use crate::SqliteStore;
@@ -37,6 +37,8 @@ const PENDING: &str = "pending";
 /// The condition of `hitl_requests_expiry_idx` as written there: SQLite uses a partial
 /// index only for a query that states its condition, and a bound `status = ?` does not.
 const IS_PENDING: &str = "status = 'pending'";
+/// The condition of `hitl_requests_open_callbacks_idx`, likewise.
+const IS_CALLBACK_OPEN: &str = "callback_open";
 
 fn not_found(id: HitlId) -> DomainError {
     DomainError::not_found("approval request", id)
@@ -51,11 +53,22 @@ macro_rules! request {
 
 #[async_trait]
 impl HitlRepo for SqliteStore {
-    async fn insert_hitl(&self, request: &HitlRequest) -> Result<()> {
+    async fn insert_hitl(&self, request: &HitlRequest, max_open_callbacks: u64) -> Result<()> {
         let row = HitlRow::try_from(request)?;
         self.transaction(move |c| {
             // Names a missing tenant (the foreign key would fail the insert too, unnamed).
             check_tenant(c, &row.tenant_id)?;
+            if row.callback_open {
+                // The writer's lock makes the count and the insert one step.
+                let open: i64 = hitl_requests::table
+                    .filter(hitl_requests::tenant_id.eq(&row.tenant_id))
+                    .filter(sql::<Bool>(IS_CALLBACK_OPEN))
+                    .count()
+                    .get_result(c)?;
+                if u64::try_from(open).unwrap_or(u64::MAX) >= max_open_callbacks {
+                    return Err(TxError::Domain(DomainError::Conflict(CALLBACK_LIMIT_REACHED.into())));
+                }
+            }
             // A taken id fails the primary key: `Conflict`.
             diesel::insert_into(hitl_requests::table).values(&row).execute(c)?;
             Ok(())
@@ -109,6 +122,7 @@ impl HitlRepo for SqliteStore {
                     hitl_requests::expires_at.eq(row.expires_at),
                     hitl_requests::callback_due_at.eq(row.callback_due_at),
                     hitl_requests::body.eq(&row.body),
+                    hitl_requests::callback_open.eq(row.callback_open),
                 ))
                 .execute(c)?;
             if n > 0 {
@@ -138,19 +152,26 @@ impl HitlRepo for SqliteStore {
         .await
     }
 
-    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
-        if limit <= 0 {
+    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64, per_tenant: i64) -> Result<Vec<HitlRequest>> {
+        if limit <= 0 || per_tenant <= 0 {
             return Ok(Vec::new());
         }
         let now = unix_micros(now);
         self.read(move |c| {
-            // `callback_due_at <= ?` implies the partial index's `IS NOT NULL`.
-            let rows = hitl_requests::table
-                .filter(hitl_requests::callback_due_at.le(now))
-                .order((hitl_requests::callback_due_at.asc(), hitl_requests::id.asc()))
-                .limit(limit)
-                .select(HitlBody::as_select())
-                .load(c)?;
+            // `callback_due_at <= ?` implies the partial index's `IS NOT NULL`. Each due
+            // callback's turn is its place in its tenant's queue; the round takes turn 1 of
+            // every tenant, then turn 2, and so on.
+            let rows: Vec<HitlBody> = diesel::sql_query(
+                "SELECT tenant_id, body FROM ( \
+                   SELECT tenant_id, body, callback_due_at, id, ROW_NUMBER() OVER ( \
+                     PARTITION BY tenant_id ORDER BY callback_due_at, id) AS turn \
+                   FROM hitl_requests WHERE callback_due_at <= ?) \
+                 WHERE turn <= ? ORDER BY turn, callback_due_at, id LIMIT ?",
+            )
+            .bind::<BigInt, _>(now)
+            .bind::<BigInt, _>(per_tenant)
+            .bind::<BigInt, _>(limit)
+            .load(c)?;
             Ok(convert(rows)?)
         })
         .await
@@ -172,7 +193,11 @@ impl HitlRepo for SqliteStore {
             request.callback = Some(callback);
             let row = HitlRow::try_from(&request)?;
             diesel::update(target)
-                .set((hitl_requests::callback_due_at.eq(row.callback_due_at), hitl_requests::body.eq(&row.body)))
+                .set((
+                    hitl_requests::callback_due_at.eq(row.callback_due_at),
+                    hitl_requests::body.eq(&row.body),
+                    hitl_requests::callback_open.eq(row.callback_open),
+                ))
                 .execute(c)?;
             Ok(())
         })

@@ -1068,6 +1068,8 @@ pub(crate) struct HitlRow {
     pub expires_at: i64,
     pub callback_due_at: Option<i64>,
     pub body: String,
+    /// `HitlRequest::callback_open`: what the tenant's quota of open callbacks counts.
+    pub callback_open: bool,
 }
 
 impl TryFrom<&HitlRequest> for HitlRow {
@@ -1081,12 +1083,13 @@ impl TryFrom<&HitlRequest> for HitlRow {
             expires_at: unix_micros(r.expires_at),
             callback_due_at: r.callback_due_at().map(unix_micros),
             body: serde_json::to_string(r).map_err(DomainError::internal)?,
+            callback_open: r.callback_open(),
         })
     }
 }
 
 /// What reading an approval request needs: its tenant and its body.
-#[derive(Debug, Queryable, Selectable)]
+#[derive(Debug, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = hitl_requests, check_for_backend(diesel::sqlite::Sqlite))]
 pub(crate) struct HitlBody {
     pub tenant_id: String,

@@ -305,6 +305,7 @@ diesel::table! {
         expires_at -> BigInt,
         callback_due_at -> Nullable<BigInt>,
         body -> Text,
+        callback_open -> Bool,
     }
 }
 

@@ -86,7 +86,7 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(records[0].seq, 1);
     assert_eq!(store.audit_head(tenant.id).await.unwrap().map(|h| h.hash), Some(records[0].hash));
     let job = new_export_job(tenant.id, ExportFormat::Jsonl);
-    store.insert_export_job(&job).await.unwrap();
+    store.insert_export_job(&job, u64::MAX).await.unwrap();
     assert_eq!(store.get_export_job(tenant.id, job.id).await.unwrap(), Some(job));
     // And the agent tables.
     let (agent, embedding) = (new_agent(tenant.id, "after-bot"), new_embedding("after-bot"));
@@ -106,7 +106,7 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
     // And the approval requests.
     let request = new_hitl_request(tenant.id, AgentId(Uuid::now_v7()), now(), 1);
-    store.insert_hitl(&request).await.unwrap();
+    store.insert_hitl(&request, u64::MAX).await.unwrap();
     assert_eq!(store.expired_hitl(now(), 10).await.unwrap(), [request]);
     // And the anomaly reports.
     let report = new_anomaly(tenant.id, AgentId(Uuid::now_v7()), now(), 1);

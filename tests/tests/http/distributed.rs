@@ -225,3 +225,105 @@ async fn hitl_events_cross_replicas_and_one_replica_expires_requests() {
         records.iter().map(|r| r["details"]["replica"].as_str().unwrap()).collect();
     assert_eq!(replicas.len(), 1, "every expiry was made by the one lease holder: {replicas:?}");
 }
+
+/// Issue 32.9: the WebSocket and long-poll caps were per process, so a tenant could hold
+/// `replicas × 10,000` of each. Now each tenant holds at most its share over every replica
+/// (places in Redis): two replicas sharing one Redis share the cap, a socket's place is
+/// given back when it closes, and another tenant has its own share.
+#[tokio::test]
+async fn sockets_and_long_polls_are_capped_per_tenant_over_every_replica() {
+    let Some((apps, _guard)) = spawn_replicas(2, |_, c| {
+        c.ws_max_connections_per_tenant = 2;
+        c.hitl_max_long_polls_per_tenant = 1;
+    })
+    .await
+    else {
+        return;
+    };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let other = a.create_tenant("globex").await;
+    let ws =
+        |app: &TestApp, token: &str| format!("{}/api/v1/ws?token={token}", app.base.replacen("http://", "ws://", 1));
+    let refusal = |url: String| async move {
+        match tokio_tungstenite::connect_async(url).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                let body: serde_json::Value =
+                    serde_json::from_slice(response.body().as_deref().unwrap_or(b"{}")).unwrap();
+                (response.status().as_u16(), body)
+            }
+            other => panic!("expected a refusal, got {:?}", other.map(|(_, r)| r.status())),
+        }
+    };
+
+    let mut first = tokio_tungstenite::connect_async(ws(a, &t.token)).await.unwrap().0;
+    let _second = tokio_tungstenite::connect_async(ws(b, &t.token)).await.unwrap().0;
+    for app in [a, b] {
+        let (status, body) = refusal(ws(app, &t.token)).await;
+        assert_eq!(status, 429, "{body}");
+        assert!(body["detail"].as_str().unwrap().contains("AGENTGOV_WS_MAX_CONNECTIONS_PER_TENANT"), "{body}");
+    }
+    let _theirs = tokio_tungstenite::connect_async(ws(b, &other.token)).await.expect("globex has its own share");
+
+    // Closed on replica A, its place is given back: replica B admits a socket again.
+    first.close(None).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let _third = loop {
+        match tokio_tungstenite::connect_async(ws(b, &t.token)).await {
+            Ok((socket, _)) => break socket,
+            Err(e) => {
+                assert!(std::time::Instant::now() < deadline, "the closed socket's place was not given back: {e}")
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+
+    // One long-poll of the tenant at a time, whichever replica it waits on.
+    let body = json!({"name": "Bot", "type": "llm", "capabilities": [], "permissions": {}});
+    let agent = expect(a.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    let ask = json!({"agent_id": agent["id"], "action": "delete", "resource": "prod/db", "reason": "cleanup"});
+    let r = expect(a.post("/hitl/request").header("X-API-Key", &t.api_key).json(&ask), 201).await;
+    let status = format!("/hitl/status/{}", r["id"].as_str().unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let (waiting, refused) = loop {
+        let waiting = tokio::spawn(a.get(&format!("{status}?wait=30")).header("X-API-Key", &t.api_key).send());
+        let res = b.get(&format!("{status}?wait=1")).header("X-API-Key", &t.api_key).send().await.unwrap();
+        if res.status() == 429 {
+            break (waiting, read(res).await.1);
+        }
+        // B's long-poll came first and held the place: A's was refused (or waited after it).
+        assert_eq!(res.status(), 200);
+        let _ = waiting.await.unwrap().unwrap();
+        assert!(std::time::Instant::now() < deadline, "replica B never saw replica A's long-poll");
+    };
+    assert!(refused["detail"].as_str().unwrap().contains("AGENTGOV_HITL_MAX_LONG_POLLS_PER_TENANT"), "{refused}");
+    expect(b.get(&status).header("X-API-Key", &t.api_key), 200).await;
+    expect(a.post(&format!("/hitl/approve/{}", r["id"].as_str().unwrap())).bearer_auth(&t.token).json(&json!({})), 200)
+        .await;
+    assert_eq!(waiting.await.unwrap().unwrap().status(), 200);
+    // The answered long-poll gave its place back.
+    expect(b.get(&format!("{status}?wait=1")).header("X-API-Key", &t.api_key), 200).await;
+}
+
+/// Issue 32.9: ten asynchronous exports in a row were all accepted, each copying the whole
+/// log for a day. Now a tenant has at most its share queued or running (429 past it).
+#[tokio::test]
+async fn asynchronous_exports_are_capped_per_tenant_on_postgres() {
+    let Some((apps, _guard)) = spawn_replicas(1, |_, c| {
+        c.max_queued_exports_per_tenant = 2;
+        c.audit_export_worker = false;
+    })
+    .await
+    else {
+        return;
+    };
+    let app = &apps[0];
+    let t = app.create_tenant("acme").await;
+    let other = app.create_tenant("globex").await;
+    let export = |key: &str| app.post("/audit/export/async").header("X-API-Key", key).json(&json!({"format": "jsonl"}));
+    expect(export(&t.api_key), 202).await;
+    expect(export(&t.api_key), 202).await;
+    let body = expect_problem(export(&t.api_key), 429).await;
+    assert!(body["detail"].as_str().unwrap().contains("AGENTGOV_MAX_QUEUED_EXPORTS_PER_TENANT"), "{body}");
+    expect(export(&other.api_key), 202).await;
+}

@@ -263,3 +263,30 @@ async fn denied_and_approval_decisions_reach_the_feed() {
     );
     assert!(next_json(&mut socket, Duration::from_millis(300)).await.is_none(), "nothing for the allowed check");
 }
+
+/// Issue 32.9: a tenant keeps at most `AGENTGOV_WS_MAX_CONNECTIONS_PER_TENANT` sockets
+/// (429 before the upgrade, problem+json naming the setting); a request that is no
+/// handshake keeps no place, and a closed socket gives its place back.
+#[tokio::test]
+async fn a_tenant_keeps_at_most_its_share_of_sockets() {
+    let app = spawn_with(|c| c.ws_max_connections_per_tenant = 1).await;
+    let t = app.create_tenant("acme").await;
+    let other = app.create_tenant("globex").await;
+    expect_problem(app.get(&format!("/api/v1/ws?token={}", t.token)), 400).await;
+    let mut first = connect(&app, &t.token).await;
+    match tokio_tungstenite::connect_async(ws_url(&app, &t.token)).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status().as_u16(), 429);
+            let body: Value = serde_json::from_slice(response.body().as_deref().unwrap_or_default()).unwrap();
+            assert!(body["detail"].as_str().unwrap().contains("AGENTGOV_WS_MAX_CONNECTIONS_PER_TENANT"), "{body}");
+        }
+        other => panic!("expected 429, got {:?}", other.map(|(_, r)| r.status())),
+    }
+    let _theirs = connect(&app, &other.token).await;
+    first.close(None).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while tokio_tungstenite::connect_async(ws_url(&app, &t.token)).await.is_err() {
+        assert!(std::time::Instant::now() < deadline, "the closed socket's place was not given back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

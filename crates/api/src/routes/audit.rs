@@ -243,7 +243,10 @@ fn attachment(file: ExportFile) -> HttpResponse {
     tag = "audit",
     security(("api_key" = []), ("bearer" = [])),
     request_body = NewExport,
-    responses((status = 202, description = "Accepted: the job, `status: queued`", body = ExportJob))
+    responses(
+        (status = 202, description = "Accepted: the job, `status: queued`", body = ExportJob),
+        (status = 429, description = "The tenant has as many exports queued or running as it may", body = crate::problem::Problem),
+    )
 )]
 #[post("/export/async")]
 pub async fn start_export(

@@ -30,6 +30,7 @@ use crate::problem::ApiResult;
         (status = 201, description = "Opened, pending", body = HitlRequest),
         (status = 404, description = "No such agent in the tenant", body = crate::problem::Problem),
         (status = 422, description = "An invalid field", body = crate::problem::Problem),
+        (status = 429, description = "With `callback_url`: the tenant has as many callbacks still to send as it may", body = crate::problem::Problem),
     )
 )]
 #[post("/request")]
@@ -142,7 +143,7 @@ pub struct StatusQuery {
         (status = 200, description = "The request", body = HitlRequest),
         (status = 404, description = "No such request in the tenant", body = crate::problem::Problem),
         (status = 422, description = "`wait` out of range", body = crate::problem::Problem),
-        (status = 429, description = "Too many long-polls waiting in this process", body = crate::problem::Problem),
+        (status = 429, description = "Too many long-polls waiting: the tenant's (over every server) or this server's", body = crate::problem::Problem),
     )
 )]
 #[get("/status/{id}")]
@@ -158,13 +159,15 @@ pub async fn status(
         Some(w) if (1..=i64::from(MAX_WAIT_SECS)).contains(&w) => Duration::from_secs(w.unsigned_abs()),
         Some(_) => return Err(DomainError::invalid("wait", format!("must be between 0 and {MAX_WAIT_SECS}")).into()),
     };
-    let (current, watch) = hitl.watch(&auth.0, *id).await?;
-    let Some(watch) = watch else { return Ok(web::Json(current)) };
+    let (current, watch) = hitl.watch(&auth.0, *id, wait).await?;
+    let Some(mut watch) = watch else { return Ok(web::Json(current)) };
     // Wake a little after the expiry too: the expiry job marks it within a second or so.
     let until_expiry = (current.expires_at - time::OffsetDateTime::now_utc()).max(time::Duration::ZERO);
     let until_expiry = Duration::try_from(until_expiry).unwrap_or(wait) + Duration::from_secs(2);
     // Woken or timed out, the answer is what is stored now.
     let _woken = actix_web::rt::time::timeout(wait.min(until_expiry), watch.changed()).await;
+    // The tenant's long-poll place (if the client went away, it expires shortly after `wait`).
+    hitl.end_watch(watch).await;
     Ok(web::Json(hitl.get(&auth.0, *id).await?))
 }
 

@@ -77,6 +77,12 @@ impl HitlCallback {
         }
     }
 
+    /// Whether the callback may still be sent (`waiting` or `scheduled`): what a tenant's
+    /// quota of open callbacks counts, and what adapters keep in a column to count them.
+    pub fn is_open(&self) -> bool {
+        matches!(self.status, CallbackStatus::Waiting | CallbackStatus::Scheduled)
+    }
+
     /// When the callback is due, if it is: what adapters keep in a column to find due ones.
     pub fn due_at(&self) -> Option<OffsetDateTime> {
         match self.status {
@@ -135,6 +141,11 @@ impl HitlRequest {
     /// When its callback is due, if it is (see [`HitlCallback::due_at`]).
     pub fn callback_due_at(&self) -> Option<OffsetDateTime> {
         self.callback.as_ref().and_then(HitlCallback::due_at)
+    }
+
+    /// Whether the request has a callback that may still be sent ([`HitlCallback::is_open`]).
+    pub fn callback_open(&self) -> bool {
+        self.callback.as_ref().is_some_and(HitlCallback::is_open)
     }
 }
 

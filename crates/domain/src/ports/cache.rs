@@ -1,4 +1,5 @@
-//! Cache port: TTL keys, windowed counters (rate limits) and the revoked-token set.
+//! Cache port: TTL keys, windowed counters (rate limits), expiring places (per-tenant caps
+//! on what stays open) and the revoked-token set.
 //! Shared by every replica in production (Redis), in-process when embedded.
 
 use std::time::Duration;
@@ -32,6 +33,13 @@ pub trait Cache: Send + Sync {
     async fn decr(&self, key: &str) -> Result<()>;
     /// The counter's current value without changing it; `None` when absent or expired.
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>>;
+    /// Holds one of at most `cap` places under `key` for `holder` until `ttl` from now (a
+    /// counting semaphore whose places expire, so a holder that dies frees its place). A
+    /// holder that already holds a place renews it, whatever the count. True when `holder`
+    /// holds a place afterwards. Atomic: of holders racing for the last place, one wins.
+    async fn hold_place(&self, key: &str, holder: &str, cap: u64, ttl: Duration) -> Result<bool>;
+    /// Gives up `holder`'s place under `key` (a no-op when it holds none).
+    async fn release_place(&self, key: &str, holder: &str) -> Result<()>;
     /// Marks a token id revoked for `ttl` (its remaining lifetime).
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()>;
     async fn is_token_revoked(&self, jti: &str) -> Result<bool>;

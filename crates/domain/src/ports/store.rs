@@ -136,7 +136,10 @@ pub trait AuditRepo: Send + Sync {
 /// Asynchronous export jobs and their files, shared by every replica.
 #[async_trait]
 pub trait ExportRepo: Send + Sync {
-    async fn insert_export_job(&self, job: &ExportJob) -> Result<()>;
+    /// [`EXPORT_LIMIT_REACHED`] when the tenant already has `max_active_per_tenant` jobs
+    /// `queued` or `running` (checked atomically with the insert); `Conflict` when the id is
+    /// taken or the tenant does not exist.
+    async fn insert_export_job(&self, job: &ExportJob, max_active_per_tenant: u64) -> Result<()>;
     async fn get_export_job(&self, tenant: TenantId, id: ExportJobId) -> Result<Option<ExportJob>>;
     /// Claims the oldest job (by id) that is `queued`, or `running` with a lease that ended
     /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
@@ -223,6 +226,10 @@ pub trait PolicyRepo: Send + Sync {
 
 /// The `Conflict` message of [`PolicyRepo::insert_policy`] past the tenant's limit.
 pub const POLICY_LIMIT_REACHED: &str = "policy limit reached";
+/// The `Conflict` message of [`ExportRepo::insert_export_job`] past the tenant's limit.
+pub const EXPORT_LIMIT_REACHED: &str = "export limit reached";
+/// The `Conflict` message of [`HitlRepo::insert_hitl`] past the tenant's open callbacks.
+pub const CALLBACK_LIMIT_REACHED: &str = "open callback limit reached";
 
 /// Counts of a tenant's resources, for `/stats`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -477,8 +484,11 @@ pub trait AnomalyRepo: Send + Sync {
 /// callback scans read every tenant's requests, for the background work of one replica.
 #[async_trait]
 pub trait HitlRepo: Send + Sync {
-    /// `Conflict` when the id is taken or the tenant does not exist.
-    async fn insert_hitl(&self, request: &HitlRequest) -> Result<()>;
+    /// `Conflict` when the id is taken or the tenant does not exist;
+    /// [`CALLBACK_LIMIT_REACHED`] when the request has an open callback
+    /// ([`HitlRequest::callback_open`]) and the tenant already has `max_open_callbacks`
+    /// requests with one (checked atomically with the insert).
+    async fn insert_hitl(&self, request: &HitlRequest, max_open_callbacks: u64) -> Result<()>;
     async fn get_hitl(&self, tenant: TenantId, id: HitlId) -> Result<Option<HitlRequest>>;
     /// The tenant's requests passing `filter`, oldest first (by id).
     async fn list_hitl(&self, tenant: TenantId, filter: &HitlFilter, page: &PageRequest) -> Result<Page<HitlRequest>>;
@@ -488,9 +498,11 @@ pub trait HitlRepo: Send + Sync {
     /// Up to `limit` `pending` requests of any tenant whose `expires_at` is at or before
     /// `now`, soonest expiry first.
     async fn expired_hitl(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>>;
-    /// Up to `limit` requests of any tenant whose callback is due
-    /// ([`HitlRequest::callback_due_at`]) at or before `now`, soonest first.
-    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>>;
+    /// Up to `limit` requests whose callback is due ([`HitlRequest::callback_due_at`]) at or
+    /// before `now`, at most `per_tenant` of each tenant, taken in turns across tenants: every
+    /// tenant's soonest first (soonest, then id), then every tenant's second, and so on. So
+    /// one tenant's backlog never fills a round ahead of another tenant's callback.
+    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64, per_tenant: i64) -> Result<Vec<HitlRequest>>;
     /// Replaces the request's callback with `callback` if its stored status is final (the
     /// callback of a pending request is the decision's to set). `NotFound` when absent,
     /// `Conflict` when still pending.

@@ -13,6 +13,7 @@ pub mod guard;
 pub mod hitl;
 pub mod passwords;
 pub mod policies;
+pub mod shares;
 pub mod siem;
 mod snapshots;
 pub mod sso;
@@ -35,6 +36,7 @@ pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest};
 pub use policies::{PolicyService, PolicySettings};
+pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
 pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
@@ -181,6 +183,8 @@ pub struct Services {
     pub siem: SiemService,
     pub hitl: HitlService,
     pub anomalies: AnomalyService,
+    /// Each tenant's places among the sockets and long-polls open over every replica.
+    pub shares: TenantShares,
 }
 
 /// Work the server runs beside the request handlers, once per process.
@@ -257,6 +261,7 @@ impl Services {
             anomalies.clone(),
             settings.policies,
         );
+        let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
         let services = Self {
@@ -282,6 +287,7 @@ impl Services {
             siem,
             hitl,
             anomalies,
+            shares,
             auth,
         };
         let background = Background {

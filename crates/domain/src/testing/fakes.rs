@@ -58,6 +58,7 @@ impl IdGen for SeqIds {
 pub struct FakeCache {
     values: Mutex<HashMap<String, Vec<u8>>>,
     counters: Mutex<HashMap<String, Counter>>,
+    places: Mutex<HashMap<String, std::collections::HashSet<String>>>,
     down: std::sync::atomic::AtomicBool,
 }
 
@@ -110,6 +111,26 @@ impl Cache for FakeCache {
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         self.up()?;
         Ok(self.counters.lock().unwrap_or_else(|e| e.into_inner()).get(key).copied())
+    }
+    async fn hold_place(&self, key: &str, holder: &str, cap: u64, _ttl: Duration) -> Result<bool> {
+        self.up()?;
+        let mut places = self.places.lock().unwrap_or_else(|e| e.into_inner());
+        let held = places.entry(key.to_owned()).or_default();
+        if held.contains(holder) {
+            return Ok(true);
+        }
+        if u64::try_from(held.len()).unwrap_or(u64::MAX) >= cap {
+            return Ok(false);
+        }
+        held.insert(holder.to_owned());
+        Ok(true)
+    }
+    async fn release_place(&self, key: &str, holder: &str) -> Result<()> {
+        self.up()?;
+        if let Some(held) = self.places.lock().unwrap_or_else(|e| e.into_inner()).get_mut(key) {
+            held.remove(holder);
+        }
+        Ok(())
     }
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {
         self.set(&format!("revoked:{jti}"), b"1", ttl).await
@@ -282,6 +303,10 @@ impl SentCallback {
 pub struct FakeCallbacks {
     sent: Mutex<Vec<SentCallback>>,
     script: Mutex<std::collections::VecDeque<std::result::Result<u16, crate::ports::CallbackError>>>,
+    /// URLs starting with this hang: no answer until [`FakeCallbacks::release`], then a
+    /// time-out.
+    hang: Mutex<Option<String>>,
+    hung: Mutex<Vec<futures::channel::oneshot::Sender<()>>>,
 }
 
 impl FakeCallbacks {
@@ -292,6 +317,22 @@ impl FakeCallbacks {
 
     pub fn sent(&self) -> Vec<SentCallback> {
         self.sent.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Makes the receivers whose URL starts with `prefix` never answer (until released).
+    pub fn hang(&self, prefix: &str) {
+        *self.hang.lock().unwrap_or_else(|e| e.into_inner()) = Some(prefix.to_owned());
+    }
+
+    /// Callbacks hanging now.
+    pub fn hanging(&self) -> usize {
+        self.hung.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|s| !s.is_canceled()).count()
+    }
+
+    /// Ends the hanging callbacks (they time out) and stops hanging new ones.
+    pub fn release(&self) {
+        *self.hang.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.hung.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 }
 
@@ -308,6 +349,13 @@ impl crate::ports::CallbackSender for FakeCallbacks {
             headers: headers.to_vec(),
             body: body.to_vec(),
         });
+        let hangs = self.hang.lock().unwrap_or_else(|e| e.into_inner()).as_deref().is_some_and(|p| url.starts_with(p));
+        if hangs {
+            let (sender, receiver) = futures::channel::oneshot::channel();
+            self.hung.lock().unwrap_or_else(|e| e.into_inner()).push(sender);
+            let _released = receiver.await;
+            return Err(crate::ports::CallbackError::new(crate::ports::CallbackFailure::TimedOut, "no answer"));
+        }
         self.script.lock().unwrap_or_else(|e| e.into_inner()).pop_front().unwrap_or(Ok(200))
     }
 }

@@ -99,13 +99,21 @@ impl AuditRepo for MemoryStore {
 
 #[async_trait]
 impl ExportRepo for MemoryStore {
-    async fn insert_export_job(&self, job: &ExportJob) -> Result<()> {
+    async fn insert_export_job(&self, job: &ExportJob, max_active_per_tenant: u64) -> Result<()> {
         if !self.tenant_exists(job.tenant_id) {
             return Err(conflict("tenant does not exist"));
         }
         let mut t = self.audit_tables();
         if t.jobs.contains_key(&job.id.0) {
             return Err(conflict("an export job with this id exists"));
+        }
+        let active = t
+            .jobs
+            .values()
+            .filter(|j| j.tenant_id == job.tenant_id && matches!(j.status, JobStatus::Queued | JobStatus::Running))
+            .count();
+        if u64::try_from(active).unwrap_or(u64::MAX) >= max_active_per_tenant {
+            return Err(conflict(crate::ports::store::EXPORT_LIMIT_REACHED));
         }
         t.jobs.insert(job.id.0, job.clone());
         Ok(())

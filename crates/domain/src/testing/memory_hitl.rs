@@ -44,13 +44,19 @@ impl MemoryStore {
 
 #[async_trait]
 impl HitlRepo for MemoryStore {
-    async fn insert_hitl(&self, request: &HitlRequest) -> Result<()> {
+    async fn insert_hitl(&self, request: &HitlRequest, max_open_callbacks: u64) -> Result<()> {
         if !self.tenant_exists(request.tenant_id) {
             return Err(conflict("tenant does not exist"));
         }
         let mut t = self.hitl_tables();
         if t.requests.contains_key(&request.id.0) {
             return Err(conflict("an approval request with this id exists"));
+        }
+        if request.callback_open() {
+            let open = t.requests.values().filter(|r| r.tenant_id == request.tenant_id && r.callback_open()).count();
+            if u64::try_from(open).unwrap_or(u64::MAX) >= max_open_callbacks {
+                return Err(conflict(crate::ports::store::CALLBACK_LIMIT_REACHED));
+            }
         }
         t.requests.insert(request.id.0, request.clone());
         Ok(())
@@ -93,9 +99,23 @@ impl HitlRepo for MemoryStore {
         Ok(self.hitl_tables().scan(limit, expired))
     }
 
-    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
+    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64, per_tenant: i64) -> Result<Vec<HitlRequest>> {
         let due = |r: &HitlRequest| r.callback_due_at().filter(|at| *at <= now);
-        Ok(self.hitl_tables().scan(limit, due))
+        let all = self.hitl_tables().scan(i64::MAX, due);
+        // Each request's turn: its place among its tenant's due ones (soonest first).
+        let mut seen: std::collections::HashMap<TenantId, i64> = std::collections::HashMap::new();
+        let mut turns: Vec<(i64, HitlRequest)> = Vec::new();
+        for r in all {
+            let turn = seen.entry(r.tenant_id).or_default();
+            *turn += 1;
+            if *turn <= per_tenant {
+                turns.push((*turn, r));
+            }
+        }
+        // Stable: within a turn, soonest (then id) first, as scanned.
+        turns.sort_by_key(|(turn, _)| *turn);
+        let limit = usize::try_from(limit).unwrap_or(0);
+        Ok(turns.into_iter().take(limit).map(|(_, r)| r).collect())
     }
 
     async fn update_hitl_callback(&self, tenant: TenantId, id: HitlId, callback: &HitlCallback) -> Result<()> {

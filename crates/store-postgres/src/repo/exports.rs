@@ -5,6 +5,7 @@
 use agentgov_domain::ids::{ExportJobId, TenantId};
 use agentgov_domain::model::{ExportJob, ExportOutcome, ExportProgress, JobStatus, Lease};
 use agentgov_domain::ports::ExportRepo;
+use agentgov_domain::ports::store::EXPORT_LIMIT_REACHED;
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::prelude::*;
@@ -16,7 +17,7 @@ use uuid::Uuid;
 
 use crate::error::{self, TxError};
 use crate::rows::ExportJobRow;
-use crate::schema::{export_chunks, export_jobs};
+use crate::schema::{export_chunks, export_jobs, tenants};
 use crate::store::PgStore;
 
 define_sql_function! {
@@ -30,11 +31,33 @@ fn lease_lost(id: ExportJobId) -> DomainError {
 
 #[async_trait]
 impl ExportRepo for PgStore {
-    async fn insert_export_job(&self, job: &ExportJob) -> Result<()> {
+    async fn insert_export_job(&self, job: &ExportJob, max_active_per_tenant: u64) -> Result<()> {
         let row = ExportJobRow::try_from(job)?;
-        let mut conn = self.conn().await?;
-        diesel::insert_into(export_jobs::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
-        Ok(())
+        let tenant = job.tenant_id.as_uuid();
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            // The tenant row lock orders concurrent requests, so the count and the insert are
+            // one step (`FOR NO KEY UPDATE`: foreign-key checks elsewhere are not blocked).
+            let locked: Option<Uuid> =
+                tenants::table.find(tenant).select(tenants::id).for_no_key_update().first(conn).await.optional()?;
+            if locked.is_none() {
+                return Err(TxError::Domain(DomainError::Conflict("tenant does not exist".into())));
+            }
+            let active: i64 = export_jobs::table
+                .filter(export_jobs::tenant_id.eq(tenant))
+                .filter(export_jobs::status.eq_any([JobStatus::Queued.as_str(), JobStatus::Running.as_str()]))
+                .count()
+                .get_result(conn)
+                .await?;
+            if u64::try_from(active).unwrap_or(u64::MAX) >= max_active_per_tenant {
+                return Err(TxError::Domain(DomainError::Conflict(EXPORT_LIMIT_REACHED.into())));
+            }
+            diesel::insert_into(export_jobs::table).values(&row).execute(conn).await?;
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
     }
 
     async fn get_export_job(&self, tenant: TenantId, id: ExportJobId) -> Result<Option<ExportJob>> {

@@ -21,17 +21,18 @@ use agentgov_domain::ids::{HitlId, TenantId};
 use agentgov_domain::model::{HitlCallback, HitlFilter, HitlRequest, HitlStatus};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::HitlRepo;
+use agentgov_domain::ports::store::CALLBACK_LIMIT_REACHED;
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::Bool;
+use diesel::sql_types::{BigInt, Bool, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use time::OffsetDateTime;
 
 use crate::error::{self, TxError};
 use crate::rows::{HitlBodyRow, HitlRow};
-use crate::schema::hitl_requests;
+use crate::schema::{hitl_requests, tenants};
 use crate::store::PgStore;
 
 use super::page_of;
@@ -41,6 +42,8 @@ const PENDING: &str = "pending";
 /// The condition of `hitl_requests_expiry_idx` as written there: a bound `status = $1`
 /// would not let a generic plan use the partial index.
 const IS_PENDING: &str = "status = 'pending'";
+/// The condition of `hitl_requests_open_callbacks_idx`, likewise.
+const IS_CALLBACK_OPEN: &str = "callback_open";
 
 fn not_found(id: HitlId) -> DomainError {
     DomainError::not_found("approval request", id)
@@ -57,12 +60,40 @@ macro_rules! request {
 
 #[async_trait]
 impl HitlRepo for PgStore {
-    async fn insert_hitl(&self, request: &HitlRequest) -> Result<()> {
+    async fn insert_hitl(&self, request: &HitlRequest, max_open_callbacks: u64) -> Result<()> {
         let row = HitlRow::try_from(request)?;
-        let mut conn = self.conn().await?;
-        // A missing tenant fails the foreign key, a taken id the primary key: `Conflict`.
-        diesel::insert_into(hitl_requests::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
-        Ok(())
+        if !row.callback_open {
+            let mut conn = self.conn().await?;
+            // A missing tenant fails the foreign key, a taken id the primary key: `Conflict`.
+            diesel::insert_into(hitl_requests::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
+            return Ok(());
+        }
+        let tenant = row.tenant_id;
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async |conn| -> Result<(), TxError> {
+            // The tenant row lock orders concurrent inserts with a callback, so the count and
+            // the insert are one step (`FOR NO KEY UPDATE`: foreign-key checks elsewhere are
+            // not blocked).
+            let locked: Option<uuid::Uuid> =
+                tenants::table.find(tenant).select(tenants::id).for_no_key_update().first(conn).await.optional()?;
+            if locked.is_none() {
+                return Err(TxError::Domain(DomainError::Conflict("tenant does not exist".into())));
+            }
+            let open: i64 = hitl_requests::table
+                .filter(hitl_requests::tenant_id.eq(tenant))
+                .filter(sql::<Bool>(IS_CALLBACK_OPEN))
+                .count()
+                .get_result(conn)
+                .await?;
+            if u64::try_from(open).unwrap_or(u64::MAX) >= max_open_callbacks {
+                return Err(TxError::Domain(DomainError::Conflict(CALLBACK_LIMIT_REACHED.into())));
+            }
+            diesel::insert_into(hitl_requests::table).values(&row).execute(conn).await?;
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
     }
 
     async fn get_hitl(&self, tenant: TenantId, id: HitlId) -> Result<Option<HitlRequest>> {
@@ -111,6 +142,7 @@ impl HitlRepo for PgStore {
                 hitl_requests::expires_at.eq(row.expires_at),
                 hitl_requests::callback_due_at.eq(row.callback_due_at),
                 hitl_requests::body.eq(row.body),
+                hitl_requests::callback_open.eq(row.callback_open),
             ))
             .execute(&mut conn)
             .await
@@ -140,20 +172,27 @@ impl HitlRepo for PgStore {
         rows.into_iter().map(HitlRequest::try_from).collect()
     }
 
-    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
-        if limit <= 0 {
+    async fn due_hitl_callbacks(&self, now: OffsetDateTime, limit: i64, per_tenant: i64) -> Result<Vec<HitlRequest>> {
+        if limit <= 0 || per_tenant <= 0 {
             return Ok(Vec::new());
         }
         let mut conn = self.conn().await?;
-        // `callback_due_at <= $1` implies the partial index's `IS NOT NULL`.
-        let rows: Vec<HitlBodyRow> = hitl_requests::table
-            .filter(hitl_requests::callback_due_at.le(now))
-            .order((hitl_requests::callback_due_at.asc(), hitl_requests::id.asc()))
-            .limit(limit)
-            .select(HitlBodyRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(error::db)?;
+        // `callback_due_at <= $1` implies the partial index's `IS NOT NULL`. Each due
+        // callback's turn is its place in its tenant's queue; the round takes turn 1 of every
+        // tenant, then turn 2, and so on.
+        let rows: Vec<HitlBodyRow> = diesel::sql_query(
+            "SELECT id, tenant_id, body FROM ( \
+               SELECT id, tenant_id, body, callback_due_at, ROW_NUMBER() OVER ( \
+                 PARTITION BY tenant_id ORDER BY callback_due_at, id) AS turn \
+               FROM hitl_requests WHERE callback_due_at <= $1) AS due \
+             WHERE turn <= $2 ORDER BY turn, callback_due_at, id LIMIT $3",
+        )
+        .bind::<Timestamptz, _>(now)
+        .bind::<BigInt, _>(per_tenant)
+        .bind::<BigInt, _>(limit)
+        .load(&mut conn)
+        .await
+        .map_err(error::db)?;
         rows.into_iter().map(HitlRequest::try_from).collect()
     }
 
@@ -175,7 +214,11 @@ impl HitlRepo for PgStore {
             request.callback = Some(callback);
             let row = HitlRow::try_from(&request)?;
             diesel::update(request!(tenant, id))
-                .set((hitl_requests::callback_due_at.eq(row.callback_due_at), hitl_requests::body.eq(row.body)))
+                .set((
+                    hitl_requests::callback_due_at.eq(row.callback_due_at),
+                    hitl_requests::body.eq(row.body),
+                    hitl_requests::callback_open.eq(row.callback_open),
+                ))
                 .execute(conn)
                 .await?;
             Ok(())

@@ -40,6 +40,9 @@ pub struct AuditSettings {
     pub export_lease: Duration,
     /// Claims of one export before it is failed (a job that keeps killing its worker).
     pub export_max_attempts: i32,
+    /// Asynchronous exports a tenant may have queued or running at once; more answer 429
+    /// until one finishes (each copies the whole log it selects and keeps it for a day).
+    pub max_queued_exports_per_tenant: u64,
 }
 
 impl Default for AuditSettings {
@@ -51,6 +54,7 @@ impl Default for AuditSettings {
             export_retention: Duration::from_secs(24 * 3600),
             export_lease: Duration::from_secs(60),
             export_max_attempts: 3,
+            max_queued_exports_per_tenant: 2,
         }
     }
 }
@@ -362,7 +366,17 @@ impl AuditService {
             attempts: 0,
             lease: None,
         };
-        self.ports.store.insert_export_job(&job).await?;
+        let max = self.settings.max_queued_exports_per_tenant;
+        self.ports.store.insert_export_job(&job, max).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == crate::ports::store::EXPORT_LIMIT_REACHED => DomainError::quota(
+                format!(
+                    "the tenant already has {max} asynchronous exports queued or running, its limit; \
+                     wait for one to finish (the operator sets the limit: AGENTGOV_MAX_QUEUED_EXPORTS_PER_TENANT)"
+                ),
+                Duration::from_secs(10),
+            ),
+            other => other,
+        })?;
         // Full means a wake-up is already pending.
         let _ = self.wake_exports.clone().try_send(());
         Ok(job)

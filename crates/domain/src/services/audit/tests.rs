@@ -394,3 +394,25 @@ async fn bad_export_requests_are_refused() {
     let bad = AuditFilterParams { to: Some("soon".into()), ..Default::default() };
     assert!(h.svc.audit.export(&caller, &bad, ExportFormat::Csv).await.is_err());
 }
+
+/// Issue 32.9: each asynchronous export copies the log it selects and keeps it for a day, so
+/// a tenant may have only a few queued or running at once; more answer 429 until one ends,
+/// and another tenant is not counted with it.
+#[tokio::test]
+async fn a_tenant_queues_only_its_share_of_asynchronous_exports() {
+    let h = harness_with(AuditSettings { max_queued_exports_per_tenant: 2, ..AuditSettings::default() });
+    let caller = admin(&h, "acme").await;
+    let other = admin(&h, "other").await;
+    let req = || NewExport { format: ExportFormat::Jsonl, filters: AuditFilterParams::default() };
+    h.svc.audit.start_export(&caller, req()).await.unwrap();
+    h.svc.audit.start_export(&caller, req()).await.unwrap();
+    let err = h.svc.audit.start_export(&caller, req()).await.unwrap_err();
+    let DomainError::QuotaExceeded { message, .. } = err else { panic!("expected 429, got {err:?}") };
+    assert!(message.contains("2 asynchronous exports") && message.contains("AGENTGOV_MAX_QUEUED_EXPORTS_PER_TENANT"));
+    h.svc.audit.start_export(&other, req()).await.unwrap();
+
+    // One finishes (the oldest job first): room for one more, not two.
+    assert!(h.svc.audit.run_next_export().await.unwrap());
+    h.svc.audit.start_export(&caller, req()).await.unwrap();
+    assert!(matches!(h.svc.audit.start_export(&caller, req()).await, Err(DomainError::QuotaExceeded { .. })));
+}

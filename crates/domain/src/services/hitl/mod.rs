@@ -19,12 +19,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::channel::{mpsc, oneshot};
+use futures::future::{BoxFuture, Either};
+use futures::stream::{BoxStream, FuturesUnordered};
 use futures::{FutureExt, StreamExt};
 use time::OffsetDateTime;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::policies::{CheckRequest, CheckResponse, action_context, check_agent_action, round_score};
+use super::shares::{Place, Share, TenantShares};
 use super::validate::check_description;
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -68,9 +71,15 @@ pub struct HitlSettings {
     pub lease_ttl: Duration,
     /// Requests expired per round of the worker.
     pub expiry_batch: i64,
-    /// Callbacks sent per round, at most `callback_concurrency` at a time.
+    /// Callback attempts started per round, at most `callback_concurrency` at a time and at
+    /// most `callback_concurrency_per_tenant` of one tenant at a time, taken in turns
+    /// across tenants.
     pub callback_batch: i64,
     pub callback_concurrency: usize,
+    pub callback_concurrency_per_tenant: usize,
+    /// Requests of one tenant whose callback may still be sent (pending with a
+    /// `callback_url`, or scheduled); a request with a callback past it answers 429.
+    pub max_open_callbacks_per_tenant: u64,
     /// Attempts before a callback is given up.
     pub callback_max_attempts: u32,
     /// The wait after the first failed attempt; it doubles after each, up to the maximum.
@@ -78,6 +87,8 @@ pub struct HitlSettings {
     pub callback_backoff_max: Duration,
     /// Long-polls waiting at once in this process; more answer 429.
     pub max_watchers: usize,
+    /// Long-polls of one tenant waiting at once over every replica; more answer 429.
+    pub max_long_polls_per_tenant: u64,
     /// Where callbacks may go: public addresses and the private ranges the operator allows
     /// (checked here on the URL when a request is opened; the sender checks the addresses
     /// it connects to).
@@ -94,10 +105,13 @@ impl Default for HitlSettings {
             expiry_batch: 200,
             callback_batch: 64,
             callback_concurrency: 8,
+            callback_concurrency_per_tenant: 2,
+            max_open_callbacks_per_tenant: 1000,
             callback_max_attempts: 8,
             callback_backoff: Duration::from_secs(2),
             callback_backoff_max: Duration::from_secs(300),
             max_watchers: 10_000,
+            max_long_polls_per_tenant: 1000,
             receivers: ReceiverPolicy::default(),
             callbacks_per_minute: 120,
         }
@@ -149,14 +163,17 @@ struct CallbackBody<'a> {
 }
 
 /// Resolves when the watched request changes (on any replica), or is dropped unresolved.
+/// It holds one of the tenant's long-poll places until given back with
+/// [`HitlService::end_watch`] (or until the place's TTL, if the waiter went away).
 pub struct HitlWatch {
     receiver: oneshot::Receiver<()>,
+    place: Option<Place>,
 }
 
 impl HitlWatch {
     /// Waits for a change of the request; returns at once if the watch was dropped.
-    pub async fn changed(self) {
-        let _dropped_or_woken = self.receiver.await;
+    pub async fn changed(&mut self) {
+        let _dropped_or_woken = (&mut self.receiver).await;
     }
 }
 
@@ -190,7 +207,7 @@ impl Watchers {
             }
             return Err(DomainError::RateLimited { retry_after: Duration::from_secs(1) });
         }
-        Ok(HitlWatch { receiver })
+        Ok(HitlWatch { receiver, place: None })
     }
 
     fn wake(&self, id: HitlId) {
@@ -204,10 +221,32 @@ impl Watchers {
     }
 }
 
-/// The background worker's state: the lease it holds.
-#[derive(Debug, Default)]
+/// The background worker's state: the lease it holds, and the ticks on which a round that
+/// is still sending renews it and looks for newly due callbacks.
 pub struct HitlWorker {
     lease_until: Option<OffsetDateTime>,
+    ticks: BoxStream<'static, ()>,
+}
+
+impl HitlWorker {
+    /// A worker whose long rounds renew the lease on each of `ticks` (the server's timer,
+    /// a few times per lease TTL). When `ticks` ends, it stops ticking.
+    pub fn with_ticks(ticks: impl futures::Stream<Item = ()> + Send + 'static) -> Self {
+        Self { lease_until: None, ticks: ticks.chain(futures::stream::pending()).boxed() }
+    }
+}
+
+impl Default for HitlWorker {
+    /// A worker that never ticks: a round renews its lease only as its sends finish.
+    fn default() -> Self {
+        Self::with_ticks(futures::stream::empty())
+    }
+}
+
+impl std::fmt::Debug for HitlWorker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HitlWorker").field("lease_until", &self.lease_until).finish_non_exhaustive()
+    }
 }
 
 /// What one round of the worker did.
@@ -227,6 +266,7 @@ pub struct HitlService {
     defaults: EffectiveSettings,
     settings: HitlSettings,
     watchers: Arc<Watchers>,
+    shares: TenantShares,
     /// This process's identity as a lease holder.
     holder: uuid::Uuid,
     /// Tells this process's worker that a callback was scheduled here.
@@ -251,7 +291,8 @@ impl HitlService {
         wake_worker: mpsc::Sender<()>,
     ) -> Self {
         let holder = ports.ids.new_id();
-        Self { ports, audit, agents, defaults, settings, watchers: Arc::default(), holder, wake_worker }
+        let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
+        Self { ports, audit, agents, defaults, settings, watchers: Arc::default(), shares, holder, wake_worker }
     }
 
     /// `POST /hitl/request`: opens a pending request for the caller's agent.
@@ -330,7 +371,18 @@ impl HitlService {
             created_at: now,
             updated_at: now,
         };
-        self.ports.store.insert_hitl(&request).await?;
+        let max = self.settings.max_open_callbacks_per_tenant;
+        self.ports.store.insert_hitl(&request, max).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == crate::ports::store::CALLBACK_LIMIT_REACHED => DomainError::quota(
+                format!(
+                    "the tenant already has {max} approval requests whose callback is still to be sent, \
+                     its limit; wait for them to be decided and delivered, or leave out callback_url \
+                     (the operator sets the limit: AGENTGOV_HITL_MAX_PENDING_CALLBACKS_PER_TENANT)"
+                ),
+                Duration::from_secs(30),
+            ),
+            other => other,
+        })?;
         self.transitioned(&request, HITL_REQUESTED).await?;
         Ok(request)
     }
@@ -386,13 +438,36 @@ impl HitlService {
 
     /// `GET /hitl/status/{id}?wait=`: the request, and while it is pending a watch that
     /// resolves when it changes. The watch is taken before the read, so a change made in
-    /// between still wakes it.
-    pub async fn watch(&self, caller: &Caller, id: HitlId) -> Result<(HitlRequest, Option<HitlWatch>)> {
+    /// between still wakes it. A watch holds one of the tenant's long-poll places over every
+    /// replica for up to `wait` (429 past `max_long_polls_per_tenant`); give it back with
+    /// [`HitlService::end_watch`].
+    pub async fn watch(&self, caller: &Caller, id: HitlId, wait: Duration) -> Result<(HitlRequest, Option<HitlWatch>)> {
         caller.require_permission(Permission::HitlRead)?;
-        let watch = self.watchers.watch(id, self.settings.max_watchers)?;
+        let mut watch = self.watchers.watch(id, self.settings.max_watchers)?;
         let request = self.stored(caller.tenant_id(), id).await?;
-        let watch = (request.status == HitlStatus::Pending).then_some(watch);
-        Ok((request, watch))
+        if request.status != HitlStatus::Pending {
+            return Ok((request, None));
+        }
+        // Held a little past the wait, so an answer being written still counts.
+        let ttl = wait.saturating_add(Duration::from_secs(5));
+        watch.place = Some(self.shares.take(&self.long_polls(), caller.tenant_id(), ttl).await?);
+        Ok((request, Some(watch)))
+    }
+
+    /// Gives back the long-poll place a watch holds.
+    pub async fn end_watch(&self, watch: HitlWatch) {
+        if let Some(place) = &watch.place {
+            self.shares.give_back(place).await;
+        }
+    }
+
+    fn long_polls(&self) -> Share {
+        Share {
+            kind: "long-poll",
+            what: "long-polls (GET /hitl/status/{id}?wait=)",
+            setting: "AGENTGOV_HITL_MAX_LONG_POLLS_PER_TENANT",
+            cap: self.settings.max_long_polls_per_tenant,
+        }
     }
 
     /// `GET /hitl/pending` (analyst or higher): the pending queue, oldest first.
@@ -494,8 +569,8 @@ impl HitlService {
             return Ok(HitlRound::default());
         }
         let expired = self.expire_due().await?;
-        let callbacks_sent = self.send_due_callbacks().await?;
-        Ok(HitlRound { leader: true, expired, callbacks_sent })
+        let callbacks_sent = self.send_due_callbacks(worker).await?;
+        Ok(HitlRound { leader: worker.lease_until.is_some(), expired, callbacks_sent })
     }
 
     /// Takes or renews the lease when it is not held or a third of it has passed.
@@ -542,19 +617,68 @@ impl HitlService {
         }
     }
 
-    /// Sends the callbacks that are due, a few at a time; each ends delivered, scheduled
-    /// again with backoff, or given up.
-    async fn send_due_callbacks(&self) -> Result<usize> {
-        let now = self.ports.clock.now();
-        let due = self.ports.store.due_hitl_callbacks(now, self.settings.callback_batch).await?;
-        let sent = due.len();
-        let results: Vec<Result<()>> = futures::stream::iter(due)
-            .map(|request| self.send_callback(request).boxed())
-            .buffer_unordered(self.settings.callback_concurrency.max(1))
-            .collect()
-            .await;
-        results.into_iter().collect::<Result<Vec<()>>>()?;
-        Ok(sent)
+    /// Sends the callbacks that are due; each ends delivered, scheduled again with backoff,
+    /// or given up. At most `callback_concurrency` attempts run at once, and at most
+    /// `callback_concurrency_per_tenant` of one tenant, taken in turns across tenants; as
+    /// one ends (and on each of the worker's ticks) the freed slot goes to what is due then,
+    /// so a tenant whose receiver hangs holds its own slots, never another tenant's. The
+    /// round starts at most `callback_batch` attempts and ends when they have. On each tick
+    /// and each finished attempt the lease is renewed when due; a round that finds it lost
+    /// stops at once (its attempts in flight are dropped: the new holder sends them again).
+    async fn send_due_callbacks(&self, worker: &mut HitlWorker) -> Result<usize> {
+        let per_tenant = self.settings.callback_concurrency_per_tenant.max(1);
+        let concurrency = self.settings.callback_concurrency.max(1);
+        let budget = usize::try_from(self.settings.callback_batch).unwrap_or(0);
+        let mut in_flight: FuturesUnordered<BoxFuture<'_, (TenantId, HitlId, Result<()>)>> = FuturesUnordered::new();
+        let mut busy: HashMap<TenantId, usize> = HashMap::new();
+        let mut flying: std::collections::HashSet<HitlId> = std::collections::HashSet::new();
+        let (mut started, mut finished) = (0usize, 0usize);
+        let mut failure: Option<DomainError> = None;
+        let mut look = true;
+        loop {
+            if look && failure.is_none() && started < budget && in_flight.len() < concurrency {
+                let now = self.ports.clock.now();
+                let per = i64::try_from(per_tenant).unwrap_or(i64::MAX);
+                let due = self.ports.store.due_hitl_callbacks(now, self.settings.callback_batch, per).await?;
+                for request in due {
+                    if started >= budget || in_flight.len() >= concurrency {
+                        break;
+                    }
+                    let (tenant, id) = (request.tenant_id, request.id);
+                    let held = busy.entry(tenant).or_default();
+                    // Still due in the store while its attempt runs: skip what is in flight.
+                    if *held >= per_tenant || !flying.insert(id) {
+                        continue;
+                    }
+                    *held += 1;
+                    started += 1;
+                    in_flight.push(self.send_callback(request).map(move |r| (tenant, id, r)).boxed());
+                }
+            }
+            if in_flight.is_empty() {
+                return failure.map_or(Ok(finished), Err);
+            }
+            let next = futures::future::select(in_flight.next(), worker.ticks.next()).await;
+            look = true;
+            match next {
+                Either::Left((Some((tenant, id, result)), _)) => {
+                    flying.remove(&id);
+                    if let Some(held) = busy.get_mut(&tenant) {
+                        *held = held.saturating_sub(1);
+                    }
+                    finished += 1;
+                    if let Err(e) = result {
+                        failure.get_or_insert(e);
+                    }
+                }
+                // A tick (the ticks never end), or nothing in flight (not reached).
+                Either::Left((None, _)) | Either::Right(_) => {}
+            }
+            if !self.keep_lease(worker).await? {
+                tracing::warn!("the HITL lease was lost during a callback round; stopping it");
+                return failure.map_or(Ok(finished), Err);
+            }
+        }
     }
 
     async fn send_callback(&self, request: HitlRequest) -> Result<()> {

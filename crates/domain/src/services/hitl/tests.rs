@@ -28,6 +28,8 @@ fn ask(agent: &Agent) -> NewHitlRequest {
     }
 }
 
+const WAIT: Duration = Duration::from_secs(30);
+
 fn comment(text: &str) -> HitlDecision {
     HitlDecision { comment: Some(text.into()) }
 }
@@ -245,7 +247,7 @@ async fn another_tenant_sees_nothing() {
     ] {
         assert!(matches!(outcome, Err(DomainError::NotFound { .. })), "{outcome:?}");
     }
-    assert!(matches!(h.svc.hitl.watch(&b, r.id).await, Err(DomainError::NotFound { .. })));
+    assert!(matches!(h.svc.hitl.watch(&b, r.id, WAIT).await, Err(DomainError::NotFound { .. })));
     assert!(h.svc.hitl.pending(&b, None, None).await.unwrap().items.is_empty());
     let other_agent = NewHitlRequest { agent_id: bot.id.to_string(), ..ask(&bot) };
     assert!(matches!(h.svc.hitl.request(&b, other_agent).await, Err(DomainError::NotFound { .. })));
@@ -312,19 +314,19 @@ async fn a_watch_wakes_on_a_decision_here_or_on_another_replica() {
     let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
 
-    let (seen, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    let (seen, watch) = h.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
     assert_eq!(seen.status, HitlStatus::Pending);
-    let waiting = tokio::spawn(watch.unwrap().changed());
+    let waiting = tokio::spawn(async move { watch.unwrap().changed().await });
     h.svc.hitl.approve(&a, r.id, HitlDecision::default()).await.unwrap();
     tokio::time::timeout(Duration::from_secs(1), waiting).await.unwrap().unwrap();
-    let (decided, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
+    let (decided, watch) = h.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
     assert!(watch.is_none() && decided.status == HitlStatus::Approved, "no wait once decided");
 
     // Decided on another replica: this one hears of it through the bus.
     let other = replica(&h);
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
-    let (_, watch) = h.svc.hitl.watch(&a, r.id).await.unwrap();
-    let waiting = tokio::spawn(watch.unwrap().changed());
+    let (_, watch) = h.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
+    let waiting = tokio::spawn(async move { watch.unwrap().changed().await });
     other.svc.hitl.reject(&a, r.id, HitlDecision::default()).await.unwrap();
     let event = other.bus.published.lock().unwrap().iter().find(|e| e.event_type == HITL_REJECTED).cloned().unwrap();
     h.svc.on_bus_event(&event);
@@ -339,11 +341,11 @@ async fn too_many_waiters_answer_429() {
     let a = h.admin("acme").await;
     let bot = h.agent(&a, "bot").await;
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
-    let _w1 = h.svc.hitl.watch(&a, r.id).await.unwrap();
-    let _w2 = h.svc.hitl.watch(&a, r.id).await.unwrap();
-    assert!(matches!(h.svc.hitl.watch(&a, r.id).await, Err(DomainError::RateLimited { .. })));
+    let _w1 = h.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
+    let _w2 = h.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
+    assert!(matches!(h.svc.hitl.watch(&a, r.id, WAIT).await, Err(DomainError::RateLimited { .. })));
     drop(_w1);
-    assert!(h.svc.hitl.watch(&a, r.id).await.is_ok(), "a finished long-poll frees its place");
+    assert!(h.svc.hitl.watch(&a, r.id, WAIT).await.is_ok(), "a finished long-poll frees its place");
 }
 
 #[tokio::test]
@@ -356,13 +358,13 @@ async fn waits_that_ended_do_not_count_against_the_cap() {
     // Long-polls of ids that do not exist (or another tenant's) end at once...
     for _ in 0..10 {
         let ghost = HitlId(uuid::Uuid::now_v7());
-        assert!(matches!(h.svc.hitl.watch(&a, ghost).await, Err(DomainError::NotFound { .. })));
+        assert!(matches!(h.svc.hitl.watch(&a, ghost, WAIT).await, Err(DomainError::NotFound { .. })));
     }
     // ...and leave nothing that keeps real ones out.
     let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
-    let held: Vec<_> = futures::future::join_all((0..3).map(|_| h.svc.hitl.watch(&a, r.id))).await;
+    let held: Vec<_> = futures::future::join_all((0..3).map(|_| h.svc.hitl.watch(&a, r.id, WAIT))).await;
     assert!(held.iter().all(Result::is_ok));
-    assert!(matches!(h.svc.hitl.watch(&a, r.id).await, Err(DomainError::RateLimited { .. })));
+    assert!(matches!(h.svc.hitl.watch(&a, r.id, WAIT).await, Err(DomainError::RateLimited { .. })));
 }
 
 #[tokio::test]
@@ -663,4 +665,152 @@ async fn a_tenant_without_a_callback_secret_gets_one_at_its_first_callback() {
     let info = h.svc.tenants.secrets(&a).await.unwrap();
     assert_eq!(info.callback.map(|c| c.created_at), Some(made.created_at));
     assert_eq!(info.webhook, None);
+}
+
+/// Requests of `user`'s `agent`, each with a callback to `url` and cancelled, so their
+/// callbacks are due now.
+async fn cancelled_with_callbacks(h: &Harness, user: &Caller, agent: &Agent, url: &str, n: usize) -> Vec<HitlId> {
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let req = NewHitlRequest { callback_url: Some(url.into()), ..ask(agent) };
+        let r = h.svc.hitl.request(user, req).await.unwrap();
+        h.svc.hitl.cancel(user, r.id, HitlDecision::default()).await.unwrap();
+        ids.push(r.id);
+    }
+    ids
+}
+
+/// Lets a round that is under way do everything it can without its receivers' answers.
+async fn settle<F: std::future::Future + Unpin>(round: &mut F) {
+    for _ in 0..200 {
+        assert!(futures::poll!(&mut *round).is_pending(), "the round cannot end while a receiver hangs");
+        tokio::task::yield_now().await;
+    }
+}
+
+/// Issue 32.9: one tenant's 16 callbacks to a receiver that never answers held every slot
+/// of the round (8 at a time, 10 s each), so another tenant's callback waited behind them.
+/// Now due callbacks are taken in turns across tenants and a tenant has at most
+/// `callback_concurrency_per_tenant` attempts in flight: the other tenant's is delivered
+/// while the hung ones still hang.
+#[tokio::test]
+async fn a_receiver_that_hangs_holds_up_only_its_own_tenant() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let b = h.admin("globex").await;
+    let bot = h.agent(&a, "bot").await;
+    let other = h.agent(&b, "other").await;
+    let hung = cancelled_with_callbacks(&h, &a, &bot, "https://hang.example.com/cb", 16).await;
+    h.clock.advance(Duration::from_secs(1));
+    let [waiting] = cancelled_with_callbacks(&h, &b, &other, "https://hooks.example.com/b", 1).await[..] else {
+        panic!()
+    };
+    h.callbacks.hang("https://hang.example.com/");
+
+    let mut worker = HitlWorker::default();
+    let round = h.svc.hitl.step(&mut worker);
+    futures::pin_mut!(round);
+    settle(&mut round).await;
+    let delivered = h.svc.hitl.get(&b, waiting).await.unwrap().callback.unwrap();
+    assert_eq!(delivered.status, CallbackStatus::Delivered, "globex is not behind acme's hung receiver");
+    assert_eq!(h.callbacks.hanging(), HitlSettings::default().callback_concurrency_per_tenant);
+
+    // The receiver gives up; acme's callbacks go on in turn.
+    h.callbacks.release();
+    let done = round.await.unwrap();
+    assert_eq!(done.callbacks_sent, 17);
+    let retried = h.svc.hitl.get(&a, hung[0]).await.unwrap().callback.unwrap();
+    assert_eq!((retried.status, retried.last_error.as_deref()), (CallbackStatus::Scheduled, Some("timed out")));
+}
+
+/// Issue 32.9: a callback round could outlast the 15 s `hitl` lease, and another replica
+/// took it over and sent the same callbacks again. Now a round renews the lease on the
+/// worker's ticks while it sends, and stops when it finds the lease lost.
+#[tokio::test]
+async fn a_long_round_renews_its_lease_and_stops_once_it_is_lost() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    cancelled_with_callbacks(&h, &a, &bot, "https://hang.example.com/cb", 3).await;
+    h.callbacks.hang("https://hang.example.com/");
+    let (tick, ticks) = futures::channel::mpsc::unbounded();
+    let mut worker = HitlWorker::with_ticks(ticks);
+    let round = h.svc.hitl.step(&mut worker);
+    futures::pin_mut!(round);
+    settle(&mut round).await;
+
+    // Past a third of the lease, a tick renews it: another replica cannot take it after
+    // the first 15 s.
+    h.clock.advance(Duration::from_secs(6));
+    tick.unbounded_send(()).unwrap();
+    settle(&mut round).await;
+    h.clock.advance(Duration::from_secs(10));
+    let other = replica(&h);
+    let mut theirs = HitlWorker::default();
+    assert!(!other.svc.hitl.step(&mut theirs).await.unwrap().leader, "the renewed lease holds");
+
+    // Stalled past the renewed lease (no tick), the lease goes to the other replica; at the
+    // next tick this round learns it and stops, its hung attempts abandoned.
+    h.clock.advance(Duration::from_secs(30));
+    assert!(other.svc.hitl.step(&mut theirs).await.unwrap().leader);
+    tick.unbounded_send(()).unwrap();
+    let stopped = round.await.unwrap();
+    assert!(!stopped.leader, "{stopped:?}");
+    assert_eq!(stopped.callbacks_sent, 0);
+}
+
+/// Issue 32.9: a tenant has at most `max_open_callbacks_per_tenant` requests whose callback
+/// is still to be sent (pending with a `callback_url`, or scheduled); a further one with a
+/// callback answers 429 naming the setting, until one is delivered or given up.
+#[tokio::test]
+async fn open_callbacks_are_capped_per_tenant() {
+    let hitl = HitlSettings { max_open_callbacks_per_tenant: 2, ..HitlSettings::default() };
+    let h = crate::services::tests::harness_with_settings(Settings { hitl, ..Settings::default() });
+    let a = h.admin("acme").await;
+    let b = h.admin("globex").await;
+    let bot = h.agent(&a, "bot").await;
+    let other = h.agent(&b, "other").await;
+    let with_callback =
+        |agent: &Agent| NewHitlRequest { callback_url: Some("https://hooks.example.com/a".into()), ..ask(agent) };
+    let first = h.svc.hitl.request(&a, with_callback(&bot)).await.unwrap();
+    h.svc.hitl.request(&a, with_callback(&bot)).await.unwrap();
+    let err = h.svc.hitl.request(&a, with_callback(&bot)).await.unwrap_err();
+    let DomainError::QuotaExceeded { message, .. } = err else { panic!("expected 429, got {err:?}") };
+    assert!(message.contains("AGENTGOV_HITL_MAX_PENDING_CALLBACKS_PER_TENANT"), "{message}");
+    h.svc.hitl.request(&a, ask(&bot)).await.expect("a request without a callback is not counted");
+    h.svc.hitl.request(&b, with_callback(&other)).await.expect("another tenant is not counted");
+
+    // Decided, the callback is scheduled: still open until delivered.
+    h.svc.hitl.approve(&a, first.id, HitlDecision::default()).await.unwrap();
+    assert!(matches!(h.svc.hitl.request(&a, with_callback(&bot)).await, Err(DomainError::QuotaExceeded { .. })));
+    h.svc.hitl.step(&mut HitlWorker::default()).await.unwrap();
+    h.svc.hitl.request(&a, with_callback(&bot)).await.expect("the delivered callback made room");
+}
+
+/// Issue 32.9: the long-poll cap was per process only. Now each tenant holds at most
+/// `max_long_polls_per_tenant` over every replica (places in the shared cache).
+#[tokio::test]
+async fn long_polls_are_capped_per_tenant_over_every_replica() {
+    let hitl = HitlSettings { max_long_polls_per_tenant: 2, ..HitlSettings::default() };
+    let settings = Settings { hitl, ..Settings::default() };
+    let h = crate::services::tests::harness_with_settings(settings.clone());
+    let other = crate::services::tests::rebuild(&h, settings);
+    let a = h.admin("acme").await;
+    let b = h.admin("globex").await;
+    let bot = h.agent(&a, "bot").await;
+    let theirs = h.agent(&b, "theirs").await;
+    let r = h.svc.hitl.request(&a, ask(&bot)).await.unwrap();
+    let rb = h.svc.hitl.request(&b, ask(&theirs)).await.unwrap();
+
+    let (_, first) = h.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
+    let (_, second) = other.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
+    let err = h.svc.hitl.watch(&a, r.id, WAIT).await.map(|_| ()).unwrap_err();
+    let DomainError::QuotaExceeded { message, .. } = err else { panic!("expected 429, got {err:?}") };
+    assert!(message.contains("AGENTGOV_HITL_MAX_LONG_POLLS_PER_TENANT"), "{message}");
+    assert!(other.svc.hitl.watch(&a, r.id, WAIT).await.is_err(), "the cap holds on every replica");
+    assert!(other.svc.hitl.watch(&b, rb.id, WAIT).await.is_ok(), "another tenant has its own share");
+
+    h.svc.hitl.end_watch(first.unwrap()).await;
+    let (_, third) = other.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
+    assert!(third.is_some() && second.is_some());
 }
