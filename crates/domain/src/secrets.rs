@@ -304,10 +304,7 @@ impl SignatureHeader {
         match self {
             Self::Plain(tag) => ring::hmac::verify(key, body, tag).is_ok(),
             Self::Timestamped { t, v1 } => {
-                let mut ctx = ring::hmac::Context::with_key(key);
-                ctx.update(format!("{t}.").as_bytes());
-                ctx.update(body);
-                let expected = ctx.sign();
+                let expected = timestamped_tag(key, *t, body);
                 // Every entry is compared, so the time taken does not say which one matched.
                 v1.iter().fold(false, |found, tag| found | bool::from(expected.as_ref().ct_eq(tag)))
             }
@@ -324,6 +321,14 @@ impl SignatureHeader {
     }
 }
 
+/// HMAC-SHA256 of `<t>.` followed by `body`: what a `v1` signs.
+fn timestamped_tag(key: &ring::hmac::Key, t: i64, body: &[u8]) -> ring::hmac::Tag {
+    let mut ctx = ring::hmac::Context::with_key(key);
+    ctx.update(format!("{t}.").as_bytes());
+    ctx.update(body);
+    ctx.sign()
+}
+
 /// `sha256=<hex>` of `body` under `secret` (the spec's form).
 pub fn sign_plain(secret: &str, body: &[u8]) -> String {
     let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
@@ -335,11 +340,8 @@ pub fn sign_timestamped(secrets: &[&str], t: i64, body: &[u8]) -> String {
     let mut header = format!("t={t}");
     for secret in secrets {
         let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret.as_bytes());
-        let mut ctx = ring::hmac::Context::with_key(&key);
-        ctx.update(format!("{t}.").as_bytes());
-        ctx.update(body);
         header.push_str(",v1=");
-        header.push_str(&hex::encode(ctx.sign().as_ref()));
+        header.push_str(&hex::encode(timestamped_tag(&key, t, body).as_ref()));
     }
     header
 }
