@@ -356,6 +356,12 @@ impl AuthService {
     /// Authenticates an API key: shape, constant-time hash check, not revoked or expired,
     /// owner still active. The key's permissions are narrowed to the owner's current role.
     pub async fn authenticate_api_key(&self, presented: &str) -> Result<Caller> {
+        self.api_key_and_epoch(presented).await.map(|(caller, _)| caller)
+    }
+
+    /// [`authenticate_api_key`](Self::authenticate_api_key) with the tenant's auth epoch it
+    /// read, so a caller reading more of the tenant's cached state pays no second read.
+    async fn api_key_and_epoch(&self, presented: &str) -> Result<(Caller, Option<super::auth_cache::Epoch>)> {
         let invalid = || DomainError::Unauthorized("invalid API key".into());
         let prefix = secrets::api_key_prefix(presented).ok_or_else(invalid)?;
         // A key's tenant never changes; knowing it lets the epoch be read before the store.
@@ -386,7 +392,7 @@ impl AuthService {
         let user = Self::active(user)?;
         self.touch(key.clone(), &user, epoch, now).await;
         let permissions: Vec<Permission> = key.permissions.iter().copied().filter(|p| user.role.holds(*p)).collect();
-        Ok(Caller { user, credential: Credential::ApiKey { key_id: key.id, permissions } })
+        Ok((Caller { user, credential: Credential::ApiKey { key_id: key.id, permissions } }, epoch))
     }
 
     fn active(user: User) -> Result<User> {
@@ -413,18 +419,20 @@ impl AuthService {
         }
     }
 
-    /// The tenant's own key for `POST /webhooks/agent`, if it has one. Kept like credentials:
-    /// a change bumps the tenant's auth epoch, so every replica reads it again at once.
-    pub async fn webhook_secret(&self, tenant: TenantId) -> Result<Option<TenantSecret>> {
-        let epoch = self.cache.epoch(tenant).await;
+    /// Authenticates an API key for `POST /webhooks/agent`, with its tenant's own webhook key
+    /// if it has one. The key is kept like credentials: a change bumps the tenant's auth
+    /// epoch, so every replica reads it again at once; the epoch is read once for both.
+    pub async fn authenticate_webhook_key(&self, presented: &str) -> Result<(Caller, Option<TenantSecret>)> {
+        let (caller, epoch) = self.api_key_and_epoch(presented).await?;
+        let tenant = caller.tenant_id();
         if let Some(hit) = epoch.and_then(|e| self.cache.webhook_secret(tenant, e)) {
-            return Ok(hit);
+            return Ok((caller, hit));
         }
         let secret = self.ports.store.get_tenant_secret(tenant, SecretPurpose::Webhook).await?;
         if let Some(e) = epoch {
             self.cache.put_webhook_secret(e, tenant, secret.clone());
         }
-        Ok(secret)
+        Ok((caller, secret))
     }
 
     /// Call after a change that affects authentication in `tenant` has committed (a user

@@ -103,14 +103,14 @@ impl WebhookService {
         let Some(key) = d.api_key else {
             return Err(if global { DomainError::Unauthorized("missing X-API-Key header".into()) } else { invalid() });
         };
-        let caller = match self.auth.authenticate_api_key(key).await {
-            Ok(caller) => caller,
+        let (caller, own_secret) = match self.auth.authenticate_webhook_key(key).await {
+            Ok(found) => found,
             // Without a valid key no tenant's secret can be tried: the signature is what failed.
             Err(DomainError::Unauthorized(_)) if !global => return Err(invalid()),
             Err(e) => return Err(e),
         };
         let now = self.clock.now();
-        match self.auth.webhook_secret(caller.tenant_id()).await? {
+        match own_secret {
             Some(own) => {
                 let matched = own.keys_at(now).iter().fold(false, |m, k| m | signature.matches(k, d.body));
                 if !matched {
