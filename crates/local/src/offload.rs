@@ -1,100 +1,273 @@
-//! The `Offload` port on tokio's blocking threads, shared fairly between tenants.
+//! The `Offload` port on threads of its own, shared fairly between tenants.
 //!
 //! Three bounds: at most `threads` jobs run at once in all; at most `per_tenant` of them
 //! belong to one tenant; at most `queue` jobs of one tenant are in the pool (waiting or
-//! running) before the next is refused as `Busy`. A job past its budget is answered
-//! `TimedOut`; it keeps its thread and its slots until it really ends, so a tenant whose
-//! jobs never end uses up its own share only. Panics are caught on the pool thread.
+//! running) before the next is refused as `Busy`. Tenants with a job waiting and a free slot
+//! of their share take turns for the next free thread, and a thread that finishes a job
+//! takes the next one itself: no trip through the async runtime between two jobs, which
+//! would make one tenant's checks wait for a busy request thread to hand the next one over.
+//! A thread that takes a batched item also takes the tenant's other waiting items of the
+//! same batch key (up to [`MAX_BATCH`]) and runs them in one call, in one slot: one tenant's
+//! checks then cost one hand-over (and one round trip to a policy worker) per batch.
+//! A job past its budget is answered `TimedOut`; it keeps its thread and its slot until it
+//! really ends, so a tenant whose jobs never end uses up its own share only (a job still
+//! waiting when its caller gave up is dropped unrun). Panics are caught on the pool thread.
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::ports::{Job, Offload, OffloadError};
+use agentgov_domain::ports::{BatchRun, Job, Offload, OffloadError};
 use async_trait::async_trait;
-use tokio::sync::Semaphore;
+use tokio::sync::oneshot;
+
+type Answer = Result<Box<dyn Any + Send>, OffloadError>;
+
+/// Most batched items run in one call.
+pub const MAX_BATCH: usize = 32;
 
 pub struct TenantPool {
-    threads: Arc<Semaphore>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when a tenant joins `turns`, or at shutdown.
+    ready: Condvar,
     per_tenant: usize,
     queue: usize,
-    tenants: Mutex<HashMap<TenantId, Arc<Slots>>>,
 }
 
-/// One tenant's share.
-struct Slots {
-    running: Arc<Semaphore>,
-    /// Jobs in the pool (waiting or running), for the queue bound.
-    admitted: AtomicUsize,
+#[derive(Default)]
+struct State {
+    tenants: HashMap<TenantId, Tenant>,
+    /// The tenants that have a job waiting and a free slot of their share, in turn order.
+    turns: VecDeque<TenantId>,
+    shutdown: bool,
 }
 
-/// Counts a job as admitted until dropped.
-struct Admitted(Arc<Slots>);
+/// One tenant's jobs in the pool (an entry exists while it has any).
+#[derive(Default)]
+struct Tenant {
+    waiting: VecDeque<Queued>,
+    running: usize,
+    /// Whether the tenant is in `turns`.
+    in_turn: bool,
+}
 
-impl Drop for Admitted {
-    fn drop(&mut self) {
-        self.0.admitted.fetch_sub(1, Ordering::AcqRel);
+struct Queued {
+    work: Work,
+    answer: oneshot::Sender<Answer>,
+}
+
+enum Work {
+    Job(Job),
+    Batched { key: usize, item: Box<dyn Any + Send>, deadline: Instant, run: BatchRun },
+}
+
+impl Work {
+    fn key(&self) -> Option<usize> {
+        match self {
+            Work::Job(_) => None,
+            Work::Batched { key, .. } => Some(*key),
+        }
     }
 }
 
 impl TenantPool {
-    /// `threads` in all, `per_tenant` of them for one tenant, `queue` jobs of one tenant in
-    /// the pool at most. Every bound is at least 1.
-    pub fn new(threads: usize, per_tenant: usize, queue: usize) -> Self {
+    /// `threads` threads named `{name}-N`, `per_tenant` of them for one tenant at once,
+    /// `queue` jobs of one tenant in the pool at most. Every bound is at least 1.
+    pub fn new(name: &str, threads: usize, per_tenant: usize, queue: usize) -> std::io::Result<Self> {
         let threads = threads.max(1);
-        Self {
-            threads: Arc::new(Semaphore::new(threads)),
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            ready: Condvar::new(),
             per_tenant: per_tenant.clamp(1, threads),
             queue: queue.max(1),
-            tenants: Mutex::new(HashMap::new()),
+        });
+        let pool = Self { shared };
+        for n in 0..threads {
+            let shared = pool.shared.clone();
+            // On failure the pool is dropped, which stops the threads already started.
+            std::thread::Builder::new().name(format!("{name}-{n}")).spawn(move || shared.work())?;
         }
+        Ok(pool)
+    }
+}
+
+impl Drop for TenantPool {
+    fn drop(&mut self) {
+        self.shared.lock().shutdown = true;
+        self.shared.ready.notify_all();
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Jobs run outside the lock, so a poisoned lock means only a bug in this file.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn admit(&self, tenant: TenantId) -> Result<Admitted, OffloadError> {
-        let slots = {
-            let mut tenants = self.tenants.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            tenants
-                .entry(tenant)
-                .or_insert_with(|| {
-                    Arc::new(Slots {
-                        running: Arc::new(Semaphore::new(self.per_tenant)),
-                        admitted: AtomicUsize::new(0),
-                    })
-                })
-                .clone()
-        };
-        if slots.admitted.fetch_add(1, Ordering::AcqRel) >= self.queue {
-            slots.admitted.fetch_sub(1, Ordering::AcqRel);
+    /// Queues `job` for `tenant`, or refuses it past the tenant's queue.
+    fn submit(&self, tenant: TenantId, work: Work) -> Result<oneshot::Receiver<Answer>, OffloadError> {
+        let (answer, received) = oneshot::channel();
+        let mut state = self.lock();
+        let queued = state.tenants.entry(tenant).or_default();
+        if queued.waiting.len() + queued.running >= self.queue {
             return Err(OffloadError::Busy);
         }
-        Ok(Admitted(slots))
+        queued.waiting.push_back(Queued { work, answer });
+        if state.take_turn(tenant, self.per_tenant) {
+            drop(state);
+            self.ready.notify_one();
+        }
+        Ok(received)
+    }
+
+    /// A pool thread: runs the next tenant's next job until the pool is dropped.
+    fn work(&self) {
+        loop {
+            let (tenant, next) = {
+                let mut state = self.lock();
+                loop {
+                    if state.shutdown {
+                        return;
+                    }
+                    if let Some(next) = state.next(self.per_tenant) {
+                        // The same tenant may have gone back in line, for another thread.
+                        if !state.turns.is_empty() {
+                            self.ready.notify_one();
+                        }
+                        break next;
+                    }
+                    state = self.ready.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
+                }
+            };
+            run(next);
+            let mut state = self.lock();
+            if let Some(queued) = state.tenants.get_mut(&tenant) {
+                queued.running -= 1;
+            }
+            if state.take_turn(tenant, self.per_tenant) {
+                drop(state);
+                self.ready.notify_one();
+            }
+        }
+    }
+}
+
+/// Runs what [`State::next`] took, skipping what its caller stopped waiting for before it
+/// started (past its budget), and answers each caller.
+fn run(next: Vec<Queued>) {
+    let mut live = next.into_iter().filter(|q| !q.answer.is_closed());
+    let Some(first) = live.next() else { return };
+    let (run, first_item) = match first.work {
+        Work::Job(job) => {
+            let answer = catch_unwind(AssertUnwindSafe(job)).map_err(|_| OffloadError::Panicked);
+            let _ = first.answer.send(answer);
+            return;
+        }
+        Work::Batched { item, deadline, run, .. } => (run, (item, deadline)),
+    };
+    let mut items = vec![first_item];
+    let mut answers = vec![first.answer];
+    for queued in live {
+        if let Work::Batched { item, deadline, .. } = queued.work {
+            items.push((item, deadline));
+            answers.push(queued.answer);
+        }
+    }
+    match catch_unwind(AssertUnwindSafe(|| run(items))) {
+        Ok(results) => {
+            let mut results = results.into_iter();
+            for answer in answers {
+                let _ = answer.send(results.next().ok_or(OffloadError::Panicked));
+            }
+        }
+        Err(_) => {
+            for answer in answers {
+                let _ = answer.send(Err(OffloadError::Panicked));
+            }
+        }
+    }
+}
+
+impl State {
+    /// The work to run next, from the tenant whose turn it is (counted as running once): a
+    /// job, or a batched item with the tenant's other waiting items of its key.
+    fn next(&mut self, per_tenant: usize) -> Option<(TenantId, Vec<Queued>)> {
+        while let Some(tenant) = self.turns.pop_front() {
+            let Some(queued) = self.tenants.get_mut(&tenant) else { continue };
+            queued.in_turn = false;
+            let Some(first) = queued.waiting.pop_front() else { continue };
+            let key = first.work.key();
+            let mut next = vec![first];
+            if key.is_some() && !queued.waiting.is_empty() {
+                let mut rest = VecDeque::with_capacity(queued.waiting.len());
+                for waiting in queued.waiting.drain(..) {
+                    if next.len() < MAX_BATCH && waiting.work.key() == key {
+                        next.push(waiting);
+                    } else {
+                        rest.push_back(waiting);
+                    }
+                }
+                queued.waiting = rest;
+            }
+            queued.running += 1;
+            self.take_turn(tenant, per_tenant);
+            return Some((tenant, next));
+        }
+        None
+    }
+
+    /// Puts `tenant` in line if it has a job waiting and a free slot (and is not in line
+    /// yet); forgets a tenant with nothing in the pool. True if it joined the line.
+    fn take_turn(&mut self, tenant: TenantId, per_tenant: usize) -> bool {
+        let Some(queued) = self.tenants.get_mut(&tenant) else { return false };
+        if queued.waiting.is_empty() && queued.running == 0 {
+            self.tenants.remove(&tenant);
+            return false;
+        }
+        if queued.in_turn || queued.waiting.is_empty() || queued.running >= per_tenant {
+            return false;
+        }
+        queued.in_turn = true;
+        self.turns.push_back(tenant);
+        true
     }
 }
 
 #[async_trait]
 impl Offload for TenantPool {
     async fn run(&self, tenant: TenantId, budget: Duration, job: Job) -> Result<Box<dyn Any + Send>, OffloadError> {
-        let admitted = self.admit(tenant)?;
-        let run = async {
-            // The tenant's slot first: a tenant at its share waits without holding a thread.
-            let own = admitted.0.running.clone().acquire_owned().await.map_err(|_| OffloadError::Panicked)?;
-            let shared = self.threads.clone().acquire_owned().await.map_err(|_| OffloadError::Panicked)?;
-            let handle = tokio::task::spawn_blocking(move || {
-                let _slots = (own, shared);
-                catch_unwind(AssertUnwindSafe(job))
-            });
-            match handle.await {
-                Ok(Ok(out)) => Ok(out),
-                Ok(Err(_)) | Err(_) => Err(OffloadError::Panicked),
-            }
-        };
-        let out = tokio::time::timeout(budget, run).await.unwrap_or(Err(OffloadError::TimedOut));
-        drop(admitted);
-        out
+        let received = self.shared.submit(tenant, Work::Job(job))?;
+        answered(budget, received).await
+    }
+
+    async fn run_batched(
+        &self,
+        tenant: TenantId,
+        budget: Duration,
+        key: usize,
+        item: Box<dyn Any + Send>,
+        run: BatchRun,
+    ) -> Result<Box<dyn Any + Send>, OffloadError> {
+        let deadline = Instant::now() + budget;
+        let received = self.shared.submit(tenant, Work::Batched { key, item, deadline, run })?;
+        answered(budget, received).await
+    }
+}
+
+/// The pool's answer, or `TimedOut` after `budget`.
+async fn answered(budget: Duration, received: oneshot::Receiver<Answer>) -> Answer {
+    match tokio::time::timeout(budget, received).await {
+        Ok(Ok(answer)) => answer,
+        // The thread dropped the job's sender without answering: only at shutdown.
+        Ok(Err(_)) => Err(OffloadError::Panicked),
+        Err(_) => Err(OffloadError::TimedOut),
     }
 }
 
@@ -116,7 +289,7 @@ mod tests {
 
     #[tokio::test]
     async fn runs_a_job_and_catches_a_panic() {
-        let pool = TenantPool::new(2, 1, 4);
+        let pool = TenantPool::new("test", 2, 1, 4).unwrap();
         let out = pool.run(tenant(), Duration::from_secs(5), job(|| 41 + 1)).await.unwrap();
         assert_eq!(*out.downcast::<i32>().unwrap(), 42);
         let panicked = pool.run(tenant(), Duration::from_secs(5), job(|| panic!("inside a job"))).await;
@@ -125,7 +298,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_job_past_its_budget_is_answered_and_keeps_only_its_tenants_share() {
-        let pool = Arc::new(TenantPool::new(2, 1, 8));
+        let pool = Arc::new(TenantPool::new("test", 2, 1, 8).unwrap());
         let (hostile, other) = (tenant(), tenant());
         let (release, wait) = mpsc::channel::<()>();
         // The hostile tenant's job never ends within its budget.
@@ -142,7 +315,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_tenant_past_its_queue_is_busy_and_others_are_not() {
-        let pool = Arc::new(TenantPool::new(1, 1, 2));
+        let pool = Arc::new(TenantPool::new("test", 1, 1, 2).unwrap());
         let (hostile, other) = (tenant(), tenant());
         let (release, wait) = mpsc::channel::<()>();
         let wait = Arc::new(Mutex::new(wait));
@@ -154,7 +327,7 @@ mod tests {
             }));
         }
         // Both admitted (one running, one waiting for the tenant's slot).
-        while pool.tenants.lock().unwrap().get(&hostile).map(|s| s.admitted.load(Ordering::Acquire)) != Some(2) {
+        while pool.shared.lock().tenants.get(&hostile).map(|t| t.waiting.len() + t.running) != Some(2) {
             tokio::task::yield_now().await;
         }
         let refused = pool.run(hostile, Duration::from_secs(5), job(|| ())).await;
@@ -170,5 +343,88 @@ mod tests {
             assert!(h.await.unwrap().is_ok());
         }
         assert_eq!(other_job.await.unwrap(), Ok(7));
+    }
+
+    #[tokio::test]
+    async fn tenants_take_turns_for_a_thread() {
+        let pool = Arc::new(TenantPool::new("test", 1, 1, 8).unwrap());
+        let (first, second) = (tenant(), tenant());
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (release, wait) = mpsc::channel::<()>();
+        let mut runs = Vec::new();
+        let mut submit = |tenant: TenantId, label: &'static str, wait: Option<mpsc::Receiver<()>>| {
+            let (pool, order) = (pool.clone(), order.clone());
+            runs.push(tokio::spawn(async move {
+                let job = job(move || {
+                    if let Some(wait) = wait {
+                        wait.recv().ok();
+                    }
+                    order.lock().unwrap().push(label);
+                });
+                pool.run(tenant, Duration::from_secs(30), job).await
+            }));
+        };
+        // The first tenant's job holds the one thread; two more of its jobs wait...
+        submit(first, "first 1", Some(wait));
+        while pool.shared.lock().tenants.get(&first).map(|t| t.running) != Some(1) {
+            tokio::task::yield_now().await;
+        }
+        submit(first, "first 2", None);
+        submit(first, "first 3", None);
+        // ...and the second tenant's job, submitted last, runs right after the running one.
+        submit(second, "second 1", None);
+        while pool.shared.lock().tenants.get(&second).map(|t| t.waiting.len()) != Some(1) {
+            tokio::task::yield_now().await;
+        }
+        release.send(()).unwrap();
+        for run in runs {
+            run.await.unwrap().unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ["first 1", "second 1", "first 2", "first 3"]);
+        assert!(pool.shared.lock().tenants.is_empty(), "a tenant with nothing in the pool is forgotten");
+    }
+
+    #[tokio::test]
+    async fn a_tenants_waiting_items_of_one_key_run_in_one_batch() {
+        let pool = Arc::new(TenantPool::new("test", 1, 1, 64).unwrap());
+        let (tenant, other) = (tenant(), tenant());
+        let (release, wait) = mpsc::channel::<()>();
+        // The tenant's first job holds the one thread while the rest queue up.
+        let holding = {
+            let pool = pool.clone();
+            tokio::spawn(async move { pool.run(tenant, Duration::from_secs(30), job(move || wait.recv().ok())).await })
+        };
+        while pool.shared.lock().tenants.get(&tenant).map(|t| t.running) != Some(1) {
+            tokio::task::yield_now().await;
+        }
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let mut calls = Vec::new();
+        for (who, key, n) in [(tenant, 1, 10), (tenant, 2, 20), (tenant, 1, 11), (other, 1, 30), (tenant, 1, 12)] {
+            let (pool, batches) = (pool.clone(), batches.clone());
+            let run = move |items: Vec<(u32, Instant)>| {
+                let ns: Vec<u32> = items.iter().map(|(n, _)| *n).collect();
+                batches.lock().unwrap().push(ns.clone());
+                ns.into_iter().map(|n| n * 2).collect::<Vec<_>>()
+            };
+            let waiting =
+                |pool: &TenantPool| pool.shared.lock().tenants.values().map(|t| t.waiting.len()).sum::<usize>();
+            let queued = waiting(&pool);
+            let submitting = pool.clone();
+            calls.push(tokio::spawn(async move {
+                let offload: &dyn Offload = &*submitting;
+                offload.call_batched(who, Duration::from_secs(30), key, n, run).await
+            }));
+            while waiting(&pool) == queued {
+                tokio::task::yield_now().await;
+            }
+        }
+        release.send(()).unwrap();
+        holding.await.unwrap().unwrap();
+        let answers: Vec<u32> =
+            futures::future::join_all(calls).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+        assert_eq!(answers, [20, 40, 22, 60, 24], "each caller gets its own item's result");
+        // The tenant's three items of key 1 ran together, in order; another key, and another
+        // tenant's item of the same key, ran apart (the other tenant's in its turn).
+        assert_eq!(*batches.lock().unwrap(), [vec![30], vec![10, 11, 12], vec![20]]);
     }
 }

@@ -12,14 +12,14 @@
 //!
 //! The protocol is JSON lines over the worker's standard input and output: one request, one
 //! answer. A worker keeps the sets it has compiled (by the supervisor's id) and answers
-//! `unknown` for one it does not have; the supervisor then sends the modules with the input.
+//! `unknown` for one it does not have; the supervisor then sends the modules with the
+//! inputs. An `evaluate` carries a batch: one or more inputs of checks of one tenant.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -48,18 +48,34 @@ pub const WORKER_ARG: &str = "policy-worker";
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 enum Request {
-    Validate { rego: String },
-    Evaluate { set: u64, modules: Option<Vec<WireModule>>, input: serde_json::Value },
+    Validate {
+        rego: String,
+    },
+    /// Inputs of one batch, each with the milliseconds its caller still waits.
+    Evaluate {
+        set: u64,
+        modules: Option<Vec<WireModule>>,
+        inputs: Vec<(serde_json::Value, u64)>,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "answer", rename_all = "snake_case")]
 enum Answer {
     Valid,
-    Invalid { line: u32, column: u32, message: String },
-    Outcomes { outcomes: Vec<WireOutcome> },
+    Invalid {
+        line: u32,
+        column: u32,
+        message: String,
+    },
+    /// Per input, its outcomes, or nothing if its time had passed before it started.
+    Outcomes {
+        outcomes: Vec<Option<Vec<WireOutcome>>>,
+    },
     Unknown,
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -153,7 +169,7 @@ fn answer(
             Ok(()) => Answer::Valid,
             Err(d) => Answer::Invalid { line: d.line, column: d.column, message: d.message },
         },
-        Request::Evaluate { set, modules, input } => {
+        Request::Evaluate { set, modules, inputs } => {
             let compiled = match (sets.get(&set), modules) {
                 (Some(compiled), _) => compiled.clone(),
                 (None, None) => return Answer::Unknown,
@@ -173,22 +189,31 @@ fn answer(
                     compiled
                 }
             };
-            let mut input = PolicyInput::from(input);
-            input.agent = agents.same(input.agent);
-            match compiled.evaluate(&input) {
-                Ok(outcomes) => Answer::Outcomes {
-                    outcomes: outcomes
-                        .into_iter()
-                        .map(|o| WireOutcome {
-                            deny: o.deny,
-                            require_approval: o.require_approval,
-                            risk_adjustment: o.risk_adjustment,
-                            error: o.error,
-                        })
-                        .collect(),
-                },
-                Err(e) => Answer::Failed { message: e.to_string() },
+            let received = Instant::now();
+            let mut answers = Vec::with_capacity(inputs.len());
+            for (input, left_ms) in inputs {
+                if received.elapsed() >= Duration::from_millis(left_ms) {
+                    answers.push(None);
+                    continue;
+                }
+                let mut input = PolicyInput::from(input);
+                input.agent = agents.same(input.agent);
+                match compiled.evaluate(&input) {
+                    Ok(outcomes) => answers.push(Some(
+                        outcomes
+                            .into_iter()
+                            .map(|o| WireOutcome {
+                                deny: o.deny,
+                                require_approval: o.require_approval,
+                                risk_adjustment: o.risk_adjustment,
+                                error: o.error,
+                            })
+                            .collect(),
+                    )),
+                    Err(e) => return Answer::Failed { message: e.to_string() },
+                }
             }
+            Answer::Outcomes { outcomes: answers }
         }
     }
 }
@@ -236,7 +261,47 @@ struct Worker {
 struct Running {
     child: Child,
     stdin: ChildStdin,
-    answers: mpsc::Receiver<String>,
+    stdout: ChildStdout,
+    /// Bytes read past the last answer's newline (normally none: one answer per request).
+    unread: Vec<u8>,
+}
+
+/// Why no answer line was read.
+enum Unanswered {
+    TimedOut,
+    /// The worker's output closed (it died or was killed), or could not be read.
+    Closed,
+}
+
+impl Running {
+    /// The worker's next answer line, waiting until `deadline` at most. Read on the calling
+    /// thread (no reader thread to hand the line over): the pipe is polled with the time
+    /// left, and each read takes only what is there, so a worker that stops mid-line cannot
+    /// hold the caller past the deadline.
+    fn answer(&mut self, deadline: Instant) -> std::result::Result<String, Unanswered> {
+        let mut chunk = [0u8; 8192];
+        loop {
+            if let Some(end) = self.unread.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = self.unread.drain(..=end).collect();
+                return String::from_utf8(line).map_err(|_| Unanswered::Closed);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(Unanswered::TimedOut);
+            }
+            let timeout = rustix::event::Timespec::try_from(left).map_err(|_| Unanswered::Closed)?;
+            let mut fds = [rustix::event::PollFd::new(&self.stdout, rustix::event::PollFlags::IN)];
+            match rustix::event::poll(&mut fds, Some(&timeout)) {
+                Ok(0) | Err(rustix::io::Errno::INTR) => continue,
+                Ok(_) => {}
+                Err(_) => return Err(Unanswered::Closed),
+            }
+            match self.stdout.read(&mut chunk) {
+                Ok(0) | Err(_) => return Err(Unanswered::Closed),
+                Ok(n) => self.unread.extend_from_slice(&chunk[..n]),
+            }
+        }
+    }
 }
 
 impl Drop for Running {
@@ -323,27 +388,57 @@ impl IsolatedSet {
 
 impl CompiledPolicies for IsolatedSet {
     fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>> {
+        let deadline = Instant::now() + SET_BUDGET;
+        let mut answers = self.evaluate_many(&[(input.clone(), deadline)]);
+        answers.pop().flatten().unwrap_or_else(|| Ok(self.failed("not evaluated within the check's budget")))
+    }
+
+    /// One round trip for the whole batch: the worker skips an input whose caller stopped
+    /// waiting before it started, and is killed [`EVALUATE_DEADLINE`] after the last
+    /// caller's instant.
+    fn evaluate_many(&self, inputs: &[(PolicyInput, Instant)]) -> Vec<Option<Result<Vec<PolicyOutcome>>>> {
+        let all = |error: &str| inputs.iter().map(|_| Some(Ok(self.failed(error)))).collect();
         if self.pool.is_quarantined(self.id) {
-            return Ok(self.failed(&format!(
+            return all(&format!(
                 "not evaluated: these policies stopped the policy engine less than {} s ago",
                 QUARANTINE.as_secs()
-            )));
+            ));
         }
-        let request = Request::Evaluate { set: self.id, modules: None, input: input.to_json() };
-        let answer = self.pool.call(&request, EVALUATE_DEADLINE, Some((self.id, &self.modules)));
+        let now = Instant::now();
+        let latest = inputs.iter().map(|(_, deadline)| *deadline).max().unwrap_or(now);
+        let wire = inputs
+            .iter()
+            .map(|(input, deadline)| {
+                let left = deadline.saturating_duration_since(now);
+                (input.to_json(), u64::try_from(left.as_millis()).unwrap_or(u64::MAX))
+            })
+            .collect();
+        let request = Request::Evaluate { set: self.id, modules: None, inputs: wire };
+        let deadline = latest.saturating_duration_since(now) + EVALUATE_DEADLINE;
+        let answer = self.pool.call(&request, deadline, Some((self.id, &self.modules)));
         let error = match answer {
-            Ok(Answer::Outcomes { outcomes }) if outcomes.len() == self.modules.len() => {
-                return Ok(outcomes
+            Ok(Answer::Outcomes { outcomes })
+                if outcomes.len() == inputs.len()
+                    && outcomes.iter().flatten().all(|o| o.len() == self.modules.len()) =>
+            {
+                return outcomes
                     .into_iter()
-                    .zip(self.modules.iter())
-                    .map(|(o, m)| PolicyOutcome {
-                        policy: Some(m.id),
-                        deny: o.deny,
-                        require_approval: o.require_approval,
-                        risk_adjustment: o.risk_adjustment,
-                        error: o.error,
+                    .map(|outcomes| {
+                        outcomes.map(|outcomes| {
+                            Ok(outcomes
+                                .into_iter()
+                                .zip(self.modules.iter())
+                                .map(|(o, m)| PolicyOutcome {
+                                    policy: Some(m.id),
+                                    deny: o.deny,
+                                    require_approval: o.require_approval,
+                                    risk_adjustment: o.risk_adjustment,
+                                    error: o.error,
+                                })
+                                .collect())
+                        })
                     })
-                    .collect());
+                    .collect();
             }
             Ok(Answer::Failed { message }) => message,
             Ok(_) => "the policy engine answered out of turn".to_owned(),
@@ -361,7 +456,7 @@ impl CompiledPolicies for IsolatedSet {
             }
         };
         tracing::warn!(set = self.id, %error, "a policy set was not evaluated");
-        Ok(self.failed(&error))
+        all(&error)
     }
 }
 
@@ -390,8 +485,8 @@ impl Pool {
         });
         let started = Instant::now();
         let with_modules = |modules: &Arc<Vec<WireModule>>| match request {
-            Request::Evaluate { set, input, .. } => {
-                Request::Evaluate { set: *set, modules: Some(modules.to_vec()), input: input.clone() }
+            Request::Evaluate { set, inputs, .. } => {
+                Request::Evaluate { set: *set, modules: Some(modules.to_vec()), inputs: inputs.clone() }
             }
             Request::Validate { rego } => Request::Validate { rego: rego.clone() },
         };
@@ -439,8 +534,8 @@ impl Worker {
         let Some(running) = self.running.as_mut() else { return Err(Stopped::Died) };
         let sent = running.stdin.write_all(line.as_bytes()).and_then(|()| running.stdin.flush());
         let received = match sent {
-            Ok(()) => running.answers.recv_timeout(deadline),
-            Err(_) => Err(RecvTimeoutError::Disconnected),
+            Ok(()) => running.answer(Instant::now() + deadline),
+            Err(_) => Err(Unanswered::Closed),
         };
         match received {
             Ok(answer) => serde_json::from_str(&answer).map_err(|e| {
@@ -448,12 +543,12 @@ impl Worker {
                 self.running = None;
                 Stopped::Died
             }),
-            Err(RecvTimeoutError::Timeout) => {
+            Err(Unanswered::TimedOut) => {
                 tracing::warn!("a policy worker ran past its deadline and was killed");
                 self.running = None;
                 Err(Stopped::TimedOut)
             }
-            Err(RecvTimeoutError::Disconnected) => {
+            Err(Unanswered::Closed) => {
                 tracing::warn!("a policy worker died; it is started again on the next use");
                 self.running = None;
                 Err(Stopped::Died)
@@ -474,16 +569,5 @@ fn start(command: &WorkerCommand) -> std::io::Result<Running> {
         let _ = child.kill();
         return Err(std::io::Error::other("the worker's pipes were not opened"));
     };
-    let (tx, answers) = mpsc::channel();
-    // Reads answers until the worker's output closes (it died or was killed): the channel
-    // then disconnects, which is how the supervisor learns of it.
-    std::thread::Builder::new().name("policy-worker-reader".into()).spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    })?;
-    Ok(Running { child, stdin, answers })
+    Ok(Running { child, stdin, stdout, unread: Vec::new() })
 }

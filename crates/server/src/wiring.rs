@@ -562,16 +562,24 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             )
             .map_err(anyhow::Error::msg)?,
         ),
-        offload: Arc::new(agentgov_local::TenantPool::new(
-            config.policy_threads(),
-            config.policy_threads_per_tenant(),
-            config.policy_queue_per_tenant,
-        )),
-        hashing: Arc::new(agentgov_local::TenantPool::new(
-            config.hash_threads(),
-            (config.hash_threads() / 2).max(1),
-            HASH_QUEUE_PER_TENANT,
-        )),
+        offload: Arc::new(
+            agentgov_local::TenantPool::new(
+                "policy",
+                config.policy_threads(),
+                config.policy_threads_per_tenant(),
+                config.policy_queue_per_tenant,
+            )
+            .context("the policy threads")?,
+        ),
+        hashing: Arc::new(
+            agentgov_local::TenantPool::new(
+                "hashing",
+                config.hash_threads(),
+                (config.hash_threads() / 2).max(1),
+                HASH_QUEUE_PER_TENANT,
+            )
+            .context("the password hashing threads")?,
+        ),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,

@@ -515,12 +515,13 @@ fn print_in_a_policy_writes_nothing_to_the_log() {
         let module = json!({"id": "00000000-0000-7000-8000-000000000001", "version": 1, "name": "p", "rego": rego});
         for request in [
             json!({"op": "validate", "rego": rego}),
-            json!({"op": "evaluate", "set": n, "modules": [module], "input": {"action": "a"}}),
+            json!({"op": "evaluate", "set": n, "modules": [module], "inputs": [[{"action": "a"}, 1000]]}),
         ] {
             writeln!(stdin, "{request}").unwrap();
             let answer: Value = serde_json::from_str(&answers.next().unwrap().unwrap()).unwrap();
             assert!(
-                answer["answer"] == "valid" || answer["outcomes"][0]["deny"].as_array().is_some_and(|d| d.len() == 1),
+                answer["answer"] == "valid"
+                    || answer["outcomes"][0][0]["deny"].as_array().is_some_and(|d| d.len() == 1),
                 "{answer}"
             );
         }
@@ -529,4 +530,54 @@ fn print_in_a_policy_writes_nothing_to_the_log() {
     let output = worker.wait_with_output().unwrap();
     assert!(output.status.success());
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
+
+/// A worker answers a batch input by input, in order, and skips an input whose caller had
+/// stopped waiting (no time left) without failing the others.
+#[test]
+fn a_worker_answers_a_batch_in_order_and_skips_what_is_past_its_time() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut worker = std::process::Command::new(policy_worker())
+        .arg("policy-worker")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let module = json!({"id": "00000000-0000-7000-8000-000000000001", "version": 1, "name": "p", "rego": DENY_DELETES});
+    let inputs = json!([
+        [{"action": "delete", "resource": "a"}, 1000],
+        [{"action": "read", "resource": "b"}, 1000],
+        [{"action": "delete", "resource": "c"}, 0],
+        [{"action": "delete", "resource": "d"}, 1000],
+    ]);
+    let mut stdin = worker.stdin.take().unwrap();
+    let mut answers = BufReader::new(worker.stdout.take().unwrap()).lines();
+    writeln!(stdin, "{}", json!({"op": "evaluate", "set": 1, "modules": [module], "inputs": inputs})).unwrap();
+    let answer: Value = serde_json::from_str(&answers.next().unwrap().unwrap()).unwrap();
+    let outcomes = answer["outcomes"].as_array().unwrap_or_else(|| panic!("{answer}"));
+    assert_eq!(outcomes.len(), 4, "{answer}");
+    let denied = |n: usize| outcomes[n][0]["deny"].as_array().map(|d| !d.is_empty());
+    assert_eq!((denied(0), denied(1), denied(3)), (Some(true), Some(false), Some(true)), "{answer}");
+    assert!(outcomes[2].is_null(), "an input with no time left is skipped: {answer}");
+    drop(stdin);
+    assert!(worker.wait().unwrap().success());
+}
+
+/// Many concurrent checks of one tenant (batched together on the policy threads and in one
+/// round trip to a worker) each get the decision on their own input.
+#[tokio::test]
+async fn concurrent_checks_of_one_tenant_each_get_their_own_decision() {
+    let app = spawn_app().await;
+    let tenant = app.create_tenant("batched").await;
+    create(&app, &tenant, &json!({"name": "no deletes", "rego": DENY_DELETES})).await;
+    let agent = register(&app, &tenant, "batched-bot", &[]).await;
+    let checks = (0..48).map(|n| {
+        let action = if n % 3 == 0 { "delete" } else { "read" };
+        let body = json!({"agent_id": agent, "action": action, "resource": format!("db/{n}")});
+        let (app, tenant) = (&app, &tenant);
+        async move { (action, check(app, tenant, body).await) }
+    });
+    for (action, decision) in futures::future::join_all(checks).await {
+        assert_eq!(decision["allowed"], json!(action == "read"), "{action}: {decision}");
+    }
 }

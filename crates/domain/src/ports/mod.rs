@@ -16,7 +16,7 @@ pub use callback::{CallbackError, CallbackFailure, CallbackSender};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use embed::{Embedder, EmbeddingModel};
 pub use events::{Event, EventBus, EventStream};
-pub use offload::{Job, Offload, OffloadError};
+pub use offload::{BatchRun, Job, Offload, OffloadError};
 pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, PolicyOutcome, RegoDiagnostic};
 pub use siem::SiemSink;
 pub use sso::{AuthorizationStart, OidcClient, VerifiedIdentity};

@@ -93,6 +93,16 @@ pub trait CompiledPolicies: Send + Sync {
     /// were compiled.
     fn evaluate(&self, input: &PolicyInput) -> Result<Vec<PolicyOutcome>>;
 
+    /// Several checks' inputs, each with the instant its caller stops waiting: one answer
+    /// per input, in order; `None` for an input whose instant passed before it started (its
+    /// caller is gone, or answers it as past its budget). By default one by one.
+    fn evaluate_many(&self, inputs: &[(PolicyInput, std::time::Instant)]) -> Vec<Option<Result<Vec<PolicyOutcome>>>> {
+        inputs
+            .iter()
+            .map(|(input, deadline)| (std::time::Instant::now() < *deadline).then(|| self.evaluate(input)))
+            .collect()
+    }
+
     /// [`evaluate`](Self::evaluate) on a whole JSON document (for tests and tools).
     fn evaluate_json(&self, document: &serde_json::Value) -> Result<Vec<PolicyOutcome>> {
         self.evaluate(&PolicyInput::from(document.clone()))

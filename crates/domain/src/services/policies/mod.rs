@@ -681,7 +681,8 @@ impl PolicyService {
         }
     }
 
-    /// Every policy's outcome, evaluated on the pool within [`CHECK_BUDGET`]. Past the
+    /// Every policy's outcome, evaluated on the pool within [`CHECK_BUDGET`], possibly in
+    /// one batch with the tenant's other checks waiting for the same set. Past the
     /// budget, or if the evaluation failed as a whole, every policy is reported as not
     /// evaluated (so the check is denied, and says why).
     async fn evaluate(
@@ -691,10 +692,15 @@ impl PolicyService {
         compiled: Arc<dyn CompiledPolicies>,
         input: PolicyInput,
     ) -> Result<Vec<PolicyOutcome>> {
-        let error = match self.ports.offload.call(tenant, CHECK_BUDGET, move || compiled.evaluate(&input)).await {
-            Ok(outcomes) => return outcomes,
+        // Checks of one tenant waiting for the same compiled set are evaluated in one batch
+        // (one thread hand-over, one round trip to a worker process, for all of them).
+        let key = Arc::as_ptr(&compiled).cast::<()>() as usize;
+        let evaluate = move |inputs: Vec<(PolicyInput, std::time::Instant)>| compiled.evaluate_many(&inputs);
+        let error = match self.ports.offload.call_batched(tenant, CHECK_BUDGET, key, input, evaluate).await {
+            Ok(Some(outcomes)) => return outcomes,
             Err(OffloadError::Busy) => return Err(busy()),
-            Err(OffloadError::TimedOut) => {
+            // Not started before the budget passed (`None`), or not finished within it.
+            Ok(None) | Err(OffloadError::TimedOut) => {
                 format!("the policies were not evaluated within the check's budget of {} ms", CHECK_BUDGET.as_millis())
             }
             Err(OffloadError::Panicked) => "the policy engine failed while evaluating the policies".to_owned(),
