@@ -385,8 +385,18 @@ fn postgres_description(url: &str) -> anyhow::Result<String> {
     }
 }
 
-/// Builds the server in release mode and returns the path of the `agentgov` binary.
+/// Builds the server in release mode and returns the path of the `agentgov` binary; with
+/// `AGENTGOV_BENCH_BINARY` set, that binary instead, unbuilt (to compare two builds in
+/// alternating runs).
 pub(crate) fn build_release() -> anyhow::Result<PathBuf> {
+    if let Some(binary) = std::env::var_os("AGENTGOV_BENCH_BINARY") {
+        let binary = PathBuf::from(binary);
+        if !binary.is_file() {
+            bail!("AGENTGOV_BENCH_BINARY={} is not a file", binary.display());
+        }
+        eprintln!("    the server binary is {} (AGENTGOV_BENCH_BINARY), not built", binary.display());
+        return Ok(binary);
+    }
     let mut command = cargo();
     command
         .args(["build", "--release", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])

@@ -341,6 +341,9 @@ fn spawn(binary: &Path, env: &[(String, String)], dir: &Path, append: bool) -> a
         .env_remove("DATABASE_URL")
         .env_remove("REDIS_URL")
         .env_remove("AGENTGOV_JWT_SECRET")
+        // The harness's own settings, which the server would refuse as unknown.
+        .env_remove("AGENTGOV_BENCH_BINARY")
+        .env_remove("AGENTGOV_BENCH_DATABASE_URL")
         .envs(env.iter().map(|(name, value)| (name, value)))
         .stdout(log.try_clone()?)
         .stderr(log)
