@@ -445,10 +445,21 @@ async fn only_the_admin_key_or_a_super_admin_session_may_see_and_test_forwarding
     assert_eq!(test_events.len(), 3, "two by the operator, one by the Super Admin");
     assert!(test_events.iter().any(|e| e["id"] == report["event_id"]));
 
+    assert!(result["destination"].as_str().unwrap().starts_with("http://127.0.0.1"), "{report}");
+    // A tenant's Super Admin learns whether delivery works, never where it goes.
+    let tenants = expect(app.post("/siem/test").bearer_auth(&root), 200).await;
+    assert_eq!(tenants["results"][0]["ok"], true, "{tenants}");
+    assert!(tenants["results"][0].get("destination").is_none(), "{tenants}");
+    assert!(!tenants.to_string().contains(&hec.url), "{tenants}");
+
     hec.down.store(true, std::sync::atomic::Ordering::SeqCst);
     let report = expect(app.post("/siem/test").header("X-Admin-Key", ADMIN_KEY), 200).await;
     assert_eq!(report["results"][0]["ok"], false);
     assert!(report["results"][0]["error"].as_str().unwrap().contains("splunk-hec"), "{report}");
+    let tenants = expect(app.post("/siem/test").bearer_auth(&root), 200).await;
+    assert_eq!(tenants["results"][0]["ok"], false, "{tenants}");
+    let error = tenants["results"][0]["error"].as_str().unwrap();
+    assert!(!error.contains("127.0.0.1") && !error.contains("splunk-hec:"), "{error}");
 
     // No sink configured: status says so, a test is a conflict.
     let bare = spawn_app().await;
