@@ -42,6 +42,10 @@ const EVALUATE_DEADLINE: Duration = SET_BUDGET.saturating_add(Duration::from_mil
 const VALIDATE_DEADLINE: Duration = Duration::from_secs(5);
 /// Most compiled sets a worker keeps; past that it starts over.
 const SETS_PER_WORKER: usize = 1024;
+/// A worker's niceness: tenant Rego gets the CPU after the server's own threads (and, on
+/// the same machine, the database), so policies that burn their budget slow their own
+/// tenant's checks rather than everyone's requests.
+pub const WORKER_NICE: i32 = 10;
 /// The argument that makes the server's binary a worker.
 pub const WORKER_ARG: &str = "policy-worker";
 
@@ -95,12 +99,15 @@ struct WireOutcome {
 }
 
 /// The worker's side: answers requests on standard input until it closes. `memory_limit`
-/// (bytes) caps the process's address space first.
+/// (bytes) caps the process's address space first, and the process lowers its priority to
+/// [`WORKER_NICE`].
 pub fn serve(memory_limit: Option<u64>) -> std::io::Result<()> {
     if let Some(limit) = memory_limit {
         let rlimit = rustix::process::Rlimit { current: Some(limit), maximum: Some(limit) };
         rustix::process::setrlimit(rustix::process::Resource::As, rlimit)?;
     }
+    // Only ever lowers the priority, which needs no privilege.
+    rustix::process::setpriority_process(None, WORKER_NICE)?;
     let engine = RegoEngine::new().map_err(std::io::Error::other)?;
     let mut sets: HashMap<u64, Arc<dyn CompiledPolicies>> = HashMap::new();
     let mut agents = Agents::default();

@@ -491,18 +491,23 @@ async fn policies_that_exhaust_a_worker_stop_only_their_own_checks() {
     }
 }
 
-/// `print` in a tenant's module writes nothing into the service's log (it could forge lines
-/// there), on either of regorus's evaluators: the worker process's error stream stays empty.
-#[test]
-fn print_in_a_policy_writes_nothing_to_the_log() {
-    use std::io::{BufRead, BufReader, Write};
-    let mut worker = std::process::Command::new(policy_worker())
+/// A policy worker process talked to over its pipes (all three).
+fn start_worker() -> std::process::Child {
+    std::process::Command::new(policy_worker())
         .arg("policy-worker")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// `print` in a tenant's module writes nothing into the service's log (it could forge lines
+/// there), on either of regorus's evaluators: the worker process's error stream stays empty.
+#[test]
+fn print_in_a_policy_writes_nothing_to_the_log() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut worker = start_worker();
     let forged = "2026-11-26T00:00:00Z ERROR agentgov: admin key leaked";
     // On the VM, and on the interpreter (a module with `with` runs there).
     let vm = format!("package p\ndeny contains \"x\" if {{\n\tprint(\"{forged}\")\n\tinput.action == \"a\"\n}}\n");
@@ -537,12 +542,7 @@ fn print_in_a_policy_writes_nothing_to_the_log() {
 #[test]
 fn a_worker_answers_a_batch_in_order_and_skips_what_is_past_its_time() {
     use std::io::{BufRead, BufReader, Write};
-    let mut worker = std::process::Command::new(policy_worker())
-        .arg("policy-worker")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut worker = start_worker();
     let module = json!({"id": "00000000-0000-7000-8000-000000000001", "version": 1, "name": "p", "rego": DENY_DELETES});
     let inputs = json!([
         [{"action": "delete", "resource": "a"}, 1000],
@@ -559,6 +559,10 @@ fn a_worker_answers_a_batch_in_order_and_skips_what_is_past_its_time() {
     let denied = |n: usize| outcomes[n][0]["deny"].as_array().map(|d| !d.is_empty());
     assert_eq!((denied(0), denied(1), denied(3)), (Some(true), Some(false), Some(true)), "{answer}");
     assert!(outcomes[2].is_null(), "an input with no time left is skipped: {answer}");
+    // Tenant Rego runs below the server's own priority.
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", worker.id())).unwrap();
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    assert_eq!(fields[16], agentgov_policy_rego::worker::WORKER_NICE.to_string(), "nice: {stat}");
     drop(stdin);
     assert!(worker.wait().unwrap().success());
 }
