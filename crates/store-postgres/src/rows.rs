@@ -86,9 +86,8 @@ impl TryFrom<TenantSecretRow> for TenantSecret {
     fn try_from(r: TenantSecretRow) -> Result<Self> {
         Ok(TenantSecret {
             tenant_id: r.tenant_id.into(),
-            purpose: SecretPurpose::parse(&r.purpose).ok_or_else(|| {
-                DomainError::Internal(format!("unreadable stored value in tenant_secrets.purpose: {:?}", r.purpose))
-            })?,
+            purpose: SecretPurpose::parse(&r.purpose)
+                .ok_or_else(|| corrupt("tenant_secrets", r.tenant_id, format!("unknown purpose `{}`", r.purpose)))?,
             secret: r.secret,
             previous: r.previous,
             previous_until: r.previous_until,

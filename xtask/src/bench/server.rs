@@ -336,14 +336,16 @@ fn spawn(binary: &Path, env: &[(String, String)], dir: &Path, append: bool) -> a
         .truncate(!append)
         .open(dir.join("server.log"))
         .context("opening the server log")?;
-    Command::new(binary)
-        .arg("serve")
-        .env_remove("DATABASE_URL")
-        .env_remove("REDIS_URL")
-        .env_remove("AGENTGOV_JWT_SECRET")
-        // The harness's own settings, which the server would refuse as unknown.
-        .env_remove("AGENTGOV_BENCH_BINARY")
-        .env_remove("AGENTGOV_BENCH_DATABASE_URL")
+    let mut command = Command::new(binary);
+    command.arg("serve").env_remove("DATABASE_URL").env_remove("REDIS_URL").env_remove("AGENTGOV_JWT_SECRET");
+    // The harness's own settings (`AGENTGOV_BENCH_*`), which the server would refuse as
+    // unknown settings of its own.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(|n| n.starts_with("AGENTGOV_BENCH_")) {
+            command.env_remove(name);
+        }
+    }
+    command
         .envs(env.iter().map(|(name, value)| (name, value)))
         .stdout(log.try_clone()?)
         .stderr(log)
