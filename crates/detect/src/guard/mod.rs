@@ -11,6 +11,7 @@
 pub mod corpus;
 pub mod decode;
 pub mod detector;
+pub mod encoder;
 pub mod features;
 pub mod leak;
 pub mod model;
