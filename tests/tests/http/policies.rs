@@ -413,9 +413,14 @@ async fn a_tenant_whose_policies_burn_their_budget_gets_an_error_decision_and_ot
         let effects: Vec<&Value> =
             decision["matched_policies"].as_array().unwrap().iter().map(|m| &m["effect"]).collect();
         assert_eq!(effects, vec![&json!("error"); 5], "{decision}");
-        // Five policies of 100 ms each do not get 500 ms: the check's budget (250 ms) ends it.
+        // Five policies of 100 ms each do not get 500 ms: the check's budget (250 ms) ends it,
+        // unless the machine is fast enough that each policy reaches its instruction limit
+        // first. Either bound ends every policy with an error.
         let messages = decision["matched_policies"].to_string();
-        assert!(messages.contains("budget of 250 ms"), "{decision}");
+        assert!(
+            messages.contains("budget of 250 ms") || messages.matches("maximum instruction limit").count() == 5,
+            "{decision}"
+        );
         assert!(decision["decision_id"].is_string(), "an error decision is recorded: {decision}");
     }
     let allowed: Vec<&Value> = answered.iter().map(|d| &d["allowed"]).collect();

@@ -2,9 +2,11 @@
 //! detectors and the decoders into one verdict with its reasons.
 
 use super::decode::{self, Encoding};
+use super::encoder::{self, DIM};
 use super::features::{self, Features};
+use super::head::Head;
 use super::leak;
-use super::model::{CLASSES, Label, Model};
+use super::model::{CLASSES, DecodeError, Label, Model};
 use super::normalize::{self, Normalized};
 use super::rules;
 
@@ -35,8 +37,12 @@ pub struct Verdict {
     /// Per attack, in `Label::ATTACKS` order (injection, jailbreak, leakage).
     pub scores: [f32; 3],
     /// What led to the verdict: `rule:<name>`, `secret:<kind>`, `obfuscation:<kind>`,
-    /// `decoded:<encoding>`, `classifier:<label>`, `system_prompt_echo`.
+    /// `decoded:<encoding>`, `ngram:<label>` and `encoder:<label>` (the two trained stages;
+    /// `@<offset>` names the byte where the deciding window starts when a text is read in
+    /// several), `system_prompt_echo`.
     pub reasons: Vec<String>,
+    /// Whether the encoder stage read the text.
+    pub encoded: bool,
 }
 
 impl Verdict {
@@ -57,12 +63,102 @@ const MAX_PAYLOADS: usize = 8;
 /// The model's share of a verdict is not reported as a reason under this probability.
 const CLASSIFIER_REASON: f32 = 0.5;
 
-/// A trained model with the threshold chosen for it.
+/// The encoder stage's tokens per read: a text longer than this is read at its start and at
+/// its most suspicious window (by the n-gram stage), each this long.
+pub const ENCODER_TOKENS: usize = 256;
+/// Bytes of text given to the encoder per window (about `ENCODER_TOKENS` tokens of prose).
+const ENCODER_WINDOW: usize = 1024;
+
+/// A trained detector: the n-gram model, and the head on the shared encoder's embedding
+/// when it has one, each with the threshold calibrated for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Detector {
     pub model: Model,
-    /// A text scoring at or above this is an attack.
+    /// A text scoring at or above this is an attack (the n-gram stage and rules alone).
     pub threshold: f32,
+    pub cascade: Option<Cascade>,
+}
+
+/// The encoder stage of a detector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cascade {
+    /// Reads the encoder's embedding.
+    pub head: Head,
+    /// The threshold of the encoder's path (its head and the rules), calibrated on the same
+    /// benign texts as the first stage's. Its scores are mapped onto the first stage's scale
+    /// (this threshold onto that one), so one threshold, and a tenant's own, reads both.
+    pub threshold: f32,
+}
+
+/// Each stage's view of one text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stages {
+    /// The n-gram model's class probabilities (highest per class over windows and views).
+    pub ngram: [f32; CLASSES],
+    pub ngram_attack: f32,
+    /// The strongest rule or detector per attack.
+    pub rules: [f32; 3],
+    /// The encoder head's class probabilities, when it read the text.
+    pub encoder: Option<[f32; CLASSES]>,
+}
+
+const MAGIC: &[u8; 4] = b"AGGD";
+const FORMAT: u32 = 1;
+
+impl Detector {
+    /// The detector as bytes: a header with the thresholds, the n-gram model
+    /// (`Model::to_bytes`), then the encoder stage when there is one.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let model = self.model.to_bytes();
+        let mut out = Vec::with_capacity(model.len() + 64 + (DIM + 1) * CLASSES * 4);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT.to_le_bytes());
+        out.extend_from_slice(&self.threshold.to_le_bytes());
+        out.extend_from_slice(&(model.len() as u32).to_le_bytes());
+        out.extend_from_slice(&model);
+        if let Some(c) = &self.cascade {
+            out.extend_from_slice(&c.threshold.to_le_bytes());
+            c.head.write(&mut out);
+        }
+        out
+    }
+
+    /// Reads what `to_bytes` wrote, or a bare n-gram model as versions before the encoder
+    /// stage stored it (its threshold given apart).
+    pub fn from_bytes(bytes: &[u8], threshold: f32) -> Result<Self, DecodeError> {
+        if bytes.get(..4) != Some(MAGIC) {
+            return Ok(Self::new(Model::from_bytes(bytes)?, threshold));
+        }
+        let word = |at: usize| -> Result<[u8; 4], DecodeError> {
+            bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).ok_or(DecodeError("truncated"))
+        };
+        if u32::from_le_bytes(word(4)?) != FORMAT {
+            return Err(DecodeError("unknown format"));
+        }
+        let threshold = f32::from_le_bytes(word(8)?);
+        let len = u32::from_le_bytes(word(12)?) as usize;
+        let model = bytes.get(16..16 + len).ok_or(DecodeError("truncated"))?;
+        let model = Model::from_bytes(model)?;
+        let rest = &bytes[16 + len..];
+        let cascade = if rest.is_empty() {
+            None
+        } else {
+            let f = |at: usize| rest.get(at..at + 4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            let Some(t) = f(0) else { return Err(DecodeError("truncated")) };
+            let (head, after) = Head::read(&rest[4..]).ok_or(DecodeError("bad encoder head"))?;
+            if !after.is_empty() {
+                return Err(DecodeError("trailing bytes"));
+            }
+            if head.dim != DIM || !(t > 0.0 && t < 1.0) {
+                return Err(DecodeError("bad encoder stage"));
+            }
+            Some(Cascade { head, threshold: t })
+        };
+        if !threshold.is_finite() {
+            return Err(DecodeError("threshold not finite"));
+        }
+        Ok(Self { model, threshold, cascade })
+    }
 }
 
 /// Evidence gathered for one text, before it is turned into a verdict.
@@ -72,12 +168,30 @@ struct Evidence {
     model: [f32; CLASSES],
     /// Highest model probability of "any attack" (1 − benign).
     model_attack: f32,
+    /// Where (byte offset in the normalised text) the window with the highest
+    /// `model_attack` starts, and whether the text had more than one window.
+    model_at: (usize, bool),
+    /// The encoder stage's class probabilities (highest per class over its windows), the
+    /// offset in the text of the window with the highest attack probability, and whether it
+    /// read more than one window.
+    encoder: Option<([f32; CLASSES], usize, bool)>,
+    /// Whether the text is in another language than the n-gram model's (`foreign`).
+    foreign: bool,
     /// Highest rule or detector weight per attack.
     rules: [f32; 3],
     reasons: Vec<String>,
 }
 
 impl Evidence {
+    fn stages(&self) -> Stages {
+        Stages {
+            ngram: self.model,
+            ngram_attack: self.model_attack,
+            rules: self.rules,
+            encoder: self.encoder.map(|(p, _, _)| p),
+        }
+    }
+
     fn flag(&mut self, label: Label, weight: f32, reason: String) {
         let at = label.index() - 1;
         self.rules[at] = self.rules[at].max(weight);
@@ -89,7 +203,7 @@ impl Evidence {
 
 impl Detector {
     pub fn new(model: Model, threshold: f32) -> Self {
-        Self { model, threshold }
+        Self { model, threshold, cascade: None }
     }
 
     /// Screens `screen` with this detector's threshold.
@@ -97,8 +211,47 @@ impl Detector {
         self.screen_at(screen, self.threshold)
     }
 
-    /// Screens `screen`, calling it an attack at `threshold` or above.
+    /// Screens `screen`, calling it an attack at `threshold` or above. The encoder stage
+    /// runs when the encoder is loaded (`encoder::shared`) and this detector has a head.
     pub fn screen_at(&self, screen: &Screen<'_>, threshold: f32) -> Verdict {
+        let encoder = encoder::shared();
+        let mut embed = |text: &str| encoder.map(|e| e.embed(text, ENCODER_TOKENS));
+        self.screen_with(screen, threshold, &mut embed)
+    }
+
+    /// Screens `screen` with `embed` as the encoder (`None`: no encoder). Evaluations pass
+    /// a cache here.
+    pub fn screen_with(
+        &self,
+        screen: &Screen<'_>,
+        threshold: f32,
+        embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>,
+    ) -> Verdict {
+        let scale = self.cascade.as_ref().map(|c| (c.threshold, self.threshold));
+        verdict(self.gather(screen, embed, false), threshold, scale)
+    }
+
+    /// The encoder path's own score of `screen` (its head and the rules, before mapping onto
+    /// the first stage's scale), whatever the language: what its threshold is calibrated on.
+    pub fn encoder_score(&self, screen: &Screen<'_>, embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>) -> Option<f32> {
+        let evidence = self.gather(screen, embed, true);
+        evidence.encoder?;
+        Some(verdict(evidence, 1.0, None).score)
+    }
+
+    /// What each stage made of `screen` (for evaluations that weigh the stages).
+    pub fn stages(&self, screen: &Screen<'_>, embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>) -> Stages {
+        self.gather(screen, embed, false).stages()
+    }
+
+    /// Runs the stages. The encoder reads texts in other languages than the n-gram model's
+    /// (all texts with `always_encode`).
+    fn gather(
+        &self,
+        screen: &Screen<'_>,
+        embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>,
+        always_encode: bool,
+    ) -> Evidence {
         let mut evidence = Evidence::default();
         let mut scratch = features::Scratch::default();
         let normalized = normalize::normalize(screen.text);
@@ -127,14 +280,63 @@ impl Detector {
         }
         self.leaks(screen, &mut evidence);
         obfuscation(&normalized, &mut evidence);
-        verdict(evidence, threshold)
+        evidence.foreign = foreign(&normalized.text);
+        if let Some(cascade) = &self.cascade
+            && (evidence.foreign || always_encode)
+        {
+            self.encode(screen.text, &normalized.text, cascade, &mut evidence, embed);
+        }
+        evidence
+    }
+
+    /// Where the encoder reads `text`: its start and, for a long text, the window around the
+    /// n-gram stage's most suspicious one (the same windows screening reads).
+    pub fn encoder_windows(&self, text: &str) -> Vec<usize> {
+        let mut evidence = Evidence::default();
+        let normalized = normalize::normalize(text);
+        for window in windows(&normalized.text).take(MAX_WINDOWS) {
+            let at = window.as_ptr() as usize - normalized.text.as_ptr() as usize;
+            self.predict(window, (at, true), &mut evidence, &mut features::Scratch::default());
+        }
+        window_starts(text, &normalized.text, evidence.model_at.0)
+    }
+
+    /// The encoder stage: the head on the embedding of the text's start and, for a long
+    /// text, of the window around the first stage's most suspicious one.
+    fn encode(
+        &self,
+        text: &str,
+        normalized: &str,
+        cascade: &Cascade,
+        evidence: &mut Evidence,
+        embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>,
+    ) {
+        let starts = window_starts(text, normalized, evidence.model_at.0);
+        let long = text.len() > ENCODER_WINDOW;
+        let mut best: Option<([f32; CLASSES], usize, bool)> = None;
+        let mut best_attack = -1.0f32;
+        for start in starts {
+            let Some(x) = embed(encoder_window(text, start)) else { return };
+            let p = cascade.head.predict(&x);
+            let attack = 1.0 - p[Label::Benign.index()];
+            let merged = match best {
+                Some((q, _, _)) => std::array::from_fn(|k| q[k].max(p[k])),
+                None => p,
+            };
+            let at = if attack > best_attack { start } else { best.map_or(start, |b| b.1) };
+            best_attack = best_attack.max(attack);
+            best = Some((merged, at, long));
+        }
+        evidence.encoder = best;
     }
 
     /// Reads one view of the text: the rules over all of it, the model over its windows.
     fn read(&self, text: &str, evidence: &mut Evidence, scratch: &mut features::Scratch) {
         apply_rules(text, evidence);
+        let several = text.len() > WINDOW;
         for window in windows(text).take(MAX_WINDOWS) {
-            self.predict(window, evidence, scratch);
+            let at = window.as_ptr() as usize - text.as_ptr() as usize;
+            self.predict(window, (at, several), evidence, scratch);
         }
     }
 
@@ -145,19 +347,25 @@ impl Detector {
             return self.read(view, evidence, scratch);
         }
         apply_rules(view, evidence);
+        let several = view.len() > WINDOW;
         for (window, original) in windows(view).zip(windows(text)).take(MAX_WINDOWS) {
             if window != original {
-                self.predict(window, evidence, scratch);
+                let at = window.as_ptr() as usize - view.as_ptr() as usize;
+                self.predict(window, (at, several), evidence, scratch);
             }
         }
     }
 
-    fn predict(&self, window: &str, evidence: &mut Evidence, scratch: &mut features::Scratch) {
+    fn predict(&self, window: &str, at: (usize, bool), evidence: &mut Evidence, scratch: &mut features::Scratch) {
         let p = self.model.predict(&self.features(window, scratch));
         for (m, p) in evidence.model.iter_mut().zip(p) {
             *m = m.max(p);
         }
-        evidence.model_attack = evidence.model_attack.max(1.0 - p[Label::Benign.index()]);
+        let attack = 1.0 - p[Label::Benign.index()];
+        if attack > evidence.model_attack {
+            evidence.model_attack = attack;
+            evidence.model_at = at;
+        }
     }
 
     pub(crate) fn features(&self, text: &str, scratch: &mut features::Scratch) -> Features {
@@ -228,26 +436,221 @@ fn obfuscation(normalized: &Normalized, evidence: &mut Evidence) {
     }
 }
 
-fn verdict(mut evidence: Evidence, threshold: f32) -> Verdict {
+/// Frequent words of English, and of the other languages in Latin script the encoder reads
+/// (German, Spanish, French, Italian, Dutch, Polish, Portuguese, Turkish).
+const ENGLISH: &[&str] = &[
+    "the", "and", "to", "of", "a", "in", "is", "you", "that", "it", "for", "your", "with", "on", "be", "this", "are",
+    "as", "not", "all", "me", "my", "i", "do", "what", "how", "can", "will", "from", "or", "an", "if", "any", "now",
+];
+const OTHER: &[&str] = &[
+    "und",
+    "der",
+    "die",
+    "das",
+    "ist",
+    "nicht",
+    "ich",
+    "sie",
+    "mit",
+    "ein",
+    "eine",
+    "zu",
+    "den",
+    "von",
+    "alle",
+    "el",
+    "los",
+    "las",
+    "que",
+    "y",
+    "en",
+    "es",
+    "por",
+    "para",
+    "con",
+    "una",
+    "del",
+    "lo",
+    "todas",
+    "todos",
+    "le",
+    "les",
+    "des",
+    "et",
+    "est",
+    "pas",
+    "je",
+    "vous",
+    "tu",
+    "il",
+    "une",
+    "pour",
+    "dans",
+    "sans",
+    "toutes",
+    "tous",
+    "ce",
+    "au",
+    "che",
+    "di",
+    "e",
+    "non",
+    "per",
+    "sono",
+    "tutte",
+    "het",
+    "een",
+    "van",
+    "niet",
+    "ik",
+    "je",
+    "w",
+    "nie",
+    "na",
+    "się",
+    "jest",
+    "z",
+    "do",
+    "że",
+    "o",
+    "os",
+    "não",
+    "um",
+    "com",
+    "ve",
+    "bir",
+    "bu",
+    "da",
+    "için",
+    "ile",
+    "ne",
+    "değil",
+    "ben",
+    "sen",
+    "ki",
+    "şu",
+    "tüm",
+    "ya",
+    "her",
+    "olarak",
+    "gibi",
+    "daha",
+    "çok",
+    "şimdi",
+    "sonra",
+    "hiç",
+    "artik",
+    "sana",
+    "bana",
+    "beni",
+    "mi",
+    "ama",
+    "veya",
+    "yok",
+    "var",
+    "önce",
+    "önceki",
+    "lütfen",
+    "talimatlari",
+    "talimatlar",
+    "kurallari",
+    "kurallar",
+    "yap",
+    "yaz",
+    "göster",
+    "et",
+    "şey",
+    "olan",
+    "sadece",
+];
+
+/// Whether `text` (normalised: Turkish ı already folded to i) is in another language than
+/// the n-gram model's (English):
+/// mostly letters outside Latin script; or many words with letters English does not use
+/// (ç, ş, ı, ü, é, ñ…) and few English words; or more frequent words of another language
+/// than of English.
+fn foreign(text: &str) -> bool {
+    let (mut letters, mut latin) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        letters += 1;
+        latin += usize::from(c.is_ascii_alphabetic() || ('\u{c0}'..='\u{24f}').contains(&c));
+    }
+    if letters >= 8 && latin * 10 < letters * 7 {
+        return true;
+    }
+    let (mut words, mut accented, mut english, mut other) = (0usize, 0usize, 0usize, 0usize);
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(400) {
+        words += 1;
+        accented += usize::from(word.chars().any(|c| c.is_alphabetic() && !c.is_ascii()));
+        english += usize::from(ENGLISH.contains(&word));
+        other += usize::from(OTHER.contains(&word));
+    }
+    (words >= 3 && accented * 5 >= words && english * 4 < words) || (other >= 2 && other > english)
+}
+
+/// The encoder's windows of `text`: its start, and the window around `suspicious` (a byte
+/// offset in `normalized`, scaled to `text`) when that is well past the start.
+fn window_starts(text: &str, normalized: &str, suspicious: usize) -> Vec<usize> {
+    let mut starts = vec![0];
+    if text.len() > ENCODER_WINDOW {
+        let share = suspicious as f64 / normalized.len().max(1) as f64;
+        let at = ((share * text.len() as f64) as usize).min(text.len() - ENCODER_WINDOW);
+        let at = floor_boundary(text, at);
+        if at > ENCODER_WINDOW / 4 {
+            starts.push(at);
+        }
+    }
+    starts
+}
+
+/// The encoder's window of `text` that starts at `start`.
+pub fn encoder_window(text: &str, start: usize) -> &str {
+    let start = floor_boundary(text, start);
+    &text[start..floor_boundary(text, start + ENCODER_WINDOW)]
+}
+
+/// `x` mapped so that `from` lands on `to`, linearly on either side (0 and 1 stay put).
+fn rescale(x: f32, (from, to): (f32, f32)) -> f32 {
+    if x < from { x * to / from } else { to + (x - from) * (1.0 - to) / (1.0 - from).max(f32::EPSILON) }
+}
+
+/// Turns the evidence into a verdict. When the encoder read the text (another language than
+/// the n-gram model's), its head takes the n-gram model's place and the score is mapped by
+/// `scale` (the encoder path's threshold onto the first stage's).
+fn verdict(mut evidence: Evidence, threshold: f32, scale: Option<(f32, f32)>) -> Verdict {
+    let ngram = evidence.model;
+    let ngram_attack = evidence.model_attack;
+    let mut map: fn(f32, (f32, f32)) -> f32 = |x, _| x;
+    if let Some((p, _, _)) = evidence.encoder {
+        evidence.model = p;
+        evidence.model_attack = 1.0 - p[Label::Benign.index()];
+        map = rescale;
+    }
+    let scale = scale.filter(|_| evidence.encoder.is_some()).unwrap_or((0.5, 0.5));
     let mut scores = [0.0f32; 3];
     for (i, label) in Label::ATTACKS.into_iter().enumerate() {
-        scores[i] = 1.0 - (1.0 - evidence.model[label.index()]) * (1.0 - evidence.rules[i]);
+        scores[i] = map(1.0 - (1.0 - evidence.model[label.index()]) * (1.0 - evidence.rules[i]), scale);
     }
     let rules = evidence.rules.iter().copied().fold(0.0, f32::max);
-    let score = 1.0 - (1.0 - evidence.model_attack) * (1.0 - rules);
+    let score = map(1.0 - (1.0 - evidence.model_attack) * (1.0 - rules), scale);
     let mut label = Label::Benign;
     if score >= threshold {
         label = strongest(&evidence);
-        if evidence.model_attack >= CLASSIFIER_REASON {
-            let top = Label::ATTACKS
-                .into_iter()
-                .max_by(|a, b| evidence.model[a.index()].total_cmp(&evidence.model[b.index()]));
-            if let Some(top) = top {
-                evidence.reasons.push(format!("classifier:{}", top.as_str()));
-            }
+        let top = |p: &[f32; CLASSES]| {
+            Label::ATTACKS.into_iter().max_by(|a, b| p[a.index()].total_cmp(&p[b.index()])).unwrap_or(Label::Injection)
+        };
+        let place = |(at, several): (usize, bool)| if several { format!("@{at}") } else { String::new() };
+        if ngram_attack >= CLASSIFIER_REASON && evidence.encoder.is_none() {
+            evidence.reasons.push(format!("ngram:{}{}", top(&ngram).as_str(), place(evidence.model_at)));
+        }
+        if let Some((p, at, several)) = evidence.encoder
+            && 1.0 - p[Label::Benign.index()] >= CLASSIFIER_REASON
+        {
+            evidence.reasons.push(format!("encoder:{}{}", top(&p).as_str(), place((at, several))));
         }
     }
-    Verdict { label, score, scores, reasons: evidence.reasons }
+    let encoded = evidence.encoder.is_some();
+    Verdict { label, score, scores, reasons: evidence.reasons, encoded }
 }
 
 /// The windows of `text`: the whole of it when short, else `WINDOW` bytes every `STRIDE`

@@ -13,20 +13,22 @@ pub mod decode;
 pub mod detector;
 pub mod encoder;
 pub mod features;
+pub mod head;
 pub mod leak;
 pub mod model;
 pub mod normalize;
 pub mod rules;
 pub mod train;
 
-pub use detector::{Detector, Direction, Screen, Verdict};
+pub use detector::{Cascade, Detector, Direction, Screen, Stages, Verdict};
 pub use model::{Label, Model};
-pub use train::{Example, Metrics, TrainError, TrainOptions, Trained, train};
+pub use train::{Example, Metrics, TrainError, TrainFrom, TrainOptions, Trained, train, train_from};
 
 use std::sync::LazyLock;
 
 /// The built-in corpus followed by `extra` (a text already present is not added again),
-/// and how many of `extra` were added.
+/// and how many of `extra` were added. A tenant's training learns from these, starting
+/// from the shipped model.
 pub fn training_set(extra: Vec<Example>) -> (Vec<Example>, usize) {
     let mut examples = corpus::builtin();
     let builtin = examples.len();
@@ -40,27 +42,70 @@ pub fn training_set(extra: Vec<Example>) -> (Vec<Example>, usize) {
     (examples, added)
 }
 
-static DEFAULT: LazyLock<Trained> =
-    LazyLock::new(|| match train(&corpus::builtin(), &TrainOptions::default(), &mut |_| true) {
-        Ok(trained) => trained,
-        // The corpus always holds benign and attack examples; were it not to, rules alone.
+/// The shipped model, fitted by `cargo xtask guard-train` from the public data in
+/// `../shared/data/guard`, and its description (data, calibration set, held-out metrics).
+const BUILTIN_BYTES: &[u8] = include_bytes!("../../models/guard-builtin.bin");
+const BUILTIN_JSON: &str = include_str!("../../models/guard-builtin.json");
+
+static DEFAULT: LazyLock<Trained> = LazyLock::new(|| {
+    let description: serde_json::Value = serde_json::from_str(BUILTIN_JSON).unwrap_or_default();
+    match Detector::from_bytes(BUILTIN_BYTES, 0.5) {
+        Ok(detector) => Trained {
+            detector,
+            metrics: metrics_of(&description["held_out"]),
+            fitted: description["fitted"].as_u64().unwrap_or(0) as usize,
+        },
+        // Only a broken build gets here: rules and detectors alone.
         Err(_) => Trained {
             detector: Detector::new(Model::zeros(TrainOptions::default().bits), 0.5),
             metrics: train::metrics(&[], 0.5),
             fitted: 0,
         },
-    });
+    }
+});
 
-/// The shipped default detector: trained from the built-in corpus on first use (the same
-/// model on every replica: training is deterministic).
+/// Metrics as `guard-builtin.json` holds them.
+fn metrics_of(v: &serde_json::Value) -> Metrics {
+    let f = |v: &serde_json::Value| v.as_f64().unwrap_or(0.0) as f32;
+    let classes = Label::ALL
+        .into_iter()
+        .map(|label| {
+            let c = v["classes"].as_array().and_then(|cs| cs.iter().find(|c| c["label"] == label.as_str()));
+            let c = c.cloned().unwrap_or_default();
+            train::ClassMetrics {
+                label,
+                precision: f(&c["precision"]),
+                recall: f(&c["recall"]),
+                f1: f(&c["f1"]),
+                support: c["support"].as_u64().unwrap_or(0) as usize,
+            }
+        })
+        .collect();
+    let rates = &v["false_positive_rates"];
+    Metrics {
+        size: v["size"].as_u64().unwrap_or(0) as usize,
+        threshold: f(&v["threshold"]),
+        classes,
+        attack_recall: f(&v["attack_recall"]),
+        false_positive_rate: f(&v["false_positive_rate"]),
+        false_positive_rates: [f(&rates[0]), f(&rates[1]), f(&rates[2])],
+    }
+}
+
+/// The shipped default detector.
 pub fn default_detector() -> &'static Detector {
     &DEFAULT.detector
 }
 
-/// The default detector with its metrics on the held-out share of the built-in corpus.
+/// The default detector with its metrics on the held-out share of its data.
 pub fn default_trained() -> &'static Trained {
     &DEFAULT
 }
 
-/// The version of the built-in corpus and training: changes whenever either does.
-pub const BUILTIN_MODEL: &str = "builtin-2026.11.1";
+/// What the shipped model was fitted and calibrated on (`guard-builtin.json`).
+pub fn builtin_description() -> serde_json::Value {
+    serde_json::from_str(BUILTIN_JSON).unwrap_or_default()
+}
+
+/// The version of the shipped model: changes whenever its data or training do.
+pub const BUILTIN_MODEL: &str = "builtin-2026.11.2";

@@ -9,8 +9,10 @@
 //! the held-out benign texts (screened by the whole detector, rules included), and the
 //! held-out metrics are measured at it.
 
-use super::detector::{Detector, Screen};
+use super::detector::{Cascade, Detector, Screen};
+use super::encoder::DIM;
 use super::features::Features;
+use super::head::{Head, HeadOptions};
 use super::model::{CLASSES, Label, Model, softmax};
 use super::normalize::normalize;
 
@@ -90,46 +92,167 @@ pub struct Trained {
     pub fitted: usize,
 }
 
-/// Trains a detector on `examples`. `progress` is told the share done (0..1) now and then
-/// and stops the training by answering `false`.
+/// Trains a detector on `examples` from scratch, without the encoder stage. `progress` is
+/// told the share done (0..1) now and then and stops the training by answering `false`.
 pub fn train(
     examples: &[Example],
     options: &TrainOptions,
     progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<Trained, TrainError> {
+    train_from(examples, options, TrainFrom::default(), progress)
+}
+
+/// A text's embedding by the shared encoder (`None` when it is off).
+pub type Embed<'a> = &'a mut dyn FnMut(&str) -> Option<[f32; DIM]>;
+
+/// What a training starts from and calibrates on, besides its examples.
+#[derive(Default)]
+pub struct TrainFrom<'a> {
+    /// A detector whose weights are the starting point (and the L2 penalty's anchor): a
+    /// tenant's training starts from the shipped one.
+    pub start: Option<&'a Detector>,
+    /// Benign texts the thresholds are calibrated on, never fitted. Empty: the held-out
+    /// benign examples.
+    pub calibration: &'a [Example],
+    /// The encoder: with it, the detector gets its encoder stage.
+    pub embed: Option<Embed<'a>>,
+}
+
+/// Trains a detector on `examples`: the n-gram model and, when `from.embed` is given, the
+/// encoder stage's head; then each threshold.
+pub fn train_from(
+    examples: &[Example],
+    options: &TrainOptions,
+    mut from: TrainFrom<'_>,
+    progress: &mut dyn FnMut(f32) -> bool,
+) -> Result<Trained, TrainError> {
     if !(8..=22).contains(&options.bits) {
         return Err(TrainError::Invalid("bits must be within 8..=22".into()));
     }
-    let (fit, held): (Vec<&Example>, Vec<&Example>) = examples.iter().partition(|e| !held_out(e, options.holdout));
-    for label in [Label::Benign] {
-        if !fit.iter().any(|e| e.label == label) {
-            return Err(TrainError::Invalid(format!("no {} examples to learn from", label.as_str())));
+    if from.start.is_some_and(|d| d.model.bits != options.bits) {
+        return Err(TrainError::Invalid("the starting model has another number of buckets".into()));
+    }
+    let mut fit = Vec::new();
+    let mut held = Vec::new();
+    for e in examples {
+        if held_out(e, options.holdout) {
+            held.push(e);
+        } else {
+            fit.push(e);
         }
+    }
+    if !fit.iter().any(|e| e.label == Label::Benign) {
+        return Err(TrainError::Invalid("no benign examples to learn from".into()));
     }
     if !fit.iter().any(|e| e.label != Label::Benign) {
         return Err(TrainError::Invalid("no attack examples to learn from".into()));
     }
+    // Each text is embedded once, however many fits read it.
+    let mut memo: std::collections::HashMap<String, Option<[f32; DIM]>> = std::collections::HashMap::new();
+    let encoder_on = from.embed.is_some();
+    let mut embed = |text: &str| -> Option<[f32; DIM]> {
+        if let Some(v) = memo.get(text) {
+            return *v;
+        }
+        let v = from.embed.as_mut().and_then(|f| f(text));
+        memo.insert(text.to_string(), v);
+        v
+    };
+    let mut detector =
+        fit_stages(&fit, from.start, options, encoder_on.then_some(&mut embed), &mut |share| progress(0.9 * share))?;
+    if !progress(0.9) {
+        return Err(TrainError::Cancelled);
+    }
+    let calibration: Vec<&Example> = if from.calibration.is_empty() {
+        held.iter().copied().filter(|e| e.label == Label::Benign).collect()
+    } else {
+        from.calibration.iter().collect()
+    };
+    let score = |detector: &Detector, e: &Example, embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>| {
+        (e.label, detector.screen_with(&Screen { text: &e.text, ..Screen::default() }, 0.5, embed).score)
+    };
+    let mut off = |_: &str| None;
+    let scores: Vec<(Label, f32)> = calibration.iter().map(|e| score(&detector, e, &mut off)).collect();
+    detector.threshold = calibrate(scores.into_iter(), options.target_fpr);
+    // Calibrated on its own held-out share, a tenant's model (started from the shipped one)
+    // never flags more than the shipped one would: that one's thresholds are its floor.
+    let floor = from.start.filter(|_| from.calibration.is_empty());
+    if let Some(start) = floor {
+        detector.threshold = detector.threshold.max(start.threshold);
+    }
+    if detector.cascade.is_some() {
+        // The encoder path is calibrated on every calibration text, read as if it were in
+        // another language: its false positives on English system prompts stand for those
+        // on system prompts in any language.
+        let scores: Vec<(Label, f32)> = calibration
+            .iter()
+            .filter_map(|e| {
+                detector.encoder_score(&Screen { text: &e.text, ..Screen::default() }, &mut embed).map(|s| (e.label, s))
+            })
+            .collect();
+        if let Some(c) = detector.cascade.as_mut() {
+            c.threshold = calibrate(scores.into_iter(), options.target_fpr);
+            if let Some(start) = floor.and_then(|s| s.cascade.as_ref()) {
+                c.threshold = c.threshold.max(start.threshold);
+            }
+        }
+    }
+    let held: Vec<Example> = held.into_iter().cloned().collect();
+    let metrics = evaluate_with(&detector, &held, encoder_on.then_some(&mut embed));
+    progress(1.0);
+    Ok(Trained { detector, metrics, fitted: fit.len() })
+}
+
+/// Fits the n-gram model and, with `embed`, the encoder's head on `examples`, from `start`'s
+/// weights. The result has no fusing heads yet and reads every text with the encoder.
+fn fit_stages(
+    examples: &[&Example],
+    start: Option<&Detector>,
+    options: &TrainOptions,
+    embed: Option<Embed<'_>>,
+    progress: &mut dyn FnMut(f32) -> bool,
+) -> Result<Detector, TrainError> {
     let mut scratch = super::features::Scratch::default();
-    let mut features = Vec::with_capacity(fit.len());
-    for (i, e) in fit.iter().enumerate() {
+    let mut features = Vec::with_capacity(examples.len());
+    for (i, e) in examples.iter().enumerate() {
         features.push(super::features::extract(&normalize(&e.text).text, options.bits, &mut scratch));
-        if i % 256 == 0 && !progress(0.1 * i as f32 / fit.len() as f32) {
+        if i % 256 == 0 && !progress(0.1 * i as f32 / examples.len() as f32) {
             return Err(TrainError::Cancelled);
         }
     }
-    let labels: Vec<Label> = fit.iter().map(|e| e.label).collect();
-    let model = fit_model(&features, &labels, options, &mut |share| progress(0.1 + 0.8 * share))?;
+    let labels: Vec<Label> = examples.iter().map(|e| e.label).collect();
+    let zeros;
+    let start_model = match start {
+        Some(d) => &d.model,
+        None => {
+            zeros = Model::zeros(options.bits);
+            &zeros
+        }
+    };
+    let model = fit_model(&features, &labels, start_model, options, &mut |share| progress(0.1 + 0.5 * share))?;
     let mut detector = Detector::new(model, 0.5);
-    let scores: Vec<f32> =
-        held.iter().map(|e| detector.screen(&Screen { text: &e.text, ..Screen::default() }).score).collect();
-    detector.threshold = calibrate(held.iter().map(|e| e.label).zip(scores.iter().copied()), options.target_fpr);
-    if !progress(0.95) {
-        return Err(TrainError::Cancelled);
+    let Some(embed) = embed else { return Ok(detector) };
+    let mut x = Vec::with_capacity(examples.len());
+    let mut y = Vec::with_capacity(examples.len());
+    for (i, e) in examples.iter().enumerate() {
+        let starts = detector.encoder_windows(&e.text);
+        // An attack read in two windows is learnt from the suspicious one; the other may
+        // well be the benign document it hides in.
+        let starts = if e.label != Label::Benign && starts.len() > 1 { &starts[1..] } else { &starts[..] };
+        for &start in starts {
+            let v = embed(super::detector::encoder_window(&e.text, start))
+                .ok_or_else(|| TrainError::Invalid("the encoder is not available".into()))?;
+            x.push(v);
+            y.push(e.label);
+        }
+        if i % 64 == 0 && !progress(0.6 + 0.3 * i as f32 / examples.len() as f32) {
+            return Err(TrainError::Cancelled);
+        }
     }
-    let held: Vec<Example> = held.into_iter().cloned().collect();
-    let metrics = evaluate(&detector, &held);
-    progress(1.0);
-    Ok(Trained { detector, metrics, fitted: fit.len() })
+    let start_head = start.and_then(|d| d.cascade.as_ref()).map_or_else(|| Head::zeros(DIM), |c| c.head.clone());
+    let head = Head::fit(&x, &y, &start_head, &HeadOptions::default(), &mut |share| progress(0.9 + 0.1 * share))?;
+    detector.cascade = Some(Cascade { head, threshold: 0.5 });
+    Ok(detector)
 }
 
 /// Whether `example` is in the held-out share (by a hash of its normalised beginning).
@@ -145,7 +268,7 @@ fn held_out(example: &Example, share: f32) -> bool {
 }
 
 /// The lowest threshold (to four decimals) that flags at most `target_fpr` of the benign
-/// `scores`, kept within 0.2..=0.95 (0.5 when there are no benign scores).
+/// `scores`, kept within 0.2..=0.9999 (0.5 when there are no benign scores).
 pub fn calibrate(scores: impl Iterator<Item = (Label, f32)>, target_fpr: f32) -> f32 {
     let mut benign: Vec<f32> = scores.filter(|(l, _)| *l == Label::Benign).map(|(_, s)| s).collect();
     if benign.is_empty() {
@@ -158,17 +281,19 @@ pub fn calibrate(scores: impl Iterator<Item = (Label, f32)>, target_fpr: f32) ->
         Some(s) => ((f64::from(s.next_up()) * 10_000.0).ceil() / 10_000.0) as f32,
         None => 0.2,
     };
-    threshold.clamp(0.2, 0.95)
+    threshold.clamp(0.2, 0.9999)
 }
 
-/// Fits the weights by SGD. Deterministic for given inputs.
+/// Fits the weights by SGD from `start` (the L2 penalty pulls towards it). Deterministic for
+/// given inputs.
 fn fit_model(
     features: &[Features],
     labels: &[Label],
+    start: &Model,
     options: &TrainOptions,
     progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<Model, TrainError> {
-    let mut model = Model::zeros(options.bits);
+    let mut model = start.clone();
     let mut counts = [0usize; CLASSES];
     labels.iter().for_each(|l| counts[l.index()] += 1);
     let present = counts.iter().filter(|c| **c > 0).count().max(1);
@@ -193,9 +318,11 @@ fn fit_model(
             }
             for (&index, &v) in x.indices.iter().zip(&x.values) {
                 let at = index as usize * CLASSES;
-                if let Some(w) = model.weights.get_mut(at..at + CLASSES) {
+                if let (Some(w), Some(w0)) =
+                    (model.weights.get_mut(at..at + CLASSES), start.weights.get(at..at + CLASSES))
+                {
                     for k in 0..CLASSES {
-                        w[k] -= lr * (g[k] * v + options.l2 * w[k]);
+                        w[k] -= lr * (g[k] * v + options.l2 * (w[k] - w0[k]));
                     }
                 }
             }
@@ -207,13 +334,31 @@ fn fit_model(
     Ok(model)
 }
 
-/// Metrics of `detector` on `examples`, at its threshold.
+/// Metrics of `detector` on `examples`, at its threshold, with the process's encoder.
 pub fn evaluate(detector: &Detector, examples: &[Example]) -> Metrics {
     let predicted: Vec<(Label, Label)> = examples
         .iter()
         .map(|e| (e.label, detector.screen(&Screen { text: &e.text, ..Screen::default() }).label))
         .collect();
     metrics(&predicted, detector.threshold)
+}
+
+/// Metrics of `detector` on `examples` with `embed` as the encoder (`None`: without the
+/// encoder stage), at the threshold of the stages that run.
+pub fn evaluate_with(detector: &Detector, examples: &[Example], embed: Option<Embed<'_>>) -> Metrics {
+    let mut off = |_: &str| None;
+    let threshold = detector.threshold;
+    let embed: Embed<'_> = match embed {
+        Some(embed) => embed,
+        None => &mut off,
+    };
+    let predicted: Vec<(Label, Label)> = examples
+        .iter()
+        .map(|e| {
+            (e.label, detector.screen_with(&Screen { text: &e.text, ..Screen::default() }, threshold, embed).label)
+        })
+        .collect();
+    metrics(&predicted, threshold)
 }
 
 /// Metrics of `(truth, predicted)` pairs.

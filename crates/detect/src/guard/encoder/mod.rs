@@ -9,6 +9,7 @@ pub mod muse;
 pub mod spm;
 
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 pub use muse::DIM;
 
@@ -85,4 +86,24 @@ impl Encoder {
 pub fn default_dir() -> PathBuf {
     let root = std::env::var_os("AGENTGOV_GUARD_MODELS").map_or_else(|| PathBuf::from("models"), PathBuf::from);
     root.join(NAME)
+}
+
+/// The process's encoder, loaded from `default_dir()` on first use; off when the files are
+/// missing or unreadable, or when `AGENTGOV_GUARD_ENCODER=off`.
+static SHARED: LazyLock<Result<Encoder, String>> = LazyLock::new(|| {
+    if std::env::var("AGENTGOV_GUARD_ENCODER").is_ok_and(|v| v.eq_ignore_ascii_case("off")) {
+        return Err("turned off by AGENTGOV_GUARD_ENCODER=off".into());
+    }
+    let dir = default_dir();
+    Encoder::load(&dir).map_err(|e| format!("not loaded from {}: {e}", dir.display()))
+});
+
+/// The process's encoder, if it is on.
+pub fn shared() -> Option<&'static Encoder> {
+    SHARED.as_ref().ok()
+}
+
+/// Why the process's encoder is off (`None` when it is on).
+pub fn shared_error() -> Option<&'static str> {
+    SHARED.as_ref().err().map(String::as_str)
 }

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agentgov_detect::guard::{self as detect, Detector, Example, Label, Model, Screen, TrainOptions};
+use agentgov_detect::guard::{self as detect, Detector, Example, Label, Screen, TrainFrom, TrainOptions};
 pub use agentgov_detect::guard::{TrainError, Trained};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -174,6 +174,36 @@ pub struct DetectorStatus {
 pub struct DetectorMetrics {
     pub version: i32,
     pub metrics: GuardMetrics,
+    /// The stages this process runs with the active model.
+    pub stages: Vec<GuardStage>,
+    /// What the active model's thresholds were calibrated on.
+    pub calibration: GuardCalibration,
+}
+
+/// One stage of the detector and whether it runs.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GuardStage {
+    /// `rules`, `ngram` or `encoder`.
+    pub name: &'static str,
+    pub active: bool,
+    /// What it reads.
+    pub reads: &'static str,
+    /// The model it runs, for the encoder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'static str>,
+    /// Why it is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The benign texts a model's thresholds were calibrated on.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GuardCalibration {
+    pub set: String,
+    /// Texts in it (0 when not known).
+    pub size: i64,
+    /// The share of them the threshold may flag.
+    pub target_false_positive_rate: f64,
 }
 
 /// `GET /guard/stats`.
@@ -203,6 +233,10 @@ pub struct GuardHealth {
     pub detectors: Vec<&'static str>,
     pub rules: usize,
     pub max_prompt_bytes: usize,
+    /// The stages this process runs with the built-in model.
+    pub stages: Vec<GuardStage>,
+    /// What the built-in model's thresholds were calibrated on.
+    pub calibration: GuardCalibration,
 }
 
 /// A tenant's detector in force, kept in process.
@@ -253,9 +287,17 @@ pub struct TrainingRun {
 }
 
 impl TrainingRun {
-    /// Fits the model (CPU-bound, seconds): run it on a blocking thread.
+    /// Fits the model (CPU-bound, seconds): run it on a blocking thread. It starts from the
+    /// shipped model, and fits the encoder stage's head too when the encoder is on.
     pub fn train(&self) -> std::result::Result<Trained, TrainError> {
-        detect::train(&self.examples, &TrainOptions::default(), &mut |share| {
+        let encoder = detect::encoder::shared();
+        let mut embed = |text: &str| encoder.map(|e| e.embed(text, detect::detector::ENCODER_TOKENS));
+        let from = TrainFrom {
+            start: Some(detect::default_detector()),
+            calibration: &[],
+            embed: encoder.is_some().then_some(&mut embed as detect::train::Embed<'_>),
+        };
+        detect::train_from(&self.examples, &TrainOptions::default(), from, &mut |share| {
             self.progress.store(share.to_bits(), Ordering::Relaxed);
             !self.cancel.load(Ordering::Relaxed)
         })
@@ -380,10 +422,55 @@ pub(crate) fn is_recorded_block(r: &AuditRecord) -> bool {
     blocked_details(r).is_some()
 }
 
-/// Trains the built-in default model now (about a second of CPU), so the first screening
-/// does not wait for it: run it on a blocking thread at start-up.
+/// Loads the built-in model and the encoder now (about a second), so the first screening
+/// does not wait for them, and says whether the encoder stage is on: run it on a blocking
+/// thread at start-up.
 pub fn warm_up() {
     let _ = detect::default_detector();
+    match detect::encoder::shared_error() {
+        None => tracing::info!(encoder = detect::encoder::NAME, "guard: encoder stage on"),
+        Some(reason) => tracing::warn!(
+            encoder = detect::encoder::NAME,
+            reason,
+            "guard: encoder stage off (texts in other languages than English are read by rules only); install it with `cargo xtask guard-models`"
+        ),
+    }
+}
+
+/// The stages a detector runs in this process.
+fn stages_of(detector: &Detector) -> Vec<GuardStage> {
+    let encoder_reason = match (detect::encoder::shared_error(), &detector.cascade) {
+        (Some(reason), _) => Some(reason.to_string()),
+        (None, None) => Some("the model has no encoder head (trained while the encoder was off)".into()),
+        (None, Some(_)) => None,
+    };
+    vec![
+        GuardStage { name: "rules", active: true, reads: "every text, whole", model: None, reason: None },
+        GuardStage {
+            name: "ngram",
+            active: true,
+            reads: "every text in English (and any text when the encoder is off), in windows",
+            model: None,
+            reason: None,
+        },
+        GuardStage {
+            name: "encoder",
+            active: encoder_reason.is_none(),
+            reads: "texts in other languages: the start and the most suspicious window",
+            model: Some(detect::encoder::NAME),
+            reason: encoder_reason,
+        },
+    ]
+}
+
+/// The built-in model's calibration set.
+fn builtin_calibration() -> GuardCalibration {
+    let d = detect::builtin_description();
+    GuardCalibration {
+        set: d["calibration"]["set"].as_str().unwrap_or("unknown").to_string(),
+        size: d["calibration"]["size"].as_i64().unwrap_or(0),
+        target_false_positive_rate: d["calibration"]["target_false_positive_rate"].as_f64().unwrap_or(0.0),
+    }
 }
 
 impl GuardService {
@@ -444,9 +531,9 @@ impl GuardService {
             Active { version: 0, detector: Arc::new(detect::default_detector().clone()), info: None, threshold };
         if version > 0 {
             match store.get_guard_model(tenant, version).await? {
-                Some(record) => match Model::from_bytes(&record.weights) {
-                    Ok(model) => {
-                        active.detector = Arc::new(Detector::new(model, record.info.threshold as f32));
+                Some(record) => match Detector::from_bytes(&record.weights, record.info.threshold as f32) {
+                    Ok(detector) => {
+                        active.detector = Arc::new(detector);
                         active.version = version;
                         active.info = Some(record.info);
                     }
@@ -643,6 +730,8 @@ impl GuardService {
             ],
             rules: detect::rules::RULES.len(),
             max_prompt_bytes: MAX_PROMPT_BYTES,
+            stages: stages_of(detect::default_detector()),
+            calibration: builtin_calibration(),
         }
     }
 
@@ -869,11 +958,19 @@ impl GuardService {
     pub async fn metrics(&self, caller: &Caller) -> Result<DetectorMetrics> {
         caller.require_permission(Permission::GuardRead)?;
         let active = self.active(caller.tenant_id()).await?;
-        let metrics = match &active.info {
-            Some(info) => info.metrics.clone(),
-            None => metrics_view(&detect::default_trained().metrics),
+        let (metrics, calibration) = match &active.info {
+            Some(info) => (
+                info.metrics.clone(),
+                GuardCalibration {
+                    set: "the held-out benign share of its training set; never below the built-in model's thresholds"
+                        .into(),
+                    size: 0,
+                    target_false_positive_rate: f64::from(TrainOptions::default().target_fpr),
+                },
+            ),
+            None => (metrics_view(&detect::default_trained().metrics), builtin_calibration()),
         };
-        Ok(DetectorMetrics { version: active.version, metrics })
+        Ok(DetectorMetrics { version: active.version, metrics, stages: stages_of(&active.detector), calibration })
     }
 
     /// Claims a waiting training task (from any replica) and prepares its examples; `None`
@@ -962,7 +1059,7 @@ impl GuardService {
                 task_id: Some(run.task.id),
                 trained_at: now,
             },
-            weights: trained.detector.model.to_bytes(),
+            weights: trained.detector.to_bytes(),
         };
         let version = match store.complete_guard_task(run.task.id, run.token, now, &record).await {
             Ok(version) => version,
