@@ -20,7 +20,7 @@ struct Input<'a> {
     text: &'a str,
 }
 
-const REASONS: [&str; 5] = ["rule:", "secret:", "obfuscation:", "decoded:", "classifier:"];
+const REASONS: [&str; 6] = ["rule:", "secret:", "obfuscation:", "decoded:", "ngram:", "encoder:"];
 
 fuzz_target!(|input: Input<'_>| {
     let detector = guard::default_detector();

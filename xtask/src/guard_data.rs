@@ -8,7 +8,8 @@
 //!   NotInject), never fitted: the thresholds are calibrated on it;
 //! - **fit**: `train.jsonl`, `extra/attacks_extra.jsonl` without its rows in languages that
 //!   have no benign text here (zu, sq, ga, gd: a model would learn "not English = attack"),
-//!   and the other half of `benign_hard.jsonl`;
+//!   the other half of `benign_hard.jsonl`, and the project's own developer system prompts
+//!   (`corpus::system_prompts`, benign: the public data has no short application setups);
 //! - **dev**: `dev.jsonl`, evaluation only; **multilingual**: `extra/multilingual_eval.jsonl`,
 //!   evaluation only.
 
@@ -17,7 +18,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use agentgov_detect::guard::encoder::{DIM, Encoder};
-use agentgov_detect::guard::{Example, Label};
+use agentgov_detect::guard::{self, Example, Label};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
@@ -66,8 +67,27 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Row>> {
             });
         }
     }
+    // Evaluation only: system prompts written by hand for the detector's tests.
+    let path = crate::cmd::root().join(HANDWRITTEN);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).with_context(|| path.display().to_string())?;
+        let text = v["text"].as_str().context("a system prompt needs text")?;
+        let group = group(text);
+        let example = Example::new(text, Label::Benign);
+        rows.push(Row { example, source: "agentgov_handwritten".into(), language: None, file: HANDWRITTEN, group });
+    }
+    for example in guard::corpus::system_prompts(guard::corpus::SYSTEM_PROMPTS) {
+        let group = group(&example.text);
+        rows.push(Row { example, source: "agentgov_system_prompts".into(), language: None, file: GENERATED, group });
+    }
     Ok(rows)
 }
+
+/// System prompts written by hand, for evaluation only (the detector's tests read them too).
+pub const HANDWRITTEN: &str = "crates/detect/tests/fixtures/guard-system-prompts.jsonl";
+/// The `file` of the project's own generated system prompts.
+pub const GENERATED: &str = "corpus::system_prompts";
 
 /// FNV-1a of the lower-cased, whitespace-collapsed first 150 characters, into 0..100.
 fn group(text: &str) -> u32 {
@@ -90,6 +110,7 @@ impl Row {
             "train.jsonl" => true,
             "extra/attacks_extra.jsonl" => !self.language.as_deref().is_some_and(|l| UNBALANCED_LANGUAGES.contains(&l)),
             "extra/benign_hard.jsonl" => !self.is_calibration(),
+            GENERATED => true,
             _ => false,
         }
     }

@@ -1,8 +1,11 @@
 //! `cargo xtask guard-eval [--train TRAIN.jsonl] --eval EVAL.jsonl`: trains the Prompt
-//! Guard's detector through the same code path as `POST /guard/detector/train` (the
-//! built-in corpus plus the given examples; without `--train`, the shipped default model),
-//! then screens every line of EVAL and prints per-class precision, recall and F1, the
-//! benign false-positive rate and the screening latency.
+//! Guard's detector through the same code path as `POST /guard/detector/train` (from the
+//! shipped model, on the built-in corpus plus the given examples; without `--train`, the
+//! shipped model itself), then screens every line of EVAL and prints per-class precision,
+//! recall and F1, the benign false-positive rate and the screening latency.
+//!
+//! `--leave-source-out [--fpr 0.02]` trains once per attack source without it and measures
+//! its recall (`guard_train::leave_source_out`); `--rules` reports what the rules alone find.
 
 use std::path::Path;
 use std::time::Instant;
@@ -52,9 +55,19 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             let extra = read_jsonl(Path::new(file))?;
             let n = extra.len();
             let (examples, _) = guard::training_set(extra);
-            let trained = guard::train(&examples, &TrainOptions::default(), &mut |_| true)?;
+            // As a tenant's training does: from the shipped model, with the encoder's head
+            // when the encoder is installed.
+            let encoder = guard::encoder::shared();
+            let mut embed = |text: &str| encoder.map(|e| e.embed(text, guard::detector::ENCODER_TOKENS));
+            let from = guard::TrainFrom {
+                start: Some(guard::default_detector()),
+                calibration: &[],
+                embed: encoder.is_some().then_some(&mut embed as guard::train::Embed<'_>),
+                ngram_only: &[],
+            };
+            let trained = guard::train_from(&examples, &TrainOptions::default(), from, &mut |_| true)?;
             print_metrics("held-out split of the training set", &trained.metrics);
-            (trained.detector, format!("the built-in corpus and {n} examples of {file}"))
+            (trained.detector, format!("the shipped model, the built-in corpus and {n} examples of {file}"))
         }
         None => (guard::default_detector().clone(), "the built-in corpus (the shipped default model)".into()),
     };

@@ -134,9 +134,12 @@ pub fn fit_with_cache(
         .map(|e| guard::detector::encoder_window(&e.text, 0))
         .collect();
     cache.warm(&firsts);
+    // The project's own system prompts teach the n-gram stage only (`TrainFrom::ngram_only`).
+    let (generated, fit): (Vec<&Row>, Vec<&Row>) = fit.iter().partition(|r| r.file == guard_data::GENERATED);
     let examples: Vec<Example> = fit.iter().map(|r| r.example.clone()).collect();
+    let ngram_only: Vec<Example> = generated.iter().map(|r| r.example.clone()).collect();
     let mut embed = |text: &str| Some(cache.embed(text));
-    let from = TrainFrom { start: None, calibration, embed: Some(&mut embed) };
+    let from = TrainFrom { start: None, calibration, embed: Some(&mut embed), ngram_only: &ngram_only };
     Ok(guard::train_from(&examples, options, from, &mut |_| true)?)
 }
 
@@ -172,6 +175,7 @@ pub fn report(detector: &guard::Detector, rows: &[Row], cache: &mut EmbeddingCac
         let dev_benign = flagged(&|r| r.file == "dev.jsonl" && r.example.label == Label::Benign);
         let calibration = flagged(&|r| r.is_calibration());
         let multi = flagged(&|r| r.file == "extra/multilingual_eval.jsonl");
+        let handwritten = flagged(&|r| r.file == guard_data::HANDWRITTEN);
         if with_encoder {
             let mut languages: Vec<(String, usize, usize, usize)> = Vec::new();
             for r in rows.iter().filter(|r| r.file == "extra/multilingual_eval.jsonl") {
@@ -197,7 +201,7 @@ pub fn report(detector: &guard::Detector, rows: &[Row], cache: &mut EmbeddingCac
             println!("multilingual recall per language: {}", shown.join(", "));
         }
         println!(
-            "{name} (threshold {threshold:.4}): dev attack recall {:.4} ({}/{}), dev benign flagged {:.4} ({}/{}), calibration benign flagged {:.4}, multilingual recall {:.4} ({}/{})",
+            "{name} (threshold {threshold:.4}): dev attack recall {:.4} ({}/{}), dev benign flagged {:.4} ({}/{}), calibration benign flagged {:.4}, hand-written system prompts flagged {}/{}, multilingual recall {:.4} ({}/{})",
             share(dev_attacks),
             dev_attacks.0,
             dev_attacks.1,
@@ -205,6 +209,8 @@ pub fn report(detector: &guard::Detector, rows: &[Row], cache: &mut EmbeddingCac
             dev_benign.0,
             dev_benign.1,
             share(calibration),
+            handwritten.0,
+            handwritten.1,
             share(multi),
             multi.0,
             multi.1

@@ -65,7 +65,21 @@ async fn validate_answers_the_issues_shape_and_audits_what_it_blocks() {
 
     let health = expect(app.get("/guard/health"), 200).await;
     assert_eq!(health["status"], "ok");
-    assert!(health["detectors"].as_array().unwrap().contains(&json!("classifier")));
+    assert!(health["detectors"].as_array().unwrap().contains(&json!("ngram")));
+    let stages = health["stages"].as_array().unwrap();
+    let names: Vec<_> = stages.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["rules", "ngram", "encoder"]);
+    let encoder = &stages[2];
+    assert_eq!(encoder["model"], "use-multilingual-v3");
+    // CI installs the encoder's weights (`cargo xtask guard-models`); elsewhere the stage says
+    // why it is off.
+    if std::env::var_os("CI").is_some() {
+        assert_eq!(encoder["active"], true, "{encoder}");
+    } else {
+        assert!(encoder["active"] == true || encoder["reason"].is_string(), "{encoder}");
+    }
+    assert!(health["calibration"]["set"].as_str().unwrap().contains("benign_hard"), "{health}");
+    assert!(health["calibration"]["size"].as_i64().unwrap() >= 1000, "{health}");
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
-//! Dense linear heads: multinomial logistic regression over a few inputs, four classes. One
-//! reads the encoder's 512-dimensional embedding; the others weigh the stages' outputs into
-//! one verdict (`fuse`). Fitted by seeded SGD like the n-gram model; a tenant's heads are
+//! Dense linear heads: multinomial logistic regression over a dense input, four classes. The
+//! encoder stage's head reads its 512-dimensional embedding. Fitted by seeded SGD like the
+//! n-gram model; a tenant's heads are
 //! fitted from the shipped ones (their weights are the starting point and the L2 penalty
 //! pulls towards them), so a few hundred examples adjust them without forgetting.
 

@@ -41,6 +41,9 @@ pub struct Normalized {
     /// The obfuscations found, by name, in a fixed order, each at most once:
     /// `invisible_characters`, `homoglyphs`, `leetspeak`, `fullwidth_or_compatibility`.
     pub signals: Vec<&'static str>,
+    /// Words in which look-alikes were folded to Latin: a text that disguises most of its
+    /// words is hiding from a filter.
+    pub homoglyph_words: usize,
 }
 
 /// Signal: invisible or format characters were removed.
@@ -65,7 +68,7 @@ pub fn normalize(input: &str) -> Normalized {
         (found.compatibility, FULLWIDTH_OR_COMPATIBILITY),
     ];
     signals.extend(flags.into_iter().filter(|(on, _)| *on).map(|(_, name)| name));
-    Normalized { text, deleet, signals }
+    Normalized { text, deleet, signals, homoglyph_words: found.homoglyph_words }
 }
 
 /// The ASCII text hidden in Unicode tag characters (U+E0020..U+E007E, "ASCII smuggling"),
@@ -100,6 +103,7 @@ const FLAG_TAGS: u8 = 7;
 struct Found {
     invisible: bool,
     homoglyphs: bool,
+    homoglyph_words: usize,
     compatibility: bool,
     /// Some invisible character was removed, honest or not.
     removed: bool,
@@ -397,6 +401,7 @@ fn fold_and_collapse(clean: &str, found: &mut Found) -> String {
         }
         let folding = word.chars().any(|c| fold(c).is_some()) && (!found.native || word.chars().any(becomes_latin));
         found.homoglyphs |= folding;
+        found.homoglyph_words += usize::from(folding);
         for c in word.chars() {
             let c = if folding { fold(c).unwrap_or(c) } else { c };
             found.recased |= push_lower(&mut out, c);

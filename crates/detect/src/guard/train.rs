@@ -116,6 +116,10 @@ pub struct TrainFrom<'a> {
     pub calibration: &'a [Example],
     /// The encoder: with it, the detector gets its encoder stage.
     pub embed: Option<Embed<'a>>,
+    /// Examples only the n-gram stage learns from, never held out: English texts of one
+    /// kind (the project's own system prompts) that would teach the encoder's head, which
+    /// reads every language, that the kind is benign in any language.
+    pub ngram_only: &'a [Example],
 }
 
 /// Trains a detector on `examples`: the n-gram model and, when `from.embed` is given, the
@@ -158,8 +162,14 @@ pub fn train_from(
         memo.insert(text.to_string(), v);
         v
     };
-    let mut detector =
-        fit_stages(&fit, from.start, options, encoder_on.then_some(&mut embed), &mut |share| progress(0.9 * share))?;
+    let ngram_only: Vec<&Example> = from.ngram_only.iter().collect();
+    let mut detector = fit_stages(
+        (&fit, &ngram_only),
+        from.start,
+        options,
+        encoder_on.then_some(&mut embed),
+        &mut |share| progress(0.9 * share),
+    )?;
     if !progress(0.9) {
         return Err(TrainError::Cancelled);
     }
@@ -203,24 +213,25 @@ pub fn train_from(
     Ok(Trained { detector, metrics, fitted: fit.len() })
 }
 
-/// Fits the n-gram model and, with `embed`, the encoder's head on `examples`, from `start`'s
-/// weights. The result has no fusing heads yet and reads every text with the encoder.
+/// Fits the n-gram model on `examples` and `ngram_only`, and, with `embed`, the encoder's head
+/// on `examples`, from `start`'s weights.
 fn fit_stages(
-    examples: &[&Example],
+    (examples, ngram_only): (&[&Example], &[&Example]),
     start: Option<&Detector>,
     options: &TrainOptions,
     embed: Option<Embed<'_>>,
     progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<Detector, TrainError> {
     let mut scratch = super::features::Scratch::default();
-    let mut features = Vec::with_capacity(examples.len());
-    for (i, e) in examples.iter().enumerate() {
+    let all: Vec<&Example> = examples.iter().chain(ngram_only).copied().collect();
+    let mut features = Vec::with_capacity(all.len());
+    for (i, e) in all.iter().enumerate() {
         features.push(super::features::extract(&normalize(&e.text).text, options.bits, &mut scratch));
-        if i % 256 == 0 && !progress(0.1 * i as f32 / examples.len() as f32) {
+        if i % 256 == 0 && !progress(0.1 * i as f32 / all.len() as f32) {
             return Err(TrainError::Cancelled);
         }
     }
-    let labels: Vec<Label> = examples.iter().map(|e| e.label).collect();
+    let labels: Vec<Label> = all.iter().map(|e| e.label).collect();
     let zeros;
     let start_model = match start {
         Some(d) => &d.model,

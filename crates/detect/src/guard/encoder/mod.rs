@@ -81,11 +81,18 @@ impl Encoder {
 }
 
 /// Where the encoder's files are: `$AGENTGOV_GUARD_MODELS/use-multilingual-v3`, else
-/// `models/use-multilingual-v3` under the working directory (where `cargo xtask
-/// guard-models` puts them).
+/// `models/use-multilingual-v3` under the working directory or the nearest of its parents
+/// that has one (`cargo xtask guard-models` puts them under the workspace's root, and tests
+/// run in its members' directories).
 pub fn default_dir() -> PathBuf {
-    let root = std::env::var_os("AGENTGOV_GUARD_MODELS").map_or_else(|| PathBuf::from("models"), PathBuf::from);
-    root.join(NAME)
+    if let Some(root) = std::env::var_os("AGENTGOV_GUARD_MODELS") {
+        return PathBuf::from(root).join(NAME);
+    }
+    let local = Path::new("models").join(NAME);
+    let found = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| cwd.ancestors().map(|dir| dir.join(&local)).find(|dir| dir.is_dir()));
+    found.unwrap_or(local)
 }
 
 /// The process's encoder, loaded from `default_dir()` on first use; off when the files are

@@ -292,10 +292,12 @@ impl TrainingRun {
     pub fn train(&self) -> std::result::Result<Trained, TrainError> {
         let encoder = detect::encoder::shared();
         let mut embed = |text: &str| encoder.map(|e| e.embed(text, detect::detector::ENCODER_TOKENS));
+        let system_prompts = detect::corpus::system_prompts(detect::corpus::SYSTEM_PROMPTS);
         let from = TrainFrom {
             start: Some(detect::default_detector()),
             calibration: &[],
             embed: encoder.is_some().then_some(&mut embed as detect::train::Embed<'_>),
+            ngram_only: &system_prompts,
         };
         detect::train_from(&self.examples, &TrainOptions::default(), from, &mut |share| {
             self.progress.store(share.to_bits(), Ordering::Relaxed);
@@ -716,21 +718,19 @@ impl GuardService {
 
     /// `GET /guard/health` (no credentials): what the guard runs.
     pub fn health(&self) -> GuardHealth {
+        let stages = stages_of(detect::default_detector());
+        let mut detectors = vec!["normalization", "payload_decoding", "rules", "secrets", "system_prompt_echo", "ngram"];
+        if stages.iter().any(|s| s.name == "encoder" && s.active) {
+            detectors.push("encoder");
+        }
         GuardHealth {
             status: "ok",
             builtin_model: detect::BUILTIN_MODEL,
             default_threshold: rounded(detect::default_detector().threshold),
-            detectors: vec![
-                "normalization",
-                "payload_decoding",
-                "rules",
-                "secrets",
-                "system_prompt_echo",
-                "classifier",
-            ],
+            detectors,
             rules: detect::rules::RULES.len(),
             max_prompt_bytes: MAX_PROMPT_BYTES,
-            stages: stages_of(detect::default_detector()),
+            stages,
             calibration: builtin_calibration(),
         }
     }
