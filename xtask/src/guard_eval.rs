@@ -41,7 +41,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         return crate::guard_train::rules_report(&data);
     }
     if leave_source_out {
-        return crate::guard_train::leave_source_out(&data, fpr);
+        return crate::guard_train::leave_source_out(&data, fpr, show_errors);
     }
     let eval_file = eval_file.context("--eval EVAL.jsonl is required")?;
     let eval = read_jsonl(Path::new(&eval_file))?;

@@ -249,7 +249,7 @@ fn dump_stages(
 /// `guard-eval --leave-source-out`: for each attack source with at least `MIN_ROWS` rows,
 /// fits the shipped recipe on every fit and dev row except that source's, calibrates at
 /// `fpr` of the held-out benign hard negatives, and measures the source's recall.
-pub fn leave_source_out(dir: &std::path::Path, fpr: f32) -> anyhow::Result<()> {
+pub fn leave_source_out(dir: &std::path::Path, fpr: f32, show_errors: usize) -> anyhow::Result<()> {
     const MIN_ROWS: usize = 10;
     let rows = guard_data::load(dir)?;
     let encoder = load_encoder()?;
@@ -300,6 +300,14 @@ pub fn leave_source_out(dir: &std::path::Path, fpr: f32) -> anyhow::Result<()> {
         recalls[0].push(a);
         recalls[1].push(b);
         println!("{source:<28} {:>6} {a:>10.3} {b:>10.3} {:>10.4}", held.len(), d.threshold);
+        for r in held.iter().take(show_errors * 4) {
+            let screen = guard::Screen { text: &r.example.text, ..guard::Screen::default() };
+            let v = d.screen_with(&screen, d.threshold, &mut |t: &str| Some(cache.embed(t)));
+            if v.safe() {
+                let text: String = r.example.text.chars().take(300).collect();
+                println!("    missed {:.3} [{}] {text:?}", v.score, v.reasons.join(" "));
+            }
+        }
         cache.save()?;
     }
     for (name, r) in ["n-gram stage and rules", "with the encoder"].iter().zip(&recalls) {
