@@ -58,6 +58,10 @@ fn check(input: &str, d: &Decoded) {
             assert!(escapes >= 3, "{d:?}");
             assert_ne!(d.text.as_bytes(), run, "{d:?}");
         }
+        Encoding::Acrostic => {
+            assert!(run.starts_with(b"(") && run.ends_with(b")"), "{d:?}");
+            assert!(d.text.len() >= 12 && d.text.is_ascii(), "{d:?}");
+        }
     }
     if matches!(d.encoding, Encoding::Base64 | Encoding::Hex) {
         assert!(reads_as_text(&d.text), "{d:?}");

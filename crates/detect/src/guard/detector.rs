@@ -406,6 +406,7 @@ fn encoded_name(e: Encoding) -> &'static str {
         Encoding::Hex => "hex_payload",
         Encoding::Url => "url_encoded_payload",
         Encoding::Rot13 => "rot13_payload",
+        Encoding::Acrostic => "acrostic_payload",
     }
 }
 
