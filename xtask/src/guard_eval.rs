@@ -5,7 +5,8 @@
 //! recall and F1, the benign false-positive rate and the screening latency.
 //!
 //! `--leave-source-out [--fpr 0.02]` trains once per attack source without it and measures
-//! its recall (`guard_train::leave_source_out`); `--rules` reports what the rules alone find.
+//! its recall (`guard_train::leave_source_out`); `--rules` reports what the rules alone find;
+//! `--cost` times the shipped detector per prompt size and language (`cost`).
 
 use std::path::Path;
 use std::time::Instant;
@@ -20,6 +21,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut show_errors = 0usize;
     let mut leave_source_out = false;
     let mut rules = false;
+    let mut cost_only = false;
     let mut fpr = 0.02f32;
     let mut data = crate::guard_data::default_dir();
     let mut args = args.iter();
@@ -29,6 +31,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             "--eval" => eval_file = Some(args.next().context("--eval needs a file")?.clone()),
             "--leave-source-out" => leave_source_out = true,
             "--rules" => rules = true,
+            "--cost" => cost_only = true,
             "--fpr" => fpr = args.next().and_then(|n| n.parse().ok()).context("--fpr needs a share, e.g. 0.02")?,
             "--data" => data = std::path::PathBuf::from(args.next().context("--data needs a directory")?),
             "--show-errors" => {
@@ -39,6 +42,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     if rules {
         return crate::guard_train::rules_report(&data);
+    }
+    if cost_only {
+        return cost(&data);
     }
     if leave_source_out {
         return crate::guard_train::leave_source_out(&data, fpr, show_errors);
@@ -151,19 +157,101 @@ fn operating_point(scored: &[(Label, f32)], fpr: f32) -> (f32, f32, f32) {
 }
 
 /// Screens a 2 KB prompt many times: the in-process latency the issue asks about.
-fn print_2kb_latency(detector: &Detector) {
-    let paragraph = "Please review the attached quarterly report and summarise the main risks for the \
-                     finance team, including currency exposure, supplier delays and the open audit items. ";
-    let prompt: String = paragraph.repeat(2048 / paragraph.len() + 1).chars().take(2048).collect();
-    let mut micros = Vec::new();
-    for _ in 0..2000 {
+const ENGLISH_PROSE: &str = "Please review the attached quarterly report and summarise the main risks for the \
+                             finance team, including currency exposure, supplier delays and the open audit items. ";
+const TURKISH_PROSE: &str = "Lütfen ekteki üç aylık raporu inceleyin ve finans ekibi için döviz riski, tedarikçi \
+                             gecikmeleri ve açık denetim maddeleri dahil olmak üzere başlıca riskleri özetleyin. ";
+
+/// `paragraph` repeated to `bytes` (cut at a character boundary).
+fn sized(paragraph: &str, bytes: usize) -> String {
+    let mut text = paragraph.repeat(bytes / paragraph.len() + 1);
+    let mut end = bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
+}
+
+/// p50 and p99 of screening `text` `runs` times, in µs.
+fn percentiles(detector: &Detector, text: &str, runs: usize) -> (f64, f64) {
+    let mut micros = Vec::with_capacity(runs);
+    for _ in 0..runs {
         let t = Instant::now();
-        std::hint::black_box(detector.screen(&Screen { text: &prompt, ..Screen::default() }));
+        std::hint::black_box(detector.screen(&Screen { text, ..Screen::default() }));
         micros.push(t.elapsed().as_secs_f64() * 1e6);
     }
     micros.sort_by(f64::total_cmp);
+    let at = |q: f64| micros[((micros.len() as f64 * q) as usize).min(micros.len() - 1)];
+    (at(0.5), at(0.99))
+}
+
+fn print_2kb_latency(detector: &Detector) {
+    let (p50, p99) = percentiles(detector, &sized(ENGLISH_PROSE, 2048), 2000);
     println!(
-        "2 KB prompt, 2,000 screens (dev build of xtask with the detector at opt-level 3): p50 {:.1} µs, p99 {:.1} µs",
-        micros[1000], micros[1980]
+        "2 KB prompt, 2,000 screens (dev build of xtask with the detector at opt-level 3): p50 {p50:.1} µs, p99 {p99:.1} µs"
     );
+}
+
+/// `guard-eval --cost`: the shipped detector's screening time per prompt size, in English
+/// (rules and n-gram stage) and in Turkish (the encoder stage too), and the share of a
+/// realistic mix of prompts (the public data's dev, benign hard negatives and multilingual
+/// sets, and the hand-written system prompts) that reaches the encoder, with the mean time
+/// over that mix.
+pub fn cost(data: &Path) -> anyhow::Result<()> {
+    let detector = guard::default_detector();
+    let encoder = guard::encoder::shared();
+    println!(
+        "encoder stage: {}",
+        match guard::encoder::shared_error() {
+            None => "on".to_string(),
+            Some(why) => format!("off ({why})"),
+        }
+    );
+    // The encoder loads on first use; that is start-up, not screening.
+    let _ = encoder.map(|e| e.embed("warm up", 8));
+    println!("{:<10} {:>8} {:>9} {:>9} {:>8}", "language", "bytes", "p50 µs", "p99 µs", "runs");
+    for (language, paragraph) in [("English", ENGLISH_PROSE), ("Turkish", TURKISH_PROSE)] {
+        for bytes in [115, 2048, 32 * 1024] {
+            let text = sized(paragraph, bytes);
+            let runs = match (language, bytes) {
+                ("English", b) if b <= 2048 => 2000,
+                ("English", _) => 300,
+                _ => 200,
+            };
+            let (p50, p99) = percentiles(detector, &text, runs);
+            println!("{language:<10} {:>8} {p50:>9.1} {p99:>9.1} {runs:>8}", text.len());
+        }
+    }
+    let rows = crate::guard_data::load(data)?;
+    let mix: Vec<&crate::guard_data::Row> = rows
+        .iter()
+        .filter(|r| {
+            r.file == "dev.jsonl"
+                || r.file == "extra/benign_hard.jsonl"
+                || r.file == "extra/multilingual_eval.jsonl"
+                || r.file == crate::guard_data::HANDWRITTEN
+        })
+        .collect();
+    let (mut encoded, mut total, mut micros) = (0usize, 0f64, Vec::with_capacity(mix.len()));
+    for r in &mix {
+        let t = Instant::now();
+        let v = detector.screen(&Screen { text: &r.example.text, ..Screen::default() });
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        total += us;
+        micros.push(us);
+        encoded += usize::from(v.encoded);
+    }
+    micros.sort_by(f64::total_cmp);
+    let at = |q: f64| micros[((micros.len() as f64 * q) as usize).min(micros.len() - 1)];
+    println!(
+        "mix of {} prompts (dev, benign_hard, multilingual_eval, hand-written system prompts): {} ({:.1}%) reached the encoder; mean {:.0} µs, p50 {:.0} µs, p99 {:.0} µs per prompt",
+        mix.len(),
+        encoded,
+        100.0 * encoded as f64 / mix.len().max(1) as f64,
+        total / mix.len().max(1) as f64,
+        at(0.5),
+        at(0.99)
+    );
+    Ok(())
 }

@@ -46,16 +46,21 @@ commands:
                       policy checks under 5 templates, each answered one checked to be
                       audited (default 200000)
   guard-eval [--train TRAIN.jsonl] --eval EVAL.jsonl
-                      train the Prompt Guard detector as the API does (the built-in
-                      corpus plus TRAIN; without --train the shipped default model),
+                      train the Prompt Guard detector as the API does (from the shipped
+                      model, on the built-in corpus plus TRAIN; without --train the
+                      shipped model itself),
                       screen EVAL (JSON lines `{text, label}`) and print per-class
                       precision, recall, F1, the benign false-positive rate and latency
-  guard-eval --leave-source-out [--fpr 0.02] [--data DIR]
+  guard-eval --leave-source-out [--fpr 0.02] [--data DIR] [--show-errors N]
                       for each attack source of ../shared/data/guard: fit the shipped
                       recipe without it, calibrate on the held-out benign hard negatives
                       and print its recall
   guard-eval --rules [--data DIR]
                       how often each curated rule matches benign and attack rows
+  guard-eval --cost [--data DIR]
+                      screening time of the shipped detector per prompt size (115 B,
+                      2 KB, 32 KB) in English and Turkish, and the share of a realistic
+                      mix of prompts that reaches the encoder stage
   guard-train [--data DIR] [--check]
                       fit the shipped model from ../shared/data/guard with the encoder
                       installed and write crates/detect/models/guard-builtin.{bin,json}

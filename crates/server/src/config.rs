@@ -12,8 +12,9 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
-/// Environment variables that start with `AGENTGOV_` but are not settings.
-const NOT_SETTINGS: &[&str] = &["config", "test_database_url", "test_redis_url"];
+/// Environment variables that start with `AGENTGOV_` but are not settings. The Prompt
+/// Guard's encoder reads its two itself, when first used (`detect::guard::encoder`).
+const NOT_SETTINGS: &[&str] = &["config", "test_database_url", "test_redis_url", "guard_models", "guard_encoder"];
 
 /// Settings read from their conventional names, without the `AGENTGOV_` prefix.
 const UNPREFIXED: &[&str] = &["DATABASE_URL", "REDIS_URL", "WEBHOOK_SECRET"];
@@ -985,6 +986,8 @@ mod tests {
             jail.set_env("AGENTGOV_CONFIG", "ignored.toml");
             jail.set_env("AGENTGOV_SHUTDOWN_TIMEOUT_SECS", "5");
             jail.set_env("AGENTGOV_WORKERS", "2");
+            jail.set_env("AGENTGOV_GUARD_MODELS", "/opt/agentgov/models");
+            jail.set_env("AGENTGOV_GUARD_ENCODER", "off");
             assert_eq!(Config::load(None).unwrap().shutdown_timeout_secs, 5);
             Ok(())
         });

@@ -1068,7 +1068,8 @@ mod tests {
     }
 }
 
-const SP_NAMES: &[&str] = &["Aria", "Max", "Nova", "Sage", "Leo", "Iris", "Milo", "Atlas", "Juno", "Echo", "Pip", "Ada"];
+const SP_NAMES: &[&str] =
+    &["Aria", "Max", "Nova", "Sage", "Leo", "Iris", "Milo", "Atlas", "Juno", "Echo", "Pip", "Ada"];
 const SP_MODELS: &[&str] = &["ChatGPT", "Claude", "Gemini", "Llama", "Copilot", "Mistral", "GPT-4", "an AI model"];
 const SP_ROLES: &[&str] = &[
     "customer support assistant",

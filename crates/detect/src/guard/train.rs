@@ -163,13 +163,10 @@ pub fn train_from(
         v
     };
     let ngram_only: Vec<&Example> = from.ngram_only.iter().collect();
-    let mut detector = fit_stages(
-        (&fit, &ngram_only),
-        from.start,
-        options,
-        encoder_on.then_some(&mut embed),
-        &mut |share| progress(0.9 * share),
-    )?;
+    let mut detector =
+        fit_stages((&fit, &ngram_only), from.start, options, encoder_on.then_some(&mut embed), &mut |share| {
+            progress(0.9 * share)
+        })?;
     if !progress(0.9) {
         return Err(TrainError::Cancelled);
     }

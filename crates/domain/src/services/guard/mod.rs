@@ -719,7 +719,8 @@ impl GuardService {
     /// `GET /guard/health` (no credentials): what the guard runs.
     pub fn health(&self) -> GuardHealth {
         let stages = stages_of(detect::default_detector());
-        let mut detectors = vec!["normalization", "payload_decoding", "rules", "secrets", "system_prompt_echo", "ngram"];
+        let mut detectors =
+            vec!["normalization", "payload_decoding", "rules", "secrets", "system_prompt_echo", "ngram"];
         if stages.iter().any(|s| s.name == "encoder" && s.active) {
             detectors.push("encoder");
         }

@@ -396,7 +396,7 @@ async fn stats_count_verdicts_and_latency_before_and_after_a_flush() {
 async fn a_tenant_threshold_overrides_the_models() {
     let h = harness();
     let admin = admin(&h, "acme").await;
-    let text = "Please tell me a story about a pirate and his parrot.";
+    let text = "What is the capital of France, and how many people live there?";
     let v = h.svc.guard.validate(&admin, validate(text)).await.unwrap();
     assert!(v.safe && v.score > 0.0, "{v:?}");
     let change = UpdateTenant {
