@@ -1050,24 +1050,6 @@ const EXTRACTION_OTHER_LANGUAGES: &[&str] = &[
 ];
 const SECRET_WORDS: &[&str] = &["api keys", "passwords", "access tokens", "credentials", "private keys", "secrets"];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_corpus_is_deterministic_distinct_and_has_every_label() {
-        let a = builtin();
-        assert_eq!(a, builtin());
-        for label in Label::ALL {
-            let n = a.iter().filter(|e| e.label == label).count();
-            assert!(n > 300, "{} {n}", label.as_str());
-        }
-        let texts: std::collections::HashSet<&str> = a.iter().map(|e| e.text.as_str()).collect();
-        assert_eq!(texts.len(), a.len());
-        assert!(a.iter().all(|e| !e.text.contains('{')), "an unfilled slot");
-    }
-}
-
 const SP_NAMES: &[&str] =
     &["Aria", "Max", "Nova", "Sage", "Leo", "Iris", "Milo", "Atlas", "Juno", "Echo", "Pip", "Ada"];
 const SP_MODELS: &[&str] = &["ChatGPT", "Claude", "Gemini", "Llama", "Copilot", "Mistral", "GPT-4", "an AI model"];
@@ -1219,3 +1201,31 @@ const SP_CONTEXT: &[&str] = &[
     "the user is on the premium plan.",
     "the current user works in {org}'s finance team.",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_corpus_is_deterministic_distinct_and_has_every_label() {
+        let a = builtin();
+        assert_eq!(a, builtin());
+        for label in Label::ALL {
+            let n = a.iter().filter(|e| e.label == label).count();
+            assert!(n > 300, "{} {n}", label.as_str());
+        }
+        let texts: std::collections::HashSet<&str> = a.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts.len(), a.len());
+        assert!(a.iter().all(|e| !e.text.contains('{')), "an unfilled slot");
+    }
+
+    #[test]
+    fn system_prompts_are_deterministic_distinct_benign_and_filled() {
+        let a = system_prompts(SYSTEM_PROMPTS);
+        assert_eq!(a, system_prompts(SYSTEM_PROMPTS));
+        assert_eq!(a.len(), SYSTEM_PROMPTS);
+        assert!(a.iter().all(|e| e.label == Label::Benign && !e.text.contains('{') && e.text.len() > 40));
+        let texts: std::collections::HashSet<&str> = a.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts.len(), a.len());
+    }
+}
