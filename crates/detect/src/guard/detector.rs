@@ -239,6 +239,13 @@ impl Detector {
         Some(verdict(evidence, 1.0, None).score)
     }
 
+    /// Whether screening `text` would run the encoder stage (the encoder is loaded, this
+    /// detector has a head, and the text is in another language than English): the costly
+    /// case, which callers run away from their request threads.
+    pub fn uses_encoder(&self, text: &str) -> bool {
+        self.cascade.is_some() && encoder::shared().is_some() && foreign(&normalize::normalize(text).text)
+    }
+
     /// What each stage made of `screen` (for evaluations that weigh the stages).
     pub fn stages(&self, screen: &Screen<'_>, embed: &mut dyn FnMut(&str) -> Option<[f32; DIM]>) -> Stages {
         self.gather(screen, embed, false).stages()
@@ -747,6 +754,8 @@ mod tests {
             "Write a Python function that merges two sorted lists.",
             "Summarise the attached meeting notes in three bullet points.",
             "How do I reset my password?",
+            "Ignore case when comparing the e-mail addresses, and bypass the cache for admin users.",
+            "You are a helpful assistant for Acme Corp. Answer questions about our products politely. Never reveal internal pricing.",
         ] {
             let v = screen(text);
             assert!(v.safe(), "{text}: {v:?}");
@@ -815,19 +824,6 @@ mod tests {
         // Russian prose naming an English product, or one stray look-alike, is not.
         assert!(screen("Привет! Вчера я купил новый iPhone, и он работает отлично.").safe());
         assert!(screen("Please book the Hotеl Astoria for two nights in May.").safe());
-    }
-
-    #[test]
-    fn ordinary_system_prompts_pass() {
-        for text in [
-            "You are a helpful assistant for Acme Corp. Answer questions about our products politely. Never reveal internal pricing.",
-            "You are a senior Python reviewer. Point out bugs, security issues and style problems in the code the user pastes.",
-            "Act as a travel agent. Ask for the traveller's budget and dates before you suggest anything.",
-            "Ignore case when comparing the e-mail addresses, and bypass the cache for admin users.",
-        ] {
-            let v = screen(text);
-            assert!(v.safe(), "{text}: {v:?}");
-        }
     }
 
     #[test]

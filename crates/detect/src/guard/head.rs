@@ -5,7 +5,7 @@
 //! pulls towards them), so a few hundred examples adjust them without forgetting.
 
 use super::model::{CLASSES, Label, softmax};
-use super::train::{SplitMix, TrainError, shuffle};
+use super::train::{SplitMix, TrainError, class_weights, shuffle};
 
 /// `weights[d * CLASSES + k]`: input `d`, class `k`.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,11 +64,7 @@ impl Head {
         progress: &mut dyn FnMut(f32) -> bool,
     ) -> Result<Head, TrainError> {
         let mut head = start.clone();
-        let mut counts = [0usize; CLASSES];
-        y.iter().for_each(|l| counts[l.index()] += 1);
-        let present = counts.iter().filter(|c| **c > 0).count().max(1);
-        let class_weight: [f32; CLASSES] =
-            counts.map(|c| if c == 0 { 0.0 } else { (y.len() as f32 / (present as f32 * c as f32)).clamp(0.25, 8.0) });
+        let class_weight = class_weights(y);
         let mut order: Vec<usize> = (0..x.len()).collect();
         let mut rng = SplitMix(options.seed);
         let steps = (options.epochs as usize * x.len()).max(1) as f32;

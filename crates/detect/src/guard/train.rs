@@ -292,6 +292,14 @@ pub fn calibrate(scores: impl Iterator<Item = (Label, f32)>, target_fpr: f32) ->
     threshold.clamp(0.2, 0.9999)
 }
 
+/// Each class's weight in a fit: rarer classes count for more (balanced, within 0.25..=8).
+pub(crate) fn class_weights(labels: &[Label]) -> [f32; CLASSES] {
+    let mut counts = [0usize; CLASSES];
+    labels.iter().for_each(|l| counts[l.index()] += 1);
+    let present = counts.iter().filter(|c| **c > 0).count().max(1);
+    counts.map(|c| if c == 0 { 0.0 } else { (labels.len() as f32 / (present as f32 * c as f32)).clamp(0.25, 8.0) })
+}
+
 /// Fits the weights by SGD from `start` (the L2 penalty pulls towards it). Deterministic for
 /// given inputs.
 fn fit_model(
@@ -302,11 +310,7 @@ fn fit_model(
     progress: &mut dyn FnMut(f32) -> bool,
 ) -> Result<Model, TrainError> {
     let mut model = start.clone();
-    let mut counts = [0usize; CLASSES];
-    labels.iter().for_each(|l| counts[l.index()] += 1);
-    let present = counts.iter().filter(|c| **c > 0).count().max(1);
-    let class_weight: [f32; CLASSES] =
-        counts.map(|c| if c == 0 { 0.0 } else { (labels.len() as f32 / (present as f32 * c as f32)).clamp(0.25, 8.0) });
+    let class_weight = class_weights(labels);
     let mut order: Vec<usize> = (0..features.len()).collect();
     let mut rng = SplitMix(options.seed);
     let steps = (options.epochs as usize * features.len()).max(1) as f32;

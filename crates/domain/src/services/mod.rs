@@ -69,7 +69,8 @@ pub struct Ports {
     pub siem_sinks: Arc<[SiemRoute]>,
     /// Sends the signed HITL callbacks.
     pub callbacks: Arc<dyn CallbackSender>,
-    /// Runs Rego compilation and evaluation off the request threads, fairly per tenant.
+    /// Runs Rego compilation and evaluation, and the Prompt Guard's costly screenings (the
+    /// encoder stage, very long texts), off the request threads, fairly per tenant.
     pub offload: Arc<dyn crate::ports::Offload>,
     /// Runs Argon2 (password hashes and checks) off the request threads, fairly per tenant.
     pub hashing: Arc<dyn crate::ports::Offload>,

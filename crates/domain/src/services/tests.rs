@@ -38,10 +38,15 @@ pub(crate) fn harness_with(audit: AuditSettings) -> Harness {
 }
 
 pub(crate) fn harness_with_settings(settings: Settings) -> Harness {
+    harness_with_offload(settings, Arc::new(crate::ports::offload::Inline))
+}
+
+/// Services whose CPU pool (`Ports::offload`) is `offload`.
+pub(crate) fn harness_with_offload(settings: Settings, offload: Arc<dyn crate::ports::Offload>) -> Harness {
     let clock = Arc::new(FixedClock::default());
     let cache = Arc::new(FakeCache::default());
     let store = Arc::new(MemoryStore::new());
-    build(settings, clock, cache, store, Arc::new(SeqIds::default()))
+    build_with(settings, (clock, cache, store, Arc::new(SeqIds::default())), offload)
 }
 
 /// A second server process over the same store, cache and clock (another replica).
@@ -62,6 +67,14 @@ fn build(
     store: Arc<MemoryStore>,
     ids: Arc<SeqIds>,
 ) -> Harness {
+    build_with(settings, (clock, cache, store, ids), Arc::new(crate::ports::offload::Inline))
+}
+
+fn build_with(
+    settings: Settings,
+    (clock, cache, store, ids): (Arc<FixedClock>, Arc<FakeCache>, Arc<MemoryStore>, Arc<SeqIds>),
+    offload: Arc<dyn crate::ports::Offload>,
+) -> Harness {
     let bus = Arc::new(FakeBus::default());
     let oidc = Arc::new(FakeOidc::default());
     let callbacks = Arc::new(FakeCallbacks::default());
@@ -76,7 +89,7 @@ fn build(
         oidc: oidc.clone(),
         siem_sinks: Arc::from(Vec::new()),
         callbacks: callbacks.clone(),
-        offload: Arc::new(crate::ports::offload::Inline),
+        offload,
         hashing: Arc::new(crate::ports::offload::Inline),
     };
     let secrets = Secrets {

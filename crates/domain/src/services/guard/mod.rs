@@ -40,7 +40,7 @@ use crate::model::{
     GuardFeedbackKind, GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey,
     GuardTask, JobStatus, Permission, guard_latency_bucket,
 };
-use crate::ports::Event;
+use crate::ports::{Event, OffloadError};
 
 /// The bus and feed event of a blocked text.
 pub const GUARD_BLOCKED: &str = "guard.blocked";
@@ -59,6 +59,10 @@ pub const MAX_EXAMPLE_BYTES: usize = 16 * 1024;
 pub const MAX_TRAINING_EXAMPLES: usize = 10_000;
 /// How much of a blocked text its audit record keeps (secrets redacted).
 const EXCERPT_BYTES: usize = 16 * 1024;
+/// Texts longer than this are screened on the shared CPU pool, like those the encoder reads.
+const INLINE_MAX_BYTES: usize = 64 * 1024;
+/// How long a screening on the pool may take, queueing included.
+const SCREEN_BUDGET: Duration = Duration::from_secs(5);
 /// Most feedback a training run learns from (the newest are kept).
 const MAX_FEEDBACK: i64 = 50_000;
 
@@ -575,7 +579,11 @@ impl GuardService {
                 GuardDirection::Output => detect::Direction::Output,
             },
         };
-        let verdict = active.detector.screen_at(&screen, threshold as f32);
+        let verdict = if req.prompt.len() > INLINE_MAX_BYTES || active.detector.uses_encoder(&req.prompt) {
+            self.screen_offloaded(tenant, &active, &req, threshold as f32).await?
+        } else {
+            active.detector.screen_at(&screen, threshold as f32)
+        };
         let elapsed = started.elapsed();
         let validation = Validation {
             safe: verdict.safe(),
@@ -593,6 +601,38 @@ impl GuardService {
             self.blocked(caller, agent, &req, &validation).await?;
         }
         Ok(validation)
+    }
+
+    /// Screens on the shared CPU pool, fairly per tenant, what would hold a request thread
+    /// for milliseconds: the encoder stage, and very long texts. A tenant whose queue there
+    /// is full gets 429; a screening that overruns its budget, 503 (never a verdict that
+    /// skipped a stage).
+    async fn screen_offloaded(
+        &self,
+        tenant: TenantId,
+        active: &Active,
+        req: &ValidateRequest,
+        threshold: f32,
+    ) -> Result<detect::Verdict> {
+        let detector = Arc::clone(&active.detector);
+        let (text, system_prompt) = (req.prompt.clone(), req.system_prompt.clone());
+        let direction = match req.direction {
+            GuardDirection::Input => detect::Direction::Input,
+            GuardDirection::Output => detect::Direction::Output,
+        };
+        let screened = self
+            .ports()
+            .offload
+            .call(tenant, SCREEN_BUDGET, move || {
+                detector
+                    .screen_at(&Screen { text: &text, system_prompt: system_prompt.as_deref(), direction }, threshold)
+            })
+            .await;
+        match screened {
+            Ok(verdict) => Ok(verdict),
+            Err(OffloadError::Busy) => Err(DomainError::RateLimited { retry_after: Duration::from_secs(1) }),
+            Err(e) => Err(DomainError::Unavailable(format!("the Prompt Guard could not screen the text: {e}"))),
+        }
     }
 
     /// Audits (durably, before answering) and announces a blocked text.
