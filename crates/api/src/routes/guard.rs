@@ -23,7 +23,9 @@ pub async fn health(state: web::Data<AppState>) -> web::Json<GuardHealth> {
 /// Screen a prompt (or, with `direction: "output"`, a model's output) for injection,
 /// jailbreak and leakage with the tenant's active detector (`guard:validate`). A blocked
 /// text is in the audit log (`guard.blocked`, id = `validation_id`) before the answer, and
-/// is published on the real-time feed.
+/// is published on the real-time feed. Texts the encoder stage reads (other languages than
+/// English) and texts over 64 KiB are screened on the shared CPU pool, in the tenant's own
+/// share of it.
 #[utoipa::path(
     operation_id = "guard_validate",
     tag = "guard",
@@ -32,6 +34,8 @@ pub async fn health(state: web::Data<AppState>) -> web::Json<GuardHealth> {
     responses(
         (status = 200, description = "The verdict", body = Validation),
         (status = 404, description = "`agent_id` is not an agent of the caller's tenant", body = crate::problem::Problem),
+        (status = 429, description = "The tenant's screenings waiting for the CPU pool are at their limit (`Retry-After`)", body = crate::problem::Problem),
+        (status = 503, description = "A screening on the CPU pool overran its 5 s budget", body = crate::problem::Problem),
     )
 )]
 #[post("/validate")]

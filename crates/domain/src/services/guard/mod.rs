@@ -438,7 +438,7 @@ pub fn warm_up() {
         Some(reason) => tracing::warn!(
             encoder = detect::encoder::NAME,
             reason,
-            "guard: encoder stage off (texts in other languages than English are read by rules only); install it with `cargo xtask guard-models`"
+            "guard: encoder stage off (texts in other languages than English are read by the rules and the n-gram stage only); install it with `cargo xtask guard-models`"
         ),
     }
 }
