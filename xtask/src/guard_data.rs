@@ -9,7 +9,8 @@
 //! - **fit**: `train.jsonl`, `extra/attacks_extra.jsonl` without its rows in languages that
 //!   have no benign text here (zu, sq, ga, gd: a model would learn "not English = attack"),
 //!   the other half of `benign_hard.jsonl`, and the project's own developer system prompts
-//!   (`corpus::system_prompts`, benign: the public data has no short application setups);
+//!   and document tasks (`corpus::background`, benign, for the n-gram stage only: the public
+//!   data has no short application setups, and its pasted documents mostly hide attacks);
 //! - **dev**: `dev.jsonl`, evaluation only; **multilingual**: `extra/multilingual_eval.jsonl`,
 //!   evaluation only.
 
@@ -77,7 +78,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Row>> {
         let example = Example::new(text, Label::Benign);
         rows.push(Row { example, source: "agentgov_handwritten".into(), language: None, file: HANDWRITTEN, group });
     }
-    for example in guard::corpus::system_prompts(guard::corpus::SYSTEM_PROMPTS) {
+    for example in guard::corpus::background() {
         let group = group(&example.text);
         rows.push(Row { example, source: "agentgov_system_prompts".into(), language: None, file: GENERATED, group });
     }
@@ -87,7 +88,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Row>> {
 /// System prompts written by hand, for evaluation only (the detector's tests read them too).
 pub const HANDWRITTEN: &str = "crates/detect/tests/fixtures/guard-system-prompts.jsonl";
 /// The `file` of the project's own generated system prompts.
-pub const GENERATED: &str = "corpus::system_prompts";
+pub const GENERATED: &str = "corpus::background";
 
 /// FNV-1a of the lower-cased, whitespace-collapsed first 150 characters, into 0..100.
 fn group(text: &str) -> u32 {

@@ -45,6 +45,37 @@ pub fn builtin() -> Vec<Example> {
 
 /// How many of `system_prompts` the shipped model and a tenant's training learn from.
 pub const SYSTEM_PROMPTS: usize = 600;
+/// How many of `document_tasks` they learn from.
+pub const DOCUMENT_TASKS: usize = 300;
+
+/// What the n-gram stage learns as benign besides the data (`TrainFrom::ngram_only`): the
+/// project's developer system prompts and document tasks.
+pub fn background() -> Vec<Example> {
+    let mut out = system_prompts(SYSTEM_PROMPTS);
+    out.extend(document_tasks(DOCUMENT_TASKS));
+    out
+}
+
+/// A task over a pasted document ("Summarize the following:", a separator, the text), with
+/// an ordinary document: indirect injections arrive in exactly this shape, so without these
+/// the shape itself would read as an attack.
+pub fn document_tasks(n: usize) -> Vec<Example> {
+    let mut g = Gen(SplitMix(SEED ^ 0xd0c5_7a5c_0000_0002));
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(n);
+    let mut tries = 0;
+    while out.len() < n && tries < n * 20 {
+        tries += 1;
+        let task = g.pick(DOCUMENT_TASK_LINES);
+        let separator = g.pick(&["\n", "\n\n", "\n------\n", "\n---\n", "\n\"\"\"\n", ": "]);
+        let doc = g.document();
+        let text = format!("{task}{separator}{doc}");
+        if seen.insert(text.clone()) {
+            out.push(Example::new(text, Label::Benign));
+        }
+    }
+    out
+}
 
 /// Developer system prompts, written for this module: what platform teams put in front of
 /// their agents, with the words attacks use too ("never reveal", "ignore", "instructions",
@@ -1050,6 +1081,23 @@ const EXTRACTION_OTHER_LANGUAGES: &[&str] = &[
 ];
 const SECRET_WORDS: &[&str] = &["api keys", "passwords", "access tokens", "credentials", "private keys", "secrets"];
 
+const DOCUMENT_TASK_LINES: &[&str] = &[
+    "Summarize the following:",
+    "Summarise this article for me:",
+    "Give me the key points of this text:",
+    "Bring out the main points from these paragraphs:",
+    "Give executive highlights on this info:",
+    "Translate the following text into German:",
+    "Translate this into French, keeping names as they are:",
+    "Extract every date and amount from this document:",
+    "Classify the sentiment of this review:",
+    "Proofread the following paragraph:",
+    "Answer the question using only this context:",
+    "Rewrite this e-mail to sound more polite:",
+    "List the action items in these notes:",
+    "Assess whether this message is spam:",
+    "Turn this text into three bullet points:",
+];
 const SP_NAMES: &[&str] =
     &["Aria", "Max", "Nova", "Sage", "Leo", "Iris", "Milo", "Atlas", "Juno", "Echo", "Pip", "Ada"];
 const SP_MODELS: &[&str] = &["ChatGPT", "Claude", "Gemini", "Llama", "Copilot", "Mistral", "GPT-4", "an AI model"];
@@ -1217,6 +1265,15 @@ mod tests {
         let texts: std::collections::HashSet<&str> = a.iter().map(|e| e.text.as_str()).collect();
         assert_eq!(texts.len(), a.len());
         assert!(a.iter().all(|e| !e.text.contains('{')), "an unfilled slot");
+    }
+
+    #[test]
+    fn document_tasks_are_deterministic_distinct_and_benign() {
+        let a = document_tasks(DOCUMENT_TASKS);
+        assert_eq!(a, document_tasks(DOCUMENT_TASKS));
+        assert_eq!(a.len(), DOCUMENT_TASKS);
+        assert!(a.iter().all(|e| e.label == Label::Benign && !e.text.contains('{')));
+        assert_eq!(background().len(), SYSTEM_PROMPTS + DOCUMENT_TASKS);
     }
 
     #[test]

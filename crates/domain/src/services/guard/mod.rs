@@ -296,12 +296,12 @@ impl TrainingRun {
     pub fn train(&self) -> std::result::Result<Trained, TrainError> {
         let encoder = detect::encoder::shared();
         let mut embed = |text: &str| encoder.map(|e| e.embed(text, detect::detector::ENCODER_TOKENS));
-        let system_prompts = detect::corpus::system_prompts(detect::corpus::SYSTEM_PROMPTS);
+        let background = detect::corpus::background();
         let from = TrainFrom {
             start: Some(detect::default_detector()),
             calibration: &[],
             embed: encoder.is_some().then_some(&mut embed as detect::train::Embed<'_>),
-            ngram_only: &system_prompts,
+            ngram_only: &background,
         };
         detect::train_from(&self.examples, &TrainOptions::default(), from, &mut |share| {
             self.progress.store(share.to_bits(), Ordering::Relaxed);
