@@ -86,6 +86,14 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if first != Some(&b'{') {
         return Err(ApiError::unprocessable("body", "must be a JSON object"));
     }
+    // JSON has one kind of number: `78.0` is the integer 78 (JSON Schema says so too), which
+    // serde refuses for an integer member. Such numbers are read as integers.
+    if let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && integral_floats_to_integers(&mut value)
+        && let Ok(parsed) = serde_json::from_value(value)
+    {
+        return Ok(parsed);
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|err| {
         let path = err.path().to_string();
@@ -111,14 +119,43 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
+/// Rewrites every float with no fractional part that fits an `i64` (`78.0`, `-1e3`) as that
+/// integer; whether there was any.
+fn integral_floats_to_integers(value: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            // Strictly inside i64's range: `i64::MAX as f64` rounds up past it.
+            if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 {
+                *value = Value::from(f as i64);
+                return true;
+            }
+            false
+        }
+        // Every member is visited: no short circuit.
+        Value::Array(items) => items.iter_mut().map(integral_floats_to_integers).filter(|&changed| changed).count() > 0,
+        Value::Object(members) => {
+            members.values_mut().map(integral_floats_to_integers).filter(|&changed| changed).count() > 0
+        }
+        _ => false,
+    }
+}
+
 /// An optional JSON body (a decision's comment, say): the type's default when the body is
-/// empty or blank, else parsed as `Json` would.
+/// absent, else parsed as `Json` would.
 pub fn optional_body<T: serde::de::DeserializeOwned + Default>(req: &HttpRequest, body: &[u8]) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    if body_absent(body) {
         return Ok(T::default());
     }
     require_json(req)?;
     parse_json(body)
+}
+
+/// Whether an optional body is absent: empty, blank, or the JSON `null` the document allows
+/// in its place.
+pub fn body_absent(body: &[u8]) -> bool {
+    body.trim_ascii() == b"null" || body.iter().all(u8::is_ascii_whitespace)
 }
 
 fn strip_position(msg: &str) -> String {
@@ -130,8 +167,10 @@ fn strip_position(msg: &str) -> String {
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$")]
     pub cursor: Option<String>,
 }
 
@@ -292,11 +331,50 @@ pub fn client_ip(req: &HttpRequest) -> Option<String> {
 }
 
 /// Path ids that are not UUIDs name nothing: 404, as for an unknown id.
-pub fn path_error(err: actix_web::error::PathError, _: &HttpRequest) -> actix_web::Error {
+/// A path whose `{id}` does not parse: 404, unless the path is a resource of its own that
+/// does not take this method (`DELETE /users/me` fits `/users/{id}`, but `/users/me` takes
+/// only GET and PUT): 405 with its `Allow`.
+pub fn path_error(err: actix_web::error::PathError, req: &HttpRequest) -> actix_web::Error {
+    let allow = req.app_data::<crate::Methods>().and_then(|m| m.allowed(req.path()));
+    if let Some(allow) = allow.filter(|a| !a.split(", ").any(|m| m == req.method().as_str())) {
+        let response = actix_web::HttpResponse::MethodNotAllowed().insert_header((header::ALLOW, allow)).finish();
+        return actix_web::error::InternalError::from_response(err, response).into();
+    }
     ApiError::new(StatusCode::NOT_FOUND, format!("not found: {err}")).into()
 }
 
 /// Query strings of the wrong shape (`limit=abc`): 422.
 pub fn query_error(err: actix_web::error::QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
     ApiError::unprocessable("query", strip_position(&err.to_string())).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Days {
+        days: i32,
+        #[serde(default)]
+        share: Option<f64>,
+    }
+
+    #[test]
+    fn an_integral_float_is_an_integer_and_a_fraction_is_not() {
+        let ok = |body: &str| parse_json::<Days>(body.as_bytes()).map(|d| (d.days, d.share)).ok();
+        assert_eq!(ok(r#"{"days": 78}"#), Some((78, None)));
+        assert_eq!(ok(r#"{"days": 78.0, "share": 1.0}"#), Some((78, Some(1.0))));
+        assert_eq!(ok(r#"{"days": -1e3}"#), Some((-1000, None)));
+        assert_eq!(ok(r#"{"days": 78.5}"#), None);
+        assert_eq!(ok(r#"{"days": 1e300}"#), None);
+        let err = parse_json::<Days>(br#"{"days": 78.5}"#).unwrap_err();
+        assert_eq!(err.status, StatusCode::UNPROCESSABLE_ENTITY);
+    }
+
+    #[test]
+    fn null_and_blank_are_an_absent_optional_body() {
+        assert!(body_absent(b"") && body_absent(b"  \n") && body_absent(b" null "));
+        assert!(!body_absent(b"{}") && !body_absent(b"nul"));
+    }
 }

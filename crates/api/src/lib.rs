@@ -197,6 +197,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, mut doc) =
         App::new().into_utoipa_app().openapi(openapi::ApiDoc::openapi()).configure(register).split_for_parts();
     utoipa::Modify::modify(&openapi::SharedErrors, &mut doc);
+    utoipa::Modify::modify(&openapi::CrossField, &mut doc);
     doc
 }
 
@@ -217,6 +218,7 @@ pub fn app(
     let methods = Methods::of(&doc);
     App::new()
         .app_data(state)
+        .app_data(methods.clone())
         .app_data(web::PayloadConfig::new(http.body_limit))
         .app_data(http)
         .app_data(web::PathConfig::default().error_handler(extract::path_error))
@@ -249,7 +251,7 @@ pub fn app(
 /// The methods each documented path takes, so that a known path asked with a method it does
 /// not take answers 405 with `Allow`, and only an unknown path answers 404.
 #[derive(Debug, Clone)]
-struct Methods(std::sync::Arc<Vec<(String, Vec<&'static str>)>>);
+pub(crate) struct Methods(std::sync::Arc<Vec<(String, Vec<&'static str>)>>);
 
 impl Methods {
     fn of(doc: &utoipa::openapi::OpenApi) -> Self {
@@ -266,12 +268,16 @@ impl Methods {
         Methods(std::sync::Arc::new(paths.collect()))
     }
 
-    /// The `Allow` value for `path` (every method of every template it matches), or `None`
+    /// The `Allow` value for `path`: the methods of the most specific templates it matches
+    /// (fewest `{name}` segments: `/users/me` is that path, not `/users/{id}`), or `None`
     /// when no documented path matches.
-    fn allowed(&self, path: &str) -> Option<String> {
+    pub(crate) fn allowed(&self, path: &str) -> Option<String> {
+        let params = |template: &str| template.split('/').filter(|s| s.starts_with('{')).count();
+        let matching: Vec<_> = self.0.iter().filter(|(template, _)| template_matches(template, path)).collect();
+        let fewest = matching.iter().map(|(template, _)| params(template)).min()?;
         let mut allow: Vec<&str> = Vec::new();
-        let matching = self.0.iter().filter(|(template, _)| template_matches(template, path));
-        for method in matching.flat_map(|(_, methods)| methods) {
+        let specific = matching.into_iter().filter(|(template, _)| params(template) == fewest);
+        for method in specific.flat_map(|(_, methods)| methods) {
             if !allow.contains(method) {
                 allow.push(method);
             }
@@ -297,6 +303,48 @@ fn template_matches(template: &str, path: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Every `pattern` the document states is one the domain tests against its validators.
+    #[test]
+    fn every_pattern_is_a_checked_one() {
+        use agentgov_domain::page::{CURSOR_PATTERN, SEQ_CURSOR_PATTERN};
+        use agentgov_domain::services::validate::{
+            DESCRIPTION_PATTERN, EMAIL_PATTERN, EVENT_TYPE_PATTERN, NONBLANK_DESCRIPTION_PATTERN, NONBLANK_PATTERN,
+            TEXT_PATTERN, TRIMMED_PATTERN,
+        };
+        let client_event_type = agentgov_domain::model::audit::client_event_type_pattern();
+        let known = [
+            client_event_type.as_str(),
+            CURSOR_PATTERN,
+            SEQ_CURSOR_PATTERN,
+            DESCRIPTION_PATTERN,
+            EMAIL_PATTERN,
+            EVENT_TYPE_PATTERN,
+            NONBLANK_DESCRIPTION_PATTERN,
+            NONBLANK_PATTERN,
+            TEXT_PATTERN,
+            TRIMMED_PATTERN,
+        ];
+        fn walk<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    if let Some(serde_json::Value::String(p)) = m.get("pattern") {
+                        out.push(p);
+                    }
+                    m.values().for_each(|v| walk(v, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+                _ => {}
+            }
+        }
+        let doc = serde_json::to_value(openapi()).unwrap_or_default();
+        let mut found = Vec::new();
+        walk(&doc, &mut found);
+        assert!(found.len() > 20, "{found:?}");
+        for p in found {
+            assert!(known.contains(&p), "pattern {p:?} is not one of the checked ones");
+        }
+    }
+
     #[test]
     fn a_known_path_names_its_methods() {
         let methods = Methods::of(&openapi());
@@ -304,8 +352,9 @@ mod tests {
             methods.allowed("/api/v1/agents/0193a4c2-0000-7000-8000-000000000001").as_deref(),
             Some("GET, PUT, DELETE")
         );
-        // `/agents/search` is also `/agents/{id}`: both templates' methods.
-        assert_eq!(methods.allowed("/api/v1/agents/search").as_deref(), Some("GET, PUT, DELETE"));
+        // `/agents/search` also fits `/agents/{id}`, but it is its own resource.
+        assert_eq!(methods.allowed("/api/v1/agents/search").as_deref(), Some("GET"));
+        assert_eq!(methods.allowed("/api/v1/users/me").as_deref(), Some("GET, PUT"));
         assert_eq!(methods.allowed("/api/v1/policies").as_deref(), Some("GET, POST"));
         assert_eq!(methods.allowed("/webhooks/agent").as_deref(), Some("POST"));
         assert_eq!(methods.allowed("/api/v1/nothing"), None);

@@ -157,3 +157,66 @@ fn unique_operation_ids(doc: &mut Doc) {
         }
     }
 }
+
+/// What the service enforces across the members of a request body, which the derives cannot
+/// say: each named schema becomes `allOf` of itself and these (a member given as `null` counts
+/// as left out, so "given" is "present and not null").
+pub(crate) struct CrossField;
+
+impl CrossField {
+    fn constraints() -> Vec<(&'static str, serde_json::Value)> {
+        use serde_json::json;
+        let given = |name: &str, kind: &str| json!({"type": "object", "required": [name], "properties": {name: {"type": kind}}});
+        let client_event_type = agentgov_domain::model::audit::client_event_type_pattern();
+        vec![
+            // The service's own namespaces are refused.
+            (
+                "NewAuditEntry",
+                json!({"type": "object", "properties": {"event_type": {"type": "string", "pattern": client_event_type}}}),
+            ),
+            (
+                "FeedbackRequest",
+                json!({"allOf": [
+                    // A stored validation by id, or the text itself: one of the two.
+                    {"oneOf": [given("validation_id", "string"), given("prompt", "string")]},
+                    // A category only says what kind of attack it is.
+                    {"anyOf": [
+                        {"type": "object", "properties": {"label": {"type": "string", "enum": ["attack"]}}},
+                        {"type": "object", "properties": {"category": {"type": "null"}}},
+                    ]},
+                ]}),
+            ),
+            ("PolicyRequest", json!({"oneOf": [given("rego", "string"), given("template", "object")]})),
+            (
+                "IngestEvent",
+                json!({"anyOf": [
+                    given("host", "string"), given("ip", "string"), given("user_agent", "string"),
+                    given("process", "string"), given("endpoint", "string"), given("model", "string"),
+                    given("api_key_fingerprint", "string"), given("agent_id", "string"),
+                    {"type": "object", "required": ["tool_calls"], "properties": {"tool_calls": {"type": "array", "items": {"type": "string"}, "minItems": 1}}},
+                ]}),
+            ),
+        ]
+    }
+}
+
+impl Modify for CrossField {
+    fn modify(&self, doc: &mut Doc) {
+        let Some(components) = doc.components.as_mut() else { return };
+        for (name, extra) in Self::constraints() {
+            let extra = match serde_json::from_value::<utoipa::openapi::Schema>(extra) {
+                Ok(extra) => extra,
+                Err(e) => {
+                    debug_assert!(false, "the constraint of {name} does not parse: {e}");
+                    continue;
+                }
+            };
+            let Some(schema) = components.schemas.remove(name) else {
+                debug_assert!(false, "no schema {name}");
+                continue;
+            };
+            let both = utoipa::openapi::schema::AllOfBuilder::new().item(schema).item(extra).build();
+            components.schemas.insert(name.to_owned(), utoipa::openapi::Schema::AllOf(both).into());
+        }
+    }
+}

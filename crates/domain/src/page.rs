@@ -53,6 +53,12 @@ pub fn parse_limit(limit: Option<i64>) -> Result<u32> {
     }
 }
 
+/// The OpenAPI `pattern` of a list's `cursor` (an id, 16 bytes in unpadded base64url), or
+/// empty for the first page.
+pub const CURSOR_PATTERN: &str = r"^([A-Za-z0-9_-]{21}[AQgw])?$";
+/// The OpenAPI `pattern` of the audit log's `cursor` (a sequence number, 8 bytes).
+pub const SEQ_CURSOR_PATTERN: &str = r"^([A-Za-z0-9_-]{10}[AEIMQUYcgkosw048])?$";
+
 fn bad_cursor() -> DomainError {
     DomainError::invalid("cursor", "is not a cursor returned by this list")
 }
@@ -112,6 +118,27 @@ mod tests {
         assert_eq!(PageRequest::parse(Some(500), None).unwrap().limit, 500);
         assert!(PageRequest::parse(Some(0), None).is_err());
         assert!(PageRequest::parse(Some(501), None).is_err());
+    }
+
+    #[test]
+    fn cursor_patterns_accept_exactly_the_cursors() {
+        let ids = regex::Regex::new(CURSOR_PATTERN).unwrap();
+        let seqs = regex::Regex::new(SEQ_CURSOR_PATTERN).unwrap();
+        for n in [0u128, 1, 0xff, u128::MAX, 0x0123_4567_89ab_cdef_0123_4567_89ab_cdef] {
+            assert!(ids.is_match(&encode_cursor(Uuid::from_u128(n))));
+        }
+        for n in [0i64, 1, 255, i64::MAX, -1] {
+            assert!(seqs.is_match(&encode_seq_cursor(n)));
+        }
+        // Every last character the pattern allows decodes; the others do not.
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        for last in alphabet.chars() {
+            let id = format!("{}{last}", "A".repeat(21));
+            assert_eq!(ids.is_match(&id), PageRequest::parse(None, Some(&id)).is_ok(), "{id}");
+            let seq = format!("{}{last}", "A".repeat(10));
+            assert_eq!(seqs.is_match(&seq), decode_seq_cursor(Some(&seq)).is_ok(), "{seq}");
+        }
+        assert!(ids.is_match("") && seqs.is_match(""));
     }
 
     #[test]

@@ -16,16 +16,20 @@ use crate::problem::ApiResult;
 #[into_params(parameter_in = Query)]
 pub struct AgentListQuery {
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$")]
     pub cursor: Option<String>,
     /// Declared type, exact.
     #[serde(rename = "type")]
     #[param(rename = "type")]
     pub agent_type: Option<String>,
     /// `active`, `inactive` (including active agents without a recent heartbeat) or `suspended`.
+    #[param(value_type = Option<agentgov_domain::model::agent::AgentStatus>)]
     pub status: Option<String>,
     /// `low`, `medium`, `high` or `critical`.
+    #[param(value_type = Option<agentgov_domain::model::agent::RiskLevel>)]
     pub risk: Option<String>,
     /// Agents having this capability, exact.
     pub capability: Option<String>,
@@ -38,9 +42,15 @@ pub struct AgentListQuery {
 pub struct SearchQuery {
     /// What to look for, in natural language (1 to 500 characters). Required: the service
     /// names it in a 422 when it is missing, as it does when it is blank.
-    #[param(required = true)]
+    #[param(
+        required = true,
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub q: Option<String>,
     /// How many results, 1 to 100 (default 10).
+    #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }
 
@@ -168,7 +178,7 @@ pub async fn remove(state: web::Data<AppState>, auth: ApiKeyOrJwt, id: web::Path
     tag = "agents",
     security(("api_key" = []), ("bearer" = [])),
     params(("id" = String, Path, format = Uuid)),
-    request_body(content = HeartbeatRequest, description = "Optional; an empty body is a plain heartbeat"),
+    request_body(content = Option<HeartbeatRequest>, description = "Optional; an empty body is a plain heartbeat"),
     responses(
         (status = 200, description = "The agent after the heartbeat", body = Agent),
         (status = 409, description = "A suspended agent asked to be active", body = crate::problem::Problem),
@@ -181,7 +191,7 @@ pub async fn heartbeat(
     id: web::Path<AgentId>,
     body: web::Bytes,
 ) -> ApiResult<web::Json<Agent>> {
-    let req = if body.iter().all(u8::is_ascii_whitespace) {
+    let req = if crate::extract::body_absent(&body) {
         HeartbeatRequest::default()
     } else {
         crate::extract::parse_json(&body)?

@@ -20,20 +20,42 @@ use crate::problem::{ApiResult, Problem};
 #[into_params(parameter_in = Query)]
 pub struct AuditListQuery {
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = r"^([A-Za-z0-9_-]{10}[AEIMQUYcgkosw048])?$")]
     pub cursor: Option<String>,
     /// Only records about this agent (UUID).
+    #[param(format = Uuid)]
     pub agent_id: Option<String>,
+    #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
     pub event_type: Option<String>,
+    #[param(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub action: Option<String>,
+    #[param(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub decision: Option<String>,
     /// `agent`, `user`, `api_key` or `system`.
+    #[param(value_type = Option<agentgov_domain::model::audit::ActorType>)]
     pub actor_type: Option<String>,
+    #[param(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub actor_id: Option<String>,
     /// Records at or after this instant (RFC 3339).
+    #[param(format = DateTime)]
     pub from: Option<String>,
     /// Records before this instant (RFC 3339).
+    #[param(format = DateTime)]
     pub to: Option<String>,
 }
 
@@ -63,16 +85,36 @@ pub struct CsvExportQuery {
     /// Default `false`.
     pub spreadsheet_safe: Option<bool>,
     /// Only records about this agent (UUID).
+    #[param(format = Uuid)]
     pub agent_id: Option<String>,
+    #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
     pub event_type: Option<String>,
+    #[param(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub action: Option<String>,
+    #[param(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub decision: Option<String>,
     /// `agent`, `user`, `api_key` or `system`.
+    #[param(value_type = Option<agentgov_domain::model::audit::ActorType>)]
     pub actor_type: Option<String>,
+    #[param(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub actor_id: Option<String>,
     /// Records at or after this instant (RFC 3339).
+    #[param(format = DateTime)]
     pub from: Option<String>,
     /// Records before this instant (RFC 3339).
+    #[param(format = DateTime)]
     pub to: Option<String>,
 }
 
@@ -97,8 +139,10 @@ impl CsvExportQuery {
 #[into_params(parameter_in = Query)]
 pub struct VerifyQuery {
     /// First sequence number to check (default 1).
+    #[param(minimum = 1)]
     pub from_seq: Option<i64>,
     /// Last sequence number to check (default: the last record).
+    #[param(minimum = 1)]
     pub to_seq: Option<i64>,
 }
 

@@ -123,10 +123,13 @@ pub async fn cluster_status(
 #[into_params(parameter_in = Query)]
 pub struct CandidateQuery {
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$")]
     pub cursor: Option<String>,
     /// `pending`, `confirmed` or `dismissed`.
+    #[param(value_type = Option<agentgov_domain::model::discovery::CandidateStatus>)]
     pub status: Option<String>,
 }
 

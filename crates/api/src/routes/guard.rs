@@ -55,6 +55,7 @@ pub async fn validate(
 #[into_params(parameter_in = Query)]
 pub struct StatsQuery {
     /// The window, in hours back from now (1 to 720, default 24).
+    #[param(minimum = 1, maximum = 720)]
     pub window_hours: Option<i64>,
 }
 
@@ -146,7 +147,7 @@ pub async fn train(
 
 /// The examples of a training request: JSON, JSON lines, or nothing.
 fn training_body(req: &HttpRequest, body: &[u8]) -> Result<TrainRequest, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    if crate::extract::body_absent(body) {
         return Ok(TrainRequest::default());
     }
     match media_type(req).as_str() {
@@ -179,6 +180,7 @@ fn training_body(req: &HttpRequest, body: &[u8]) -> Result<TrainRequest, ApiErro
 #[into_params(parameter_in = Query)]
 pub struct TaskQuery {
     /// The `task_id` of `POST /guard/detector/train`.
+    #[param(format = Uuid)]
     pub task_id: String,
 }
 

@@ -129,6 +129,7 @@ pub async fn cancel(
 pub struct StatusQuery {
     /// Long-poll: while the request is pending, wait up to this many seconds (0 to 60) for
     /// a decision before answering. The answer is the request as it then is.
+    #[param(minimum = 0, maximum = 60)]
     pub wait: Option<i64>,
 }
 

@@ -17,8 +17,10 @@ use crate::problem::ApiResult;
 #[into_params(parameter_in = Query)]
 pub struct PolicyListQuery {
     /// Page size, 1 to 500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page.
+    #[param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$")]
     pub cursor: Option<String>,
     /// Only enabled (`true`) or disabled (`false`) policies.
     pub enabled: Option<bool>,

@@ -24,6 +24,7 @@ pub struct RoleChange {
 pub struct PasswordChange {
     pub current_password: String,
     /// At least 12 characters.
+    #[schema(min_length = 12, max_length = 1024)]
     pub new_password: String,
 }
 

@@ -72,8 +72,11 @@ impl RiskLevel {
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RiskLevels {
+    #[schema(exclusive_minimum = 0, maximum = 1)]
     pub medium: f64,
+    #[schema(exclusive_minimum = 0, maximum = 1)]
     pub high: f64,
+    #[schema(exclusive_minimum = 0, maximum = 1)]
     pub critical: f64,
 }
 

@@ -143,6 +143,18 @@ pub fn is_service_event_type(event_type: &str) -> bool {
     SERVICE_NAMESPACES.contains(&namespace)
 }
 
+/// The start of an event type in a [`SERVICE_NAMESPACES`] namespace, as a regular expression.
+pub fn service_namespace_regex() -> String {
+    format!(r"^({})(\.|$)", SERVICE_NAMESPACES.join("|"))
+}
+
+/// The OpenAPI `pattern` that keeps `POST /audit/log`'s `event_type` out of the service's
+/// namespaces: [`service_namespace_regex`] as a negative lookahead (JSON Schema patterns are
+/// ECMA-262 regular expressions, which have it).
+pub fn client_event_type_pattern() -> String {
+    format!("^(?!{})", service_namespace_regex().trim_start_matches('^'))
+}
+
 /// Who wrote a record: the service itself, or a client through `POST /audit/log`.
 ///
 /// Derived from the record's `event_type` (which the hash covers), not stored: clients may
@@ -676,6 +688,15 @@ impl ChainVerifier {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_service_namespace_regex_is_is_service_event_type() {
+        let re = regex::Regex::new(&service_namespace_regex()).unwrap();
+        for t in ["agent", "agent.registered", "policy.decision", "agents.x", "app.agent", "user_x", "siem.x.y", "a"] {
+            assert_eq!(re.is_match(t), is_service_event_type(t), "{t}");
+        }
+        assert_eq!(client_event_type_pattern(), format!("^(?!{})", &service_namespace_regex()[1..]));
+    }
 
     fn entry(n: u128, ts: i64) -> AuditEntry {
         AuditEntry {

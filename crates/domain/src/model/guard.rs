@@ -157,6 +157,7 @@ pub struct GuardFeedback {
 /// A labelled text sent with a training request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GuardExample {
+    #[schema(pattern = r"\S")]
     pub text: String,
     pub label: GuardLabel,
 }

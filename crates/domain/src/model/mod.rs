@@ -72,3 +72,52 @@ pub use siem::{SiemBacklog, SiemSinkState};
 pub use sso::SsoProvider;
 pub use tenant::{EffectiveSettings, SecretPurpose, Tenant, TenantSecret, TenantSettings};
 pub use user::{User, UserStatus};
+
+/// A nested member of a request body that must be a JSON object. serde's derive also fills
+/// a struct from an array, by position (`"settings": [null, null]` would read as a change of
+/// nothing); deserialising through `Object` takes only an object, and its members are still
+/// read (and their errors placed) by the caller's deserializer.
+#[derive(Debug)]
+pub struct Object<T>(pub T);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Object<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData)).map(Object)
+    }
+}
+
+/// `#[serde(deserialize_with = "object::option")]` and its siblings: [`Object`] for a member
+/// that is optional, a list, or set-or-null.
+pub mod object {
+    use serde::{Deserialize, Deserializer};
+
+    use super::Object;
+
+    pub fn value<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+        Object::<T>::deserialize(d).map(|o| o.0)
+    }
+
+    pub fn option<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+        Option::<Object<T>>::deserialize(d).map(|o| o.map(|o| o.0))
+    }
+
+    pub fn vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+        Vec::<Object<T>>::deserialize(d).map(|v| v.into_iter().map(|o| o.0).collect())
+    }
+
+    /// A member given as `null` (`Some(None)`) told from one left out (`None`, with
+    /// `#[serde(default)]`).
+    pub fn given<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+        option(d).map(Some)
+    }
+}

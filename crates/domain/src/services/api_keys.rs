@@ -17,9 +17,15 @@ use crate::secrets;
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewApiKey {
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     /// Permission strings such as `guard:manage`. Defaults to every permission the creator's
     /// role holds; may not exceed it.
+    #[schema(value_type = Option<Vec<Permission>>)]
     pub permissions: Option<Vec<String>>,
     /// When the key stops working; must be in the future. Never, if absent.
     #[serde(default, with = "time::serde::rfc3339::option")]

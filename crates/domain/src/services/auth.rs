@@ -145,7 +145,7 @@ impl AuthService {
         let keys = LoginKeys::new(&email, client_ip);
         let reserved = self.reserve_login(&keys).await?;
 
-        let (found, verified) = if password.len() > secrets::MAX_PASSWORD_LEN {
+        let (found, verified) = if password.chars().count() > secrets::MAX_PASSWORD_LEN {
             (None, false)
         } else {
             let user = self.ports.store.find_user_by_email(&email).await?;

@@ -20,7 +20,7 @@ pub mod sso;
 mod status;
 mod tenants;
 mod users;
-mod validate;
+pub mod validate;
 pub mod webhook;
 
 use std::sync::Arc;

@@ -53,8 +53,10 @@ pub struct ProviderView {
 #[serde(deny_unknown_fields)]
 pub struct ExchangeRequest {
     /// The `code` the provider sent back.
+    #[schema(min_length = 1, max_length = 4096, pattern = r"\S")]
     pub code: String,
     /// The `state` the provider sent back.
+    #[schema(min_length = 1, max_length = 512, pattern = r"\S")]
     pub state: String,
     /// The provider the sign-in was started with; refused (401) when it is not.
     pub provider: Option<String>,
@@ -173,8 +175,16 @@ impl SsoService {
         client_ip: Option<&str>,
     ) -> Result<LoginResult> {
         let mut v = Violations::new();
-        v.check(!req.code.trim().is_empty() && req.code.len() <= 4096, "code", "must be 1 to 4,096 characters");
-        v.check(!req.state.trim().is_empty() && req.state.len() <= 512, "state", "must be 1 to 512 characters");
+        v.check(
+            !req.code.trim().is_empty() && req.code.chars().count() <= 4096,
+            "code",
+            "must be 1 to 4,096 characters",
+        );
+        v.check(
+            !req.state.trim().is_empty() && req.state.chars().count() <= 512,
+            "state",
+            "must be 1 to 512 characters",
+        );
         v.into_result()?;
         let pending: Pending = match self.inner.ports.cache.take(&state_key(&req.state)).await? {
             Some(bytes) => serde_json::from_slice(&bytes).map_err(DomainError::internal)?,

@@ -21,9 +21,19 @@ use crate::secrets::{self, AdminKey};
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTenant {
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
+    #[schema(
+        max_length = 254,
+        pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]+@[^@\s.\u0000-\u001f\u007f-\u009f][^@\s\u0000-\u001f\u007f-\u009f]*\.[^@\s\u0000-\u001f\u007f-\u009f]*[^@\s.\u0000-\u001f\u007f-\u009f]$"
+    )]
     pub admin_email: String,
     /// At least 12 characters.
+    #[schema(min_length = 12, max_length = 1024)]
     pub admin_password: String,
 }
 
@@ -45,7 +55,13 @@ pub struct TenantView {
 #[serde(deny_unknown_fields)]
 pub struct UpdateTenant {
     /// Unique across the server; 1 to 200 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
+    #[serde(default, deserialize_with = "crate::model::object::option")]
     pub settings: Option<SettingsChange>,
 }
 
@@ -56,20 +72,20 @@ pub struct UpdateTenant {
 pub struct SettingsChange {
     /// Above 0 and at most 1.
     #[serde(default, deserialize_with = "given")]
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0, maximum = 1)]
     pub approval_threshold: Option<Option<f64>>,
     /// All three bounds, rising, within (0, 1]. Agents are re-levelled at once.
-    #[serde(default, deserialize_with = "given")]
+    #[serde(default, deserialize_with = "crate::model::object::given")]
     #[schema(value_type = Option<RiskLevels>)]
     pub risk_levels: Option<Option<RiskLevels>>,
     /// Above 0 and below 1: the Prompt Guard's threshold for this tenant, over its model's.
     #[serde(default, deserialize_with = "given")]
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, exclusive_minimum = 0, exclusive_maximum = 1)]
     pub guard_threshold: Option<Option<f64>>,
     /// 1 to 604,800 (seven days): how long an approval request that names no
     /// `timeout_seconds` waits for a decision.
     #[serde(default, deserialize_with = "given")]
-    #[schema(value_type = Option<u32>)]
+    #[schema(value_type = Option<u32>, minimum = 1, maximum = 604800)]
     pub hitl_timeout_secs: Option<Option<u32>>,
 }
 
@@ -242,7 +258,7 @@ impl TenantService {
         let email = normalize_email(&req.admin_email);
         let mut v = Violations::new();
         check_name(&mut v, "name", &req.name);
-        check_email(&mut v, "admin_email", &email);
+        check_email(&mut v, "admin_email", &req.admin_email);
         check_password(&mut v, "admin_password", &req.admin_password);
         v.into_result()?;
 

@@ -14,11 +14,21 @@ use crate::page::{Page, PageRequest};
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewUser {
+    #[schema(
+        max_length = 254,
+        pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]+@[^@\s.\u0000-\u001f\u007f-\u009f][^@\s\u0000-\u001f\u007f-\u009f]*\.[^@\s\u0000-\u001f\u007f-\u009f]*[^@\s.\u0000-\u001f\u007f-\u009f]$"
+    )]
     pub email: String,
     /// At least 12 characters.
+    #[schema(min_length = 12, max_length = 1024)]
     pub password: String,
     /// Defaults to `viewer`. At most the creating admin's own role.
     pub role: Option<Role>,
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
 }
 
@@ -26,7 +36,16 @@ pub struct NewUser {
 #[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUser {
+    #[schema(
+        max_length = 254,
+        pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]+@[^@\s.\u0000-\u001f\u007f-\u009f][^@\s\u0000-\u001f\u007f-\u009f]*\.[^@\s\u0000-\u001f\u007f-\u009f]*[^@\s.\u0000-\u001f\u007f-\u009f]$"
+    )]
     pub email: Option<String>,
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
 }
 
@@ -56,7 +75,7 @@ impl UserService {
         caller.require_role(Role::Admin)?;
         let email = normalize_email(&req.email);
         let mut v = Violations::new();
-        check_email(&mut v, "email", &email);
+        check_email(&mut v, "email", &req.email);
         check_password(&mut v, "password", &req.password);
         if let Some(name) = &req.name {
             check_name(&mut v, "name", name);
@@ -105,7 +124,7 @@ impl UserService {
     async fn apply_update(&self, caller: &Caller, mut user: User, req: UpdateUser) -> Result<User> {
         let mut v = Violations::new();
         if let Some(email) = &req.email {
-            check_email(&mut v, "email", &normalize_email(email));
+            check_email(&mut v, "email", email);
         }
         if let Some(name) = &req.name {
             check_name(&mut v, "name", name);
@@ -201,7 +220,7 @@ impl UserService {
         v.into_result()?;
         // Before the current password is looked at: guessing it here is limited too.
         self.auth.reserve_password_change(caller.user.id).await?;
-        if current.len() > crate::secrets::MAX_PASSWORD_LEN
+        if current.chars().count() > crate::secrets::MAX_PASSWORD_LEN
             || !self.passwords.verify(Some(caller.tenant_id()), current, caller.user.password_hash.as_deref()).await?
         {
             return Err(DomainError::invalid("current_password", "is incorrect"));

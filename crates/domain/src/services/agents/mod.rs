@@ -98,14 +98,29 @@ impl Embedder for BuiltinEmbedder {
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentRequest {
-    /// Unique within the tenant; 1 to 200 characters.
+    /// Unique within the tenant; 1 to 200 characters, not all blank, no control characters
+    /// (stored trimmed).
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
-    /// The declared type, e.g. `llm`; 1 to 50 characters.
+    /// The declared type, e.g. `llm`; 1 to 50 characters, as `name`.
     #[serde(rename = "type")]
+    #[schema(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub agent_type: String,
+    /// At most 2,000 characters; no control characters but newlines and tabs.
+    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
     pub description: Option<String>,
-    /// At most 100, each 1 to 200 characters, no duplicates.
+    /// At most 100, each 1 to 200 characters without white space at either end or control
+    /// characters, no duplicates.
     #[serde(default)]
+    #[schema(schema_with = capabilities_schema)]
     pub capabilities: Vec<String>,
     /// A JSON object of resource → access, e.g. `{"payments": "write"}`; at most 16 KiB.
     #[serde(default)]
@@ -117,6 +132,22 @@ pub struct AgentRequest {
     pub metadata: JsonObject,
     /// Default `active` when registering; kept when left out of an update.
     pub status: Option<AgentStatus>,
+}
+
+/// `capabilities` as the OpenAPI document states it.
+pub(crate) fn capabilities_schema() -> utoipa::openapi::schema::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
+    let item = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(MAX_CAPABILITY_LEN))
+        .pattern(Some(super::validate::TRIMMED_PATTERN));
+    ArrayBuilder::new()
+        .items(item)
+        .max_items(Some(MAX_CAPABILITIES))
+        .unique_items(true)
+        .description(Some("At most 100, each 1 to 200 characters without white space at either end or control characters, no duplicates."))
+        .build()
 }
 
 /// `POST /agents/{id}/heartbeat` (and the webhook's `agent.heartbeat`).
@@ -555,8 +586,9 @@ impl AgentService {
     pub async fn search(&self, caller: &Caller, q: Option<&str>, limit: Option<i64>) -> Result<SearchResults> {
         caller.require_permission(Permission::AgentsRead)?;
         let mut v = Violations::new();
-        let q = q.map(str::trim).unwrap_or_default();
+        let q = q.unwrap_or_default();
         check_text(&mut v, "q", q, MAX_QUERY_LEN);
+        let q = q.trim();
         let limit = match limit {
             None => DEFAULT_SEARCH_LIMIT,
             Some(n) if (1..=i64::from(MAX_SEARCH_LIMIT)).contains(&n) => n as u32,
@@ -605,17 +637,20 @@ fn parse_param<T>(
 fn validate(req: &AgentRequest) -> Result<()> {
     let mut v = Violations::new();
     check_name(&mut v, "name", &req.name);
-    check_text(&mut v, "type", req.agent_type.trim(), MAX_TYPE_LEN);
+    check_text(&mut v, "type", &req.agent_type, MAX_TYPE_LEN);
     if let Some(d) = &req.description {
-        check_description(&mut v, "description", d.trim(), MAX_DESCRIPTION_LEN);
+        check_description(&mut v, "description", d, MAX_DESCRIPTION_LEN);
     }
     if req.capabilities.len() > MAX_CAPABILITIES {
         v.add("capabilities", format!("must have at most {MAX_CAPABILITIES} items"));
     } else {
         for (i, c) in req.capabilities.iter().enumerate() {
             let field = format!("capabilities[{i}]");
-            check_text(&mut v, &field, c.trim(), MAX_CAPABILITY_LEN);
-            if let Some(first) = req.capabilities[..i].iter().position(|d| d.trim() == c.trim()) {
+            check_text(&mut v, &field, c, MAX_CAPABILITY_LEN);
+            if c.trim() != c {
+                v.add(field.clone(), "must not begin or end with white space");
+            }
+            if let Some(first) = req.capabilities[..i].iter().position(|d| d == c) {
                 v.add(field, format!("repeats capabilities[{first}]"));
             }
         }

@@ -70,6 +70,7 @@ const DETECTOR_ACTOR: &str = "anomaly-detector";
 #[serde(deny_unknown_fields)]
 pub struct DetectorTrainRequest {
     /// Days of audit history to learn from, 1 to 90 (default 30).
+    #[schema(minimum = 1, maximum = 90)]
     pub window_days: Option<i32>,
 }
 

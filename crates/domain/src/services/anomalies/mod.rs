@@ -18,7 +18,7 @@ use time::OffsetDateTime;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
-use super::validate::{check_description, parse_time};
+use super::validate::{check_nonblank_description, parse_time};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AnomalyId};
@@ -37,24 +37,40 @@ const MAX_STATS_DAYS: i64 = 90;
 /// Agents `/anomalies/stats` names in `top_agents`.
 const TOP_AGENTS: usize = 10;
 
+/// The `source` a client may report, as the document states it.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum ReportSource {
+    Manual,
+    Guard,
+}
+
 /// `POST /anomalies/report`.
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAnomalyReport {
     /// The agent it is about (a UUID of the caller's tenant).
+    #[schema(format = Uuid)]
     pub agent_id: String,
     #[serde(rename = "type")]
     pub anomaly_type: AnomalyType,
     pub severity: Severity,
     /// From 0 to 1; by default from the severity (0.25, 0.5, 0.75, 0.95).
+    #[schema(minimum = 0, maximum = 1)]
     pub score: Option<f64>,
     /// What was seen; 1 to 2,000 characters.
+    #[schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
+    )]
     pub description: String,
     /// What backs it (events, features); at most 64 KiB of JSON.
     #[serde(default)]
     #[schema(value_type = Object)]
     pub evidence: JsonObject,
     /// `manual` (default) or `guard`; `detector` is the server's own.
+    #[schema(value_type = Option<ReportSource>)]
     pub source: Option<AnomalySource>,
 }
 
@@ -72,29 +88,42 @@ pub struct AnomalyUpdate {
 #[into_params(parameter_in = Query)]
 pub struct AnomalyParams {
     /// Page size, 1 to 500 (default 50); lists only.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page; lists only.
+    #[param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$")]
     pub cursor: Option<String>,
+    #[param(format = Uuid)]
     pub agent_id: Option<String>,
     /// `unusual_action`, `unusual_resource`, `rate_spike`, `off_hours`, `denied_burst`,
     /// `guard_attack` or `manual`.
     #[serde(rename = "type")]
+    #[param(rename = "type", value_type = Option<crate::model::anomaly::AnomalyType>)]
     pub anomaly_type: Option<String>,
     /// `low`, `medium`, `high` or `critical`.
+    #[param(value_type = Option<crate::model::anomaly::Severity>)]
     pub severity: Option<String>,
     /// `open`, `acknowledged`, `resolved` or `false_positive`.
+    #[param(value_type = Option<crate::model::anomaly::AnomalyStatus>)]
     pub status: Option<String>,
     /// Reports created at or after this instant (RFC 3339). Stats: default 24 hours
     /// before `to`.
+    #[param(format = DateTime)]
     pub from: Option<String>,
     /// Reports created before this instant (RFC 3339). Stats: default now.
+    #[param(format = DateTime)]
     pub to: Option<String>,
     /// Stats only: `hour` (default) or `day`.
+    #[param(value_type = Option<Bucket>)]
     pub bucket: Option<String>,
 }
 
 impl AnomalyParams {
     fn filter(&self, v: &mut Violations) -> AnomalyFilter {
+        // Read by the statistics only, but checked everywhere, as documented.
+        if self.bucket.as_deref().is_some_and(|b| b != "hour" && b != "day") {
+            v.add("bucket", "must be hour or day");
+        }
         let agent_id = self.agent_id.as_deref().and_then(|a| {
             let parsed = a.trim().parse::<AgentId>().ok();
             v.check(parsed.is_some(), "agent_id", "must be a UUID");
@@ -231,12 +260,7 @@ impl AnomalyService {
         if let Some(score) = req.score {
             v.check(score.is_finite() && (0.0..=1.0).contains(&score), "score", "must be between 0 and 1");
         }
-        let description = req.description.trim();
-        if description.is_empty() {
-            v.add("description", "must not be empty");
-        } else {
-            check_description(&mut v, "description", description, MAX_DESCRIPTION_LEN);
-        }
+        check_nonblank_description(&mut v, "description", &req.description, MAX_DESCRIPTION_LEN);
         super::validate::check_object(&mut v, "evidence", &req.evidence, MAX_EVIDENCE_BYTES);
         if req.source == Some(AnomalySource::Detector) {
             v.add("source", "`detector` is the server's own; report as `manual` or `guard`");
@@ -258,7 +282,7 @@ impl AnomalyService {
                 Severity::High => 0.75,
                 Severity::Critical => 0.95,
             }),
-            description: description.to_owned(),
+            description: req.description.trim().to_owned(),
             evidence: req.evidence,
             source: req.source.unwrap_or(AnomalySource::Manual),
             status: AnomalyStatus::Open,
@@ -346,14 +370,7 @@ impl AnomalyService {
         caller.require_permission(Permission::AnomaliesRead)?;
         let mut v = Violations::new();
         let mut filter = params.filter(&mut v);
-        let bucket = match params.bucket.as_deref() {
-            None | Some("hour") => Bucket::Hour,
-            Some("day") => Bucket::Day,
-            Some(_) => {
-                v.add("bucket", "must be hour or day");
-                Bucket::Hour
-            }
-        };
+        let bucket = if params.bucket.as_deref() == Some("day") { Bucket::Day } else { Bucket::Hour };
         v.check(params.limit.is_none() && params.cursor.is_none(), "limit", "statistics are not paged");
         let to = filter.to.unwrap_or_else(|| self.ports.clock.now());
         let from = filter.from.unwrap_or(to - time::Duration::hours(24));

@@ -73,16 +73,33 @@ pub struct NewAuditEntry {
     /// `auth.`, `discovery.`, `guard.`, `hitl.`, `policy.`, `tenant.`, `user.`, and
     /// `agentgov.`, `export.`, `service.`, `siem.`, `sso.`, `system.`, `webhook.`) are
     /// reserved (422): the record's `origin` is `client`.
+    #[schema(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
     pub event_type: String,
     pub agent_id: Option<Uuid>,
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub action: Option<String>,
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub resource: Option<String>,
     /// E.g. `allow`, `deny`, `approval_required`.
+    #[schema(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub decision: Option<String>,
     /// From 0 to 1.
+    #[schema(minimum = 0, maximum = 1)]
     pub risk_score: Option<f64>,
     /// A JSON object: input, output, reasoning, context…
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub details: Option<serde_json::Value>,
 }
 
@@ -92,16 +109,58 @@ pub struct NewAuditEntry {
 #[into_params(parameter_in = Query)]
 pub struct AuditFilterParams {
     /// Only records about this agent (UUID).
+    #[schema(format = Uuid)]
+    #[param(format = Uuid)]
     pub agent_id: Option<String>,
+    /// Exact, e.g. `policy.decision`: dotted lower-case words, at most 100 characters.
+    #[schema(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
+    #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
     pub event_type: Option<String>,
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[param(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub action: Option<String>,
+    #[schema(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[param(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub decision: Option<String>,
     /// `agent`, `user`, `api_key` or `system`.
+    #[schema(value_type = Option<crate::model::audit::ActorType>)]
+    #[param(value_type = Option<crate::model::audit::ActorType>)]
     pub actor_type: Option<String>,
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    #[param(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub actor_id: Option<String>,
     /// Records at or after this instant (RFC 3339).
+    #[schema(format = DateTime)]
+    #[param(format = DateTime)]
     pub from: Option<String>,
-    /// Records before this instant (RFC 3339).
+    /// Records before this instant (RFC 3339); a range that ends before it begins holds
+    /// nothing.
+    #[schema(format = DateTime)]
+    #[param(format = DateTime)]
     pub to: Option<String>,
 }
 
@@ -134,15 +193,14 @@ impl AuditFilterParams {
             v.check(t.is_some(), &field("actor_type"), "must be one of agent, user, api_key, system");
             t
         });
-        check_opt_text(v, &field("event_type"), self.event_type.as_deref(), MAX_EVENT_TYPE_LEN);
+        if self.event_type.as_deref().is_some_and(|t| !is_event_type(t)) {
+            v.add(field("event_type"), "must be dotted lower-case words (a-z, 0-9, _), at most 100 characters");
+        }
         check_opt_text(v, &field("action"), self.action.as_deref(), MAX_ACTION_LEN);
         check_opt_text(v, &field("decision"), self.decision.as_deref(), MAX_DECISION_LEN);
         check_opt_text(v, &field("actor_id"), self.actor_id.as_deref(), MAX_RESOURCE_LEN);
         let from = parse_time(v, &field("from"), self.from.as_deref());
         let to = parse_time(v, &field("to"), self.to.as_deref());
-        if let (Some(f), Some(t)) = (from, to) {
-            v.check(f < t, &field("to"), "must be after `from`");
-        }
         AuditFilter {
             agent_id,
             event_type: self.event_type.clone(),
@@ -164,7 +222,7 @@ impl AuditFilterParams {
 pub struct NewExport {
     pub format: ExportFormat,
     /// The same filters as `GET /audit/export`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::model::object::value")]
     pub filters: AuditFilterParams,
 }
 
@@ -275,9 +333,6 @@ impl AuditService {
         let mut v = Violations::new();
         v.check(from_seq.is_none_or(|f| f >= 1), "from_seq", "must be at least 1");
         v.check(to_seq.is_none_or(|t| t >= 1), "to_seq", "must be at least 1");
-        if let (Some(f), Some(t)) = (from_seq, to_seq) {
-            v.check(f <= t, "to_seq", "must not be below from_seq");
-        }
         v.into_result()?;
         verify_chain(self.ports.store.as_ref(), caller.tenant_id(), from_seq, to_seq, self.settings.export_page).await
     }

@@ -195,8 +195,9 @@ async fn time_filters_and_bad_filters() {
     };
     let err = h.svc.audit.list(&caller, &bad, Some(0), Some("???")).await.unwrap_err();
     assert_eq!(fields(err), ["agent_id", "actor_type", "from", "limit", "cursor"]);
+    // A range that ends before it begins holds nothing (the document cannot refuse it).
     let backwards = AuditFilterParams { from: filter.to.clone(), to: filter.from.clone(), ..Default::default() };
-    assert_eq!(fields(h.svc.audit.list(&caller, &backwards, None, None).await.unwrap_err()), ["to"]);
+    assert!(h.svc.audit.list(&caller, &backwards, None, None).await.unwrap().items.is_empty());
 }
 
 #[tokio::test]
@@ -232,8 +233,10 @@ async fn verification_of_a_range_and_bad_ranges() {
     assert_eq!(v.checked, 2);
     let err = h.svc.audit.verify(&caller, Some(0), Some(4)).await.unwrap_err();
     assert_eq!(fields(err), ["from_seq"]);
-    let err = h.svc.audit.verify(&caller, Some(4), Some(3)).await.unwrap_err();
-    assert_eq!(fields(err), ["to_seq"]);
+    // A range that ends before it begins checks nothing.
+    let v = h.svc.audit.verify(&caller, Some(4), Some(3)).await.unwrap();
+    assert!(v.valid);
+    assert_eq!(v.checked, 0);
 }
 
 #[tokio::test]

@@ -154,9 +154,9 @@ pub struct IngestEvent {
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IngestBatch {
-    /// 1 to 10,000 events, each as for `/discovery/ingest`; invalid ones are reported and
-    /// the rest kept.
-    #[schema(value_type = Vec<IngestEvent>)]
+    /// 1 to 10,000 events, each as for `/discovery/ingest` (an `IngestEvent`); invalid ones
+    /// (of any JSON value) are reported and the rest kept, so the list takes any value.
+    #[schema(value_type = Vec<Value>, min_items = 1, max_items = 10000)]
     pub events: Vec<serde_json::Value>,
 }
 
@@ -187,10 +187,22 @@ pub struct IngestReport {
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmRequest {
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: Option<String>,
     #[serde(rename = "type")]
+    #[schema(
+        min_length = 1,
+        max_length = 50,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub agent_type: Option<String>,
+    #[schema(schema_with = crate::services::agents::capabilities_schema, nullable)]
     pub capabilities: Option<Vec<String>>,
+    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
     pub description: Option<String>,
 }
 
@@ -199,6 +211,7 @@ pub struct ConfirmRequest {
 #[serde(deny_unknown_fields)]
 pub struct DismissRequest {
     /// Why (at most 1,000 characters).
+    #[schema(max_length = 1000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
     pub reason: Option<String>,
 }
 
@@ -328,7 +341,7 @@ fn named_field(message: &str) -> Option<String> {
 
 fn opt_text(v: &mut Violations, field: &str, value: Option<&str>, max: usize) {
     if let Some(value) = value {
-        check_text(v, field, value.trim(), max);
+        check_text(v, field, value, max);
     }
 }
 
@@ -387,7 +400,7 @@ impl DiscoveryService {
     /// Validates one event into the record to store (disposition still `shadow`).
     fn parse_event(&self, tenant: TenantId, raw: IngestEvent, now: OffsetDateTime) -> Result<DiscoveryEvent> {
         let mut v = Violations::new();
-        check_text(&mut v, "source", raw.source.trim(), 100);
+        check_text(&mut v, "source", &raw.source, 100);
         let observed_at = match raw.timestamp.as_deref() {
             None => now,
             Some(t) => match OffsetDateTime::parse(t, &Rfc3339) {
@@ -416,10 +429,10 @@ impl DiscoveryService {
             v.add("tool_calls", "at most 64 tool calls");
         }
         for (i, t) in raw.tool_calls.iter().enumerate().take(MAX_TOOL_CALLS) {
-            check_text(&mut v, &format!("tool_calls[{i}]"), t.trim(), 200);
+            check_text(&mut v, &format!("tool_calls[{i}]"), t, 200);
         }
         if let Some(fp) = raw.api_key_fingerprint.as_deref() {
-            check_text(&mut v, "api_key_fingerprint", fp.trim(), 200);
+            check_text(&mut v, "api_key_fingerprint", fp, 200);
             if !agentgov_detect::guard::leak::secrets(fp).is_empty() {
                 v.add(
                     "api_key_fingerprint",

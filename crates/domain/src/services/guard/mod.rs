@@ -89,9 +89,11 @@ impl Default for GuardSettings {
 pub struct ValidateRequest {
     /// The text to screen: a prompt, or a model's output (`direction: "output"`); 1 byte to
     /// 512 KiB. Long texts are read whole, in windows.
+    #[schema(min_length = 1)]
     pub prompt: String,
     /// The agent the text is for or from (a UUID of the caller's tenant); recorded with a
     /// blocked text.
+    #[schema(format = Uuid)]
     pub agent_id: Option<String>,
     /// The application's system prompt, at most 64 KiB: an output that repeats it is
     /// leakage.
@@ -123,18 +125,32 @@ pub struct Validation {
     pub validation_id: Uuid,
 }
 
+/// The `category` of feedback that says a text is an attack, as the document states it.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum AttackCategory {
+    Injection,
+    Jailbreak,
+    Leakage,
+}
+
 /// `POST /guard/detector/feedback`: a validation (by id) or a text, and what it really is.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FeedbackRequest {
     /// A blocked validation of the tenant (its text is taken from its audit record).
+    #[schema(format = Uuid)]
     pub validation_id: Option<String>,
     /// The text itself, at most 16 KiB (required for a validation that was not blocked).
+    #[schema(pattern = r"\S")]
     pub prompt: Option<String>,
     /// `false_positive` (the text is benign) or `attack`.
+    #[schema(value_type = crate::model::guard::GuardFeedbackKind)]
     pub label: String,
     /// For an attack: `injection`, `jailbreak` or `leakage`. Default: the blocked
     /// validation's verdict, else the detector's likeliest kind.
+    #[schema(value_type = Option<AttackCategory>)]
     pub category: Option<String>,
 }
 
@@ -144,7 +160,8 @@ pub struct FeedbackRequest {
 #[serde(deny_unknown_fields)]
 pub struct TrainRequest {
     /// At most 10,000, each text at most 16 KiB.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::model::object::vec")]
+    #[schema(max_items = 10000)]
     pub examples: Vec<GuardExample>,
 }
 

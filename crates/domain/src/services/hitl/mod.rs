@@ -28,7 +28,7 @@ use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::policies::{CheckRequest, CheckResponse, action_context, check_agent_action, round_score};
 use super::shares::{Place, Share, TenantShares};
-use super::validate::check_description;
+use super::validate::{check_description, check_nonblank_description};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
@@ -123,18 +123,34 @@ impl Default for HitlSettings {
 #[serde(deny_unknown_fields)]
 pub struct NewHitlRequest {
     /// The agent that wants to act (a UUID of the caller's tenant).
+    #[schema(format = Uuid)]
     pub agent_id: String,
     /// 1 to 200 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub action: String,
     /// 1 to 1,000 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub resource: String,
     /// Free-form facts for the approver; at most 16 KiB.
     #[serde(default)]
     #[schema(value_type = Object)]
     pub context: JsonObject,
     /// Why approval is needed; 1 to 2,000 characters.
+    #[schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
+    )]
     pub reason: String,
     /// 1 to 604,800; the tenant's `hitl_timeout_secs` (an hour unless set) when left out.
+    #[schema(minimum = 1, maximum = 604800)]
     pub timeout_seconds: Option<i64>,
     /// `http` or `https` URL that receives the outcome as a signed POST. Its host must be
     /// public (loopback, private, link-local and other internal addresses, and names such
@@ -147,6 +163,7 @@ pub struct NewHitlRequest {
 #[serde(deny_unknown_fields)]
 pub struct HitlDecision {
     /// At most 2,000 characters.
+    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
     pub comment: Option<String>,
 }
 
@@ -863,12 +880,7 @@ fn validate_request(
 ) -> Result<(AgentId, Option<u32>, Option<String>)> {
     let mut v = Violations::new();
     let agent_id = check_agent_action(&mut v, &req.agent_id, &req.action, &req.resource, &req.context);
-    let reason = req.reason.trim();
-    if reason.is_empty() {
-        v.add("reason", "must not be empty");
-    } else {
-        check_description(&mut v, "reason", reason, MAX_REASON_LEN);
-    }
+    check_nonblank_description(&mut v, "reason", &req.reason, MAX_REASON_LEN);
     let timeout = match req.timeout_seconds {
         None => None,
         Some(t) => match u32::try_from(t) {

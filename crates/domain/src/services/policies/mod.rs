@@ -103,8 +103,14 @@ pub struct TemplateUse {
 #[serde(deny_unknown_fields)]
 pub struct PolicyRequest {
     /// Unique within the tenant; 1 to 200 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     /// At most 2,000 characters.
+    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
     pub description: Option<String>,
     /// A Rego module (see docs/policies.md); at most 64 KiB.
     pub rego: Option<String>,
@@ -133,10 +139,21 @@ impl PolicyRequest {
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {
     /// The acting agent (a UUID of the caller's tenant).
+    #[schema(format = Uuid)]
     pub agent_id: String,
     /// What the agent wants to do, e.g. `delete`; 1 to 200 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub action: String,
     /// What it wants to do it to, e.g. `prod/db/customers`; 1 to 1,000 characters.
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub resource: String,
     /// Free-form facts, e.g. `{"consent": true, "environment": "production",
     /// "record_count": 20}`; at most 16 KiB.
@@ -312,7 +329,7 @@ impl PolicyService {
         let mut v = Violations::new();
         check_name(&mut v, "name", &req.name);
         if let Some(d) = &req.description {
-            check_description(&mut v, "description", d.trim(), MAX_DESCRIPTION_LEN);
+            check_description(&mut v, "description", d, MAX_DESCRIPTION_LEN);
         }
         let source = match (&req.rego, &req.template) {
             (Some(_), Some(_)) => {
@@ -850,8 +867,8 @@ pub(crate) fn check_agent_action(
 ) -> Option<AgentId> {
     let parsed = agent_id.trim().parse::<AgentId>().ok();
     v.check(parsed.is_some(), "agent_id", "must be a UUID");
-    check_text(v, "action", action.trim(), MAX_ACTION_LEN);
-    check_text(v, "resource", resource.trim(), MAX_RESOURCE_LEN);
+    check_text(v, "action", action, MAX_ACTION_LEN);
+    check_text(v, "resource", resource, MAX_RESOURCE_LEN);
     check_object(v, "context", context, MAX_CONTEXT_BYTES);
     parsed
 }
