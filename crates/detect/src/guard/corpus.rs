@@ -60,16 +60,24 @@ pub fn background() -> Vec<Example> {
 /// an ordinary document: indirect injections arrive in exactly this shape, so without these
 /// the shape itself would read as an attack.
 pub fn document_tasks(n: usize) -> Vec<Example> {
-    let mut g = Gen(SplitMix(SEED ^ 0xd0c5_7a5c_0000_0002));
+    distinct_benign(n, SEED ^ 0xd0c5_7a5c_0000_0002, |g| {
+        let task = g.pick(DOCUMENT_TASK_LINES);
+        let separator = g.pick(&["\n", "\n\n", "\n------\n", "\n---\n", "\n\"\"\"\n", ": "]);
+        let doc = g.document();
+        format!("{task}{separator}{doc}")
+    })
+}
+
+/// Up to `n` distinct texts from `make` (seeded by `seed`), as benign examples; gives up
+/// after `20 n` tries.
+fn distinct_benign(n: usize, seed: u64, mut make: impl FnMut(&mut Gen) -> String) -> Vec<Example> {
+    let mut g = Gen(SplitMix(seed));
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(n);
     let mut tries = 0;
     while out.len() < n && tries < n * 20 {
         tries += 1;
-        let task = g.pick(DOCUMENT_TASK_LINES);
-        let separator = g.pick(&["\n", "\n\n", "\n------\n", "\n---\n", "\n\"\"\"\n", ": "]);
-        let doc = g.document();
-        let text = format!("{task}{separator}{doc}");
+        let text = make(&mut g);
         if seen.insert(text.clone()) {
             out.push(Example::new(text, Label::Benign));
         }
@@ -83,18 +91,7 @@ pub fn document_tasks(n: usize) -> Vec<Example> {
 /// benign (`cargo xtask guard-train`), since the public data's system prompts are long role
 /// prompts and image prompts, not an application's setup.
 pub fn system_prompts(n: usize) -> Vec<Example> {
-    let mut g = Gen(SplitMix(SEED ^ 0x5157_e3a9_0000_0001));
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(n);
-    let mut tries = 0;
-    while out.len() < n && tries < n * 20 {
-        tries += 1;
-        let text = g.system_prompt();
-        if seen.insert(text.clone()) {
-            out.push(Example::new(text, Label::Benign));
-        }
-    }
-    out
+    distinct_benign(n, SEED ^ 0x5157_e3a9_0000_0001, Gen::system_prompt)
 }
 
 struct Gen(SplitMix);
