@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use agentgov_detect::guard::{self, Detector, Example, Label, Screen, TrainOptions};
+use agentgov_detect::guard::{self, Detector, Example, Label, Screen};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
@@ -55,23 +55,16 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         bail!("{eval_file} holds no examples");
     }
 
+    // The service loads both at start-up: the time below is the training's alone.
+    let _ = (guard::default_detector(), guard::encoder::shared());
     let started = Instant::now();
     let (detector, trained_on) = match &train_file {
         Some(file) => {
             let extra = read_jsonl(Path::new(file))?;
             let n = extra.len();
-            let (examples, _) = guard::training_set(extra);
-            // As a tenant's training does: from the shipped model, with the encoder's head
-            // when the encoder is installed.
-            let encoder = guard::encoder::shared();
-            let mut embed = |text: &str| encoder.map(|e| e.embed(text, guard::detector::ENCODER_TOKENS));
-            let from = guard::TrainFrom {
-                start: Some(guard::default_detector()),
-                calibration: &[],
-                embed: encoder.is_some().then_some(&mut embed as guard::train::Embed<'_>),
-                ngram_only: &[],
-            };
-            let trained = guard::train_from(&examples, &TrainOptions::default(), from, &mut |_| true)?;
+            let (examples, added) = guard::training_set(extra);
+            // As a tenant's training does.
+            let trained = guard::train_tenant(&examples, added, &mut |_| true)?;
             print_metrics("held-out split of the training set", &trained.metrics);
             (trained.detector, format!("the shipped model, the built-in corpus and {n} examples of {file}"))
         }

@@ -139,7 +139,13 @@ pub fn fit_with_cache(
     let examples: Vec<Example> = fit.iter().map(|r| r.example.clone()).collect();
     let ngram_only: Vec<Example> = generated.iter().map(|r| r.example.clone()).collect();
     let mut embed = |text: &str| Some(cache.embed(text));
-    let from = TrainFrom { start: None, calibration, embed: Some(&mut embed), ngram_only: &ngram_only };
+    let from = TrainFrom {
+        start: None,
+        calibration,
+        embed: Some(&mut embed),
+        ngram_only: &ngram_only,
+        ..TrainFrom::default()
+    };
     Ok(guard::train_from(&examples, options, from, &mut |_| true)?)
 }
 

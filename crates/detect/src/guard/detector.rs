@@ -589,7 +589,7 @@ const OTHER: &[&str] = &[
 /// mostly letters outside Latin script; or many words with letters English does not use
 /// (ç, ş, ı, ü, é, ñ…) and few English words; or more frequent words of another language
 /// than of English.
-fn foreign(text: &str) -> bool {
+pub(crate) fn foreign(text: &str) -> bool {
     let (mut letters, mut latin) = (0usize, 0usize);
     for c in text.chars().filter(|c| c.is_alphabetic()) {
         letters += 1;

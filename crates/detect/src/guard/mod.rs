@@ -42,6 +42,34 @@ pub fn training_set(extra: Vec<Example>) -> (Vec<Example>, usize) {
     (examples, added)
 }
 
+/// Most texts a tenant's training embeds for the encoder's head, and for its calibration,
+/// each: embedding costs milliseconds a text, so this bounds the training's time whatever
+/// its size; the head is fine-tuned from the shipped one, which a sample suffices for.
+pub const TENANT_ENCODER_BUDGET: usize = 1_000;
+
+/// A tenant's training on `examples` (`training_set`'s, the last `added` of them the
+/// tenant's): from the shipped model, the n-gram stage on all of them and the generated
+/// background, the encoder's head (when the encoder is on) on at most
+/// `TENANT_ENCODER_BUDGET` of them, the tenant's first.
+pub fn train_tenant(
+    examples: &[Example],
+    added: usize,
+    progress: &mut dyn FnMut(f32) -> bool,
+) -> Result<Trained, TrainError> {
+    let encoder = encoder::shared();
+    let mut embed = |text: &str| encoder.map(|e| e.embed(text, detector::ENCODER_TOKENS));
+    let background = corpus::background();
+    let from = TrainFrom {
+        start: Some(default_detector()),
+        calibration: &[],
+        embed: encoder.is_some().then_some(&mut embed as train::Embed<'_>),
+        ngram_only: &background,
+        encoder_budget: Some(TENANT_ENCODER_BUDGET),
+        known: examples.len().saturating_sub(added),
+    };
+    train_from(examples, &TrainOptions::default(), from, progress)
+}
+
 /// The shipped model, fitted by `cargo xtask guard-train` from the public data in
 /// `../shared/data/guard`, and its description (data, calibration set, held-out metrics).
 const BUILTIN_BYTES: &[u8] = include_bytes!("../../models/guard-builtin.bin");

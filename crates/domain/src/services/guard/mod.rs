@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agentgov_detect::guard::{self as detect, Detector, Example, Label, Screen, TrainFrom, TrainOptions};
+use agentgov_detect::guard::{self as detect, Detector, Example, Label, Screen, TrainOptions};
 pub use agentgov_detect::guard::{TrainError, Trained};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -308,19 +308,9 @@ pub struct TrainingRun {
 }
 
 impl TrainingRun {
-    /// Fits the model (CPU-bound, seconds): run it on a blocking thread. It starts from the
-    /// shipped model, and fits the encoder stage's head too when the encoder is on.
+    /// Fits the model (CPU-bound, seconds): run it on a blocking thread (`detect::train_tenant`).
     pub fn train(&self) -> std::result::Result<Trained, TrainError> {
-        let encoder = detect::encoder::shared();
-        let mut embed = |text: &str| encoder.map(|e| e.embed(text, detect::detector::ENCODER_TOKENS));
-        let background = detect::corpus::background();
-        let from = TrainFrom {
-            start: Some(detect::default_detector()),
-            calibration: &[],
-            embed: encoder.is_some().then_some(&mut embed as detect::train::Embed<'_>),
-            ngram_only: &background,
-        };
-        detect::train_from(&self.examples, &TrainOptions::default(), from, &mut |share| {
+        detect::train_tenant(&self.examples, self.tenant_examples as usize, &mut |share| {
             self.progress.store(share.to_bits(), Ordering::Relaxed);
             !self.cancel.load(Ordering::Relaxed)
         })
