@@ -197,7 +197,7 @@ fn check(agent: &Agent, action: &str, resource: &str) -> CheckRequest {
         action: action.into(),
         resource: resource.into(),
         context: crate::model::JsonObject::new(),
-        dry_run: false,
+        ..CheckRequest::default()
     }
 }
 

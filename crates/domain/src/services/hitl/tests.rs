@@ -472,6 +472,7 @@ async fn a_check_that_needs_approval_opens_a_request() {
         resource: "docs/handbook".into(),
         context: json!({ "environment": env }).as_object().cloned().unwrap(),
         dry_run,
+        ..CheckRequest::default()
     };
     let allowed = h.svc.policies.check(&a, check("staging", false)).await.unwrap();
     assert!(allowed.allowed && allowed.hitl_request_id.is_none(), "{allowed:?}");

@@ -34,6 +34,8 @@ const MAX_DESCRIPTION_LEN: usize = 2000;
 pub const MAX_REGO_BYTES: usize = 64 * 1024;
 const MAX_ACTION_LEN: usize = 200;
 const MAX_RESOURCE_LEN: usize = 1000;
+/// A check's `session_id` and `tool_call_id`.
+const MAX_RUN_ID_LEN: usize = 200;
 /// Serialised size limit of a check's `context`.
 const MAX_CONTEXT_BYTES: usize = 16 * 1024;
 /// Wall-clock budget of one check's policy evaluation, every module together, waiting for a
@@ -135,7 +137,7 @@ impl PolicyRequest {
 }
 
 /// `POST /policies/check` (spec 2.4).
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {
     /// The acting agent (a UUID of the caller's tenant).
@@ -164,6 +166,24 @@ pub struct CheckRequest {
     /// event, `decision_id` null.
     #[serde(default)]
     pub dry_run: bool,
+    /// The conversation or run the action belongs to (the SDK's adapters send it), kept in
+    /// the decision's audit record so that one run can be followed; 1 to 200 characters.
+    #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub session_id: Option<String>,
+    /// The agent framework's id of this tool call, kept in the decision's audit record; 1 to
+    /// 200 characters.
+    #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
+    pub tool_call_id: Option<String>,
 }
 
 /// A policy that took part in a decision.
@@ -788,6 +808,8 @@ impl PolicyService {
             reason: &response.reason,
             required_approval: response.required_approval,
             risk_factors: &response.risk_factors,
+            session_id: req.session_id.as_deref(),
+            tool_call_id: req.tool_call_id.as_deref(),
         };
         let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), POLICY_DECISION)
             .action(req.action.clone())
@@ -821,6 +843,10 @@ struct DecisionDetails<'a> {
     reason: &'a str,
     required_approval: bool,
     risk_factors: &'a [CheckRiskFactor],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
 }
 
 /// Marks a check the detector found anomalous: the risk model's `anomaly` factor (the
@@ -852,6 +878,11 @@ fn raise_for_anomaly(response: &mut CheckResponse, anomaly: &CheckScore, setting
 fn validate_check(req: &CheckRequest) -> Result<AgentId> {
     let mut v = Violations::new();
     let agent_id = check_agent_action(&mut v, &req.agent_id, &req.action, &req.resource, &req.context);
+    for (field, value) in [("session_id", &req.session_id), ("tool_call_id", &req.tool_call_id)] {
+        if let Some(value) = value {
+            check_text(&mut v, field, value, MAX_RUN_ID_LEN);
+        }
+    }
     v.into_result()?;
     agent_id.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))
 }

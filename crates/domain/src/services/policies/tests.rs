@@ -61,7 +61,7 @@ fn check(agent: &Agent, action: &str, resource: &str, context: serde_json::Value
             serde_json::Value::Object(m) => m,
             _ => JsonObject::new(),
         },
-        dry_run: false,
+        ..CheckRequest::default()
     }
 }
 
@@ -224,6 +224,31 @@ async fn deny_wins_over_approval_and_every_check_is_audited() {
         .map(|e| e.data["decision"].to_string())
         .collect();
     assert_eq!(published, [r#""require_approval""#, r#""deny""#], "only denials and approvals reach the feed");
+}
+
+#[tokio::test]
+async fn a_checks_session_and_tool_call_ids_land_in_its_audit_record() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &["read"]).await;
+    let req = CheckRequest {
+        session_id: Some("run-42".into()),
+        tool_call_id: Some("call_abc".into()),
+        ..check(&bot, "read", "docs", json!({}))
+    };
+    let answer = h.svc.policies.check(&a, req).await.unwrap();
+    let record = h.store.get_audit(a.tenant_id(), answer.decision_id.unwrap()).await.unwrap().unwrap();
+    let details = record.details.to_value();
+    assert_eq!((details["session_id"].as_str(), details["tool_call_id"].as_str()), (Some("run-42"), Some("call_abc")));
+
+    let bad = CheckRequest {
+        session_id: Some(" ".into()),
+        tool_call_id: Some("x".repeat(201)),
+        ..check(&bot, "read", "docs", json!({}))
+    };
+    let errors = fields(h.svc.policies.check(&a, bad).await.unwrap_err());
+    let named: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(named, ["session_id", "tool_call_id"]);
 }
 
 #[tokio::test]
