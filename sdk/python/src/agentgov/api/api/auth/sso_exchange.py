@@ -1,0 +1,219 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.exchange_request import ExchangeRequest
+from ...models.login_result import LoginResult
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: ExchangeRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/auth/sso/exchange",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> LoginResult | Problem | None:
+    if response.status_code == 200:
+        response_200 = LoginResult.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[LoginResult | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ExchangeRequest,
+) -> Response[LoginResult | Problem]:
+    """Finish an OpenID Connect sign-in, from the browser that started it (its `agentgov_sso`
+    cookie): the code is exchanged and the ID token verified (signature, issuer, audience,
+    expiry, nonce); `email_verified` must be true (unless the provider trusts unverified
+    addresses). The identity `(iss, sub)` linked at the first sign-in signs its user in; else
+    the verified e-mail signs in a user of the provider's tenant, who is linked to it then.
+    Answers exactly as `/auth/login`. A state works once.
+
+    Args:
+        body (ExchangeRequest): `POST /auth/sso/exchange`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[LoginResult | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ExchangeRequest,
+) -> LoginResult | Problem | None:
+    """Finish an OpenID Connect sign-in, from the browser that started it (its `agentgov_sso`
+    cookie): the code is exchanged and the ID token verified (signature, issuer, audience,
+    expiry, nonce); `email_verified` must be true (unless the provider trusts unverified
+    addresses). The identity `(iss, sub)` linked at the first sign-in signs its user in; else
+    the verified e-mail signs in a user of the provider's tenant, who is linked to it then.
+    Answers exactly as `/auth/login`. A state works once.
+
+    Args:
+        body (ExchangeRequest): `POST /auth/sso/exchange`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        LoginResult | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ExchangeRequest,
+) -> Response[LoginResult | Problem]:
+    """Finish an OpenID Connect sign-in, from the browser that started it (its `agentgov_sso`
+    cookie): the code is exchanged and the ID token verified (signature, issuer, audience,
+    expiry, nonce); `email_verified` must be true (unless the provider trusts unverified
+    addresses). The identity `(iss, sub)` linked at the first sign-in signs its user in; else
+    the verified e-mail signs in a user of the provider's tenant, who is linked to it then.
+    Answers exactly as `/auth/login`. A state works once.
+
+    Args:
+        body (ExchangeRequest): `POST /auth/sso/exchange`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[LoginResult | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: ExchangeRequest,
+) -> LoginResult | Problem | None:
+    """Finish an OpenID Connect sign-in, from the browser that started it (its `agentgov_sso`
+    cookie): the code is exchanged and the ID token verified (signature, issuer, audience,
+    expiry, nonce); `email_verified` must be true (unless the provider trusts unverified
+    addresses). The identity `(iss, sub)` linked at the first sign-in signs its user in; else
+    the verified e-mail signs in a user of the provider's tenant, who is linked to it then.
+    Answers exactly as `/auth/login`. A state works once.
+
+    Args:
+        body (ExchangeRequest): `POST /auth/sso/exchange`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        LoginResult | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

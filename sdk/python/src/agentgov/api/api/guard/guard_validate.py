@@ -1,0 +1,229 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.validate_request import ValidateRequest
+from ...models.validation import Validation
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: ValidateRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/guard/validate",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | Validation | None:
+    if response.status_code == 200:
+        response_200 = Validation.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | Validation]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: ValidateRequest,
+) -> Response[Problem | Validation]:
+    r"""Screen a prompt (or, with `direction: \"output\"`, a model's output) for injection,
+    jailbreak and leakage with the tenant's active detector (`guard:validate`). A blocked
+    text is in the audit log (`guard.blocked`, id = `validation_id`) before the answer, and
+    is published on the real-time feed. Texts the encoder stage reads (other languages than
+    English) and texts over 64 KiB are screened on the shared CPU pool, in the tenant's own
+    share of it.
+
+    Args:
+        body (ValidateRequest): `POST /guard/validate`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Validation]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: ValidateRequest,
+) -> Problem | Validation | None:
+    r"""Screen a prompt (or, with `direction: \"output\"`, a model's output) for injection,
+    jailbreak and leakage with the tenant's active detector (`guard:validate`). A blocked
+    text is in the audit log (`guard.blocked`, id = `validation_id`) before the answer, and
+    is published on the real-time feed. Texts the encoder stage reads (other languages than
+    English) and texts over 64 KiB are screened on the shared CPU pool, in the tenant's own
+    share of it.
+
+    Args:
+        body (ValidateRequest): `POST /guard/validate`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Validation
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: ValidateRequest,
+) -> Response[Problem | Validation]:
+    r"""Screen a prompt (or, with `direction: \"output\"`, a model's output) for injection,
+    jailbreak and leakage with the tenant's active detector (`guard:validate`). A blocked
+    text is in the audit log (`guard.blocked`, id = `validation_id`) before the answer, and
+    is published on the real-time feed. Texts the encoder stage reads (other languages than
+    English) and texts over 64 KiB are screened on the shared CPU pool, in the tenant's own
+    share of it.
+
+    Args:
+        body (ValidateRequest): `POST /guard/validate`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Validation]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: ValidateRequest,
+) -> Problem | Validation | None:
+    r"""Screen a prompt (or, with `direction: \"output\"`, a model's output) for injection,
+    jailbreak and leakage with the tenant's active detector (`guard:validate`). A blocked
+    text is in the audit log (`guard.blocked`, id = `validation_id`) before the answer, and
+    is published on the real-time feed. Texts the encoder stage reads (other languages than
+    English) and texts over 64 KiB are screened on the shared CPU pool, in the tenant's own
+    share of it.
+
+    Args:
+        body (ValidateRequest): `POST /guard/validate`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Validation
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

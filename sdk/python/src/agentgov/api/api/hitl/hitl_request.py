@@ -1,0 +1,229 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.hitl_request import HitlRequest
+from ...models.new_hitl_request import NewHitlRequest
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: NewHitlRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/hitl/request",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> HitlRequest | Problem | None:
+    if response.status_code == 201:
+        response_201 = HitlRequest.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[HitlRequest | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: NewHitlRequest,
+) -> Response[HitlRequest | Problem]:
+    """Ask a person to approve an action (`hitl:request`). The request is `pending` until an
+    analyst approves or rejects it, it is cancelled, or `timeout_seconds` pass (then
+    `expired`). With `callback_url`, the outcome is POSTed there, signed like the inbound
+    webhook (`X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the body with
+    WEBHOOK_SECRET>`, `X-Webhook-Id` the request id), and retried with backoff. Follow it
+    with `GET /hitl/status/{id}?wait=30`.
+
+    Args:
+        body (NewHitlRequest): `POST /hitl/request`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[HitlRequest | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    body: NewHitlRequest,
+) -> HitlRequest | Problem | None:
+    """Ask a person to approve an action (`hitl:request`). The request is `pending` until an
+    analyst approves or rejects it, it is cancelled, or `timeout_seconds` pass (then
+    `expired`). With `callback_url`, the outcome is POSTed there, signed like the inbound
+    webhook (`X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the body with
+    WEBHOOK_SECRET>`, `X-Webhook-Id` the request id), and retried with backoff. Follow it
+    with `GET /hitl/status/{id}?wait=30`.
+
+    Args:
+        body (NewHitlRequest): `POST /hitl/request`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        HitlRequest | Problem
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    body: NewHitlRequest,
+) -> Response[HitlRequest | Problem]:
+    """Ask a person to approve an action (`hitl:request`). The request is `pending` until an
+    analyst approves or rejects it, it is cancelled, or `timeout_seconds` pass (then
+    `expired`). With `callback_url`, the outcome is POSTed there, signed like the inbound
+    webhook (`X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the body with
+    WEBHOOK_SECRET>`, `X-Webhook-Id` the request id), and retried with backoff. Follow it
+    with `GET /hitl/status/{id}?wait=30`.
+
+    Args:
+        body (NewHitlRequest): `POST /hitl/request`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[HitlRequest | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    body: NewHitlRequest,
+) -> HitlRequest | Problem | None:
+    """Ask a person to approve an action (`hitl:request`). The request is `pending` until an
+    analyst approves or rejects it, it is cancelled, or `timeout_seconds` pass (then
+    `expired`). With `callback_url`, the outcome is POSTed there, signed like the inbound
+    webhook (`X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the body with
+    WEBHOOK_SECRET>`, `X-Webhook-Id` the request id), and retried with backoff. Follow it
+    with `GET /hitl/status/{id}?wait=30`.
+
+    Args:
+        body (NewHitlRequest): `POST /hitl/request`.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        HitlRequest | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

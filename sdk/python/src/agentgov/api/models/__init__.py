@@ -1,0 +1,371 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .actor import Actor
+from .actor_type import ActorType
+from .agent import Agent
+from .agent_count import AgentCount
+from .agent_details import AgentDetails
+from .agent_metadata import AgentMetadata
+from .agent_permissions import AgentPermissions
+from .agent_request import AgentRequest
+from .agent_request_metadata import AgentRequestMetadata
+from .agent_request_permissions import AgentRequestPermissions
+from .agent_status import AgentStatus
+from .anomaly_detector_metrics import AnomalyDetectorMetrics
+from .anomaly_detector_status import AnomalyDetectorStatus
+from .anomaly_eval import AnomalyEval
+from .anomaly_model_info import AnomalyModelInfo
+from .anomaly_report import AnomalyReport
+from .anomaly_report_evidence import AnomalyReportEvidence
+from .anomaly_source import AnomalySource
+from .anomaly_stats import AnomalyStats
+from .anomaly_stats_by_severity import AnomalyStatsBySeverity
+from .anomaly_stats_by_status import AnomalyStatsByStatus
+from .anomaly_stats_by_type import AnomalyStatsByType
+from .anomaly_status import AnomalyStatus
+from .anomaly_task import AnomalyTask
+from .anomaly_type import AnomalyType
+from .anomaly_update import AnomalyUpdate
+from .api_key import ApiKey
+from .api_key_kind import ApiKeyKind
+from .attack_category import AttackCategory
+from .audit_filter import AuditFilter
+from .audit_filter_params import AuditFilterParams
+from .audit_origin import AuditOrigin
+from .audit_record import AuditRecord
+from .audit_record_details import AuditRecordDetails
+from .bucket import Bucket
+from .callback_status import CallbackStatus
+from .candidate_status import CandidateStatus
+from .chain_fault import ChainFault
+from .chain_verification import ChainVerification
+from .check_request import CheckRequest
+from .check_request_context import CheckRequestContext
+from .check_response import CheckResponse
+from .check_risk_factor import CheckRiskFactor
+from .cluster_job import ClusterJob
+from .cluster_summary import ClusterSummary
+from .component_health import ComponentHealth
+from .confirm_request import ConfirmRequest
+from .created_api_key import CreatedApiKey
+from .created_tenant import CreatedTenant
+from .detector_train_request import DetectorTrainRequest
+from .discovery_candidate import DiscoveryCandidate
+from .discovery_event import DiscoveryEvent
+from .discovery_event_attributes import DiscoveryEventAttributes
+from .dismiss_request import DismissRequest
+from .effective_settings import EffectiveSettings
+from .embedding_model import EmbeddingModel
+from .embedding_summary import EmbeddingSummary
+from .event_disposition import EventDisposition
+from .exchange_request import ExchangeRequest
+from .export_format import ExportFormat
+from .export_job import ExportJob
+from .feedback_request import FeedbackRequest
+from .field_error import FieldError
+from .fingerprint import Fingerprint
+from .fingerprint_value import FingerprintValue
+from .guard_calibration import GuardCalibration
+from .guard_class_metrics import GuardClassMetrics
+from .guard_detector_metrics import GuardDetectorMetrics
+from .guard_detector_status import GuardDetectorStatus
+from .guard_direction import GuardDirection
+from .guard_example import GuardExample
+from .guard_feedback import GuardFeedback
+from .guard_feedback_kind import GuardFeedbackKind
+from .guard_health import GuardHealth
+from .guard_label import GuardLabel
+from .guard_metrics import GuardMetrics
+from .guard_model_info import GuardModelInfo
+from .guard_scores import GuardScores
+from .guard_stage import GuardStage
+from .guard_stats import GuardStats
+from .guard_stats_by_verdict import GuardStatsByVerdict
+from .guard_task import GuardTask
+from .health import Health
+from .heartbeat_request import HeartbeatRequest
+from .heartbeat_request_metadata_type_0 import HeartbeatRequestMetadataType0
+from .hitl_callback import HitlCallback
+from .hitl_decision import HitlDecision
+from .hitl_request import HitlRequest
+from .hitl_request_context import HitlRequestContext
+from .hitl_status import HitlStatus
+from .ingest_batch import IngestBatch
+from .ingest_event import IngestEvent
+from .ingest_event_attributes import IngestEventAttributes
+from .ingest_report import IngestReport
+from .issued_secret import IssuedSecret
+from .item_error import ItemError
+from .job_status import JobStatus
+from .login_request import LoginRequest
+from .login_result import LoginResult
+from .login_user import LoginUser
+from .matched_policy import MatchedPolicy
+from .neighbour import Neighbour
+from .new_anomaly_report import NewAnomalyReport
+from .new_anomaly_report_evidence import NewAnomalyReportEvidence
+from .new_api_key import NewApiKey
+from .new_audit_entry import NewAuditEntry
+from .new_audit_entry_details_type_0 import NewAuditEntryDetailsType0
+from .new_export import NewExport
+from .new_hitl_request import NewHitlRequest
+from .new_hitl_request_context import NewHitlRequestContext
+from .new_tenant import NewTenant
+from .new_user import NewUser
+from .new_webhook_secret import NewWebhookSecret
+from .page_agent import PageAgent
+from .page_agent_items_item import PageAgentItemsItem
+from .page_agent_items_item_metadata import PageAgentItemsItemMetadata
+from .page_agent_items_item_permissions import PageAgentItemsItemPermissions
+from .page_anomaly_report import PageAnomalyReport
+from .page_anomaly_report_items_item import PageAnomalyReportItemsItem
+from .page_anomaly_report_items_item_evidence import PageAnomalyReportItemsItemEvidence
+from .page_api_key import PageApiKey
+from .page_api_key_items_item import PageApiKeyItemsItem
+from .page_audit_record import PageAuditRecord
+from .page_audit_record_items_item import PageAuditRecordItemsItem
+from .page_audit_record_items_item_details import PageAuditRecordItemsItemDetails
+from .page_discovery_candidate import PageDiscoveryCandidate
+from .page_discovery_candidate_items_item import PageDiscoveryCandidateItemsItem
+from .page_hitl_request import PageHitlRequest
+from .page_hitl_request_items_item import PageHitlRequestItemsItem
+from .page_hitl_request_items_item_context import PageHitlRequestItemsItemContext
+from .page_policy import PagePolicy
+from .page_policy_items_item import PagePolicyItemsItem
+from .page_tenant_view import PageTenantView
+from .page_tenant_view_items_item import PageTenantViewItemsItem
+from .page_user import PageUser
+from .page_user_items_item import PageUserItemsItem
+from .parameter_kind import ParameterKind
+from .password_change import PasswordChange
+from .permission import Permission
+from .platform_status import PlatformStatus
+from .policy import Policy
+from .policy_request import PolicyRequest
+from .problem import Problem
+from .problem_components_type_0 import ProblemComponentsType0
+from .provider_view import ProviderView
+from .readiness import Readiness
+from .receive_body import ReceiveBody
+from .report_source import ReportSource
+from .resource_counts import ResourceCounts
+from .risk_factor import RiskFactor
+from .risk_level import RiskLevel
+from .risk_levels import RiskLevels
+from .role import Role
+from .role_change import RoleChange
+from .search_hit import SearchHit
+from .search_results import SearchResults
+from .secret_info import SecretInfo
+from .secret_purpose import SecretPurpose
+from .series_point import SeriesPoint
+from .series_point_by_severity import SeriesPointBySeverity
+from .settings_change import SettingsChange
+from .severity import Severity
+from .siem_status import SiemStatus
+from .siem_test_report import SiemTestReport
+from .sink_status import SinkStatus
+from .sink_test_result import SinkTestResult
+from .stats import Stats
+from .template_parameter_view import TemplateParameterView
+from .template_use import TemplateUse
+from .template_use_parameters import TemplateUseParameters
+from .template_view import TemplateView
+from .tenant import Tenant
+from .tenant_secrets import TenantSecrets
+from .tenant_settings import TenantSettings
+from .tenant_view import TenantView
+from .train_request import TrainRequest
+from .update_tenant import UpdateTenant
+from .update_user import UpdateUser
+from .user import User
+from .user_status import UserStatus
+from .validate_request import ValidateRequest
+from .validation import Validation
+from .webhook_ack import WebhookAck
+
+__all__ = (
+    "Actor",
+    "ActorType",
+    "Agent",
+    "AgentCount",
+    "AgentDetails",
+    "AgentMetadata",
+    "AgentPermissions",
+    "AgentRequest",
+    "AgentRequestMetadata",
+    "AgentRequestPermissions",
+    "AgentStatus",
+    "AnomalyDetectorMetrics",
+    "AnomalyDetectorStatus",
+    "AnomalyEval",
+    "AnomalyModelInfo",
+    "AnomalyReport",
+    "AnomalyReportEvidence",
+    "AnomalySource",
+    "AnomalyStats",
+    "AnomalyStatsBySeverity",
+    "AnomalyStatsByStatus",
+    "AnomalyStatsByType",
+    "AnomalyStatus",
+    "AnomalyTask",
+    "AnomalyType",
+    "AnomalyUpdate",
+    "ApiKey",
+    "ApiKeyKind",
+    "AttackCategory",
+    "AuditFilter",
+    "AuditFilterParams",
+    "AuditOrigin",
+    "AuditRecord",
+    "AuditRecordDetails",
+    "Bucket",
+    "CallbackStatus",
+    "CandidateStatus",
+    "ChainFault",
+    "ChainVerification",
+    "CheckRequest",
+    "CheckRequestContext",
+    "CheckResponse",
+    "CheckRiskFactor",
+    "ClusterJob",
+    "ClusterSummary",
+    "ComponentHealth",
+    "ConfirmRequest",
+    "CreatedApiKey",
+    "CreatedTenant",
+    "DetectorTrainRequest",
+    "DiscoveryCandidate",
+    "DiscoveryEvent",
+    "DiscoveryEventAttributes",
+    "DismissRequest",
+    "EffectiveSettings",
+    "EmbeddingModel",
+    "EmbeddingSummary",
+    "EventDisposition",
+    "ExchangeRequest",
+    "ExportFormat",
+    "ExportJob",
+    "FeedbackRequest",
+    "FieldError",
+    "Fingerprint",
+    "FingerprintValue",
+    "GuardCalibration",
+    "GuardClassMetrics",
+    "GuardDetectorMetrics",
+    "GuardDetectorStatus",
+    "GuardDirection",
+    "GuardExample",
+    "GuardFeedback",
+    "GuardFeedbackKind",
+    "GuardHealth",
+    "GuardLabel",
+    "GuardMetrics",
+    "GuardModelInfo",
+    "GuardScores",
+    "GuardStage",
+    "GuardStats",
+    "GuardStatsByVerdict",
+    "GuardTask",
+    "Health",
+    "HeartbeatRequest",
+    "HeartbeatRequestMetadataType0",
+    "HitlCallback",
+    "HitlDecision",
+    "HitlRequest",
+    "HitlRequestContext",
+    "HitlStatus",
+    "IngestBatch",
+    "IngestEvent",
+    "IngestEventAttributes",
+    "IngestReport",
+    "IssuedSecret",
+    "ItemError",
+    "JobStatus",
+    "LoginRequest",
+    "LoginResult",
+    "LoginUser",
+    "MatchedPolicy",
+    "Neighbour",
+    "NewAnomalyReport",
+    "NewAnomalyReportEvidence",
+    "NewApiKey",
+    "NewAuditEntry",
+    "NewAuditEntryDetailsType0",
+    "NewExport",
+    "NewHitlRequest",
+    "NewHitlRequestContext",
+    "NewTenant",
+    "NewUser",
+    "NewWebhookSecret",
+    "PageAgent",
+    "PageAgentItemsItem",
+    "PageAgentItemsItemMetadata",
+    "PageAgentItemsItemPermissions",
+    "PageAnomalyReport",
+    "PageAnomalyReportItemsItem",
+    "PageAnomalyReportItemsItemEvidence",
+    "PageApiKey",
+    "PageApiKeyItemsItem",
+    "PageAuditRecord",
+    "PageAuditRecordItemsItem",
+    "PageAuditRecordItemsItemDetails",
+    "PageDiscoveryCandidate",
+    "PageDiscoveryCandidateItemsItem",
+    "PageHitlRequest",
+    "PageHitlRequestItemsItem",
+    "PageHitlRequestItemsItemContext",
+    "PagePolicy",
+    "PagePolicyItemsItem",
+    "PageTenantView",
+    "PageTenantViewItemsItem",
+    "PageUser",
+    "PageUserItemsItem",
+    "ParameterKind",
+    "PasswordChange",
+    "Permission",
+    "PlatformStatus",
+    "Policy",
+    "PolicyRequest",
+    "Problem",
+    "ProblemComponentsType0",
+    "ProviderView",
+    "Readiness",
+    "ReceiveBody",
+    "ReportSource",
+    "ResourceCounts",
+    "RiskFactor",
+    "RiskLevel",
+    "RiskLevels",
+    "Role",
+    "RoleChange",
+    "SearchHit",
+    "SearchResults",
+    "SecretInfo",
+    "SecretPurpose",
+    "SeriesPoint",
+    "SeriesPointBySeverity",
+    "SettingsChange",
+    "Severity",
+    "SiemStatus",
+    "SiemTestReport",
+    "SinkStatus",
+    "SinkTestResult",
+    "Stats",
+    "TemplateParameterView",
+    "TemplateUse",
+    "TemplateUseParameters",
+    "TemplateView",
+    "Tenant",
+    "TenantSecrets",
+    "TenantSettings",
+    "TenantView",
+    "TrainRequest",
+    "UpdateTenant",
+    "UpdateUser",
+    "User",
+    "UserStatus",
+    "ValidateRequest",
+    "Validation",
+    "WebhookAck",
+)

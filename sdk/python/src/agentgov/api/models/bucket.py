@@ -1,0 +1,9 @@
+from enum import Enum
+
+
+class Bucket(str, Enum):
+    DAY = "day"
+    HOUR = "hour"
+
+    def __str__(self) -> str:
+        return str(self.value)

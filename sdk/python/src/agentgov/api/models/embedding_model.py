@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="EmbeddingModel")
+
+
+@_attrs_define
+class EmbeddingModel:
+    """Which model made a vector: vectors of different models are never compared.
+
+    Attributes:
+        dimensions (int):
+        name (str):
+        version (int):
+    """
+
+    dimensions: int
+    name: str
+    version: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        dimensions = self.dimensions
+
+        name = self.name
+
+        version = self.version
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "dimensions": dimensions,
+                "name": name,
+                "version": version,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        dimensions = d.pop("dimensions")
+
+        name = d.pop("name")
+
+        version = d.pop("version")
+
+        embedding_model = cls(
+            dimensions=dimensions,
+            name=name,
+            version=version,
+        )
+
+        embedding_model.additional_properties = d
+        return embedding_model
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

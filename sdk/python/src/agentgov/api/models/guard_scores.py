@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="GuardScores")
+
+
+@_attrs_define
+class GuardScores:
+    """A score per kind of attack (0..1).
+
+    Attributes:
+        injection (float):
+        jailbreak (float):
+        leakage (float):
+    """
+
+    injection: float
+    jailbreak: float
+    leakage: float
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        injection = self.injection
+
+        jailbreak = self.jailbreak
+
+        leakage = self.leakage
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "injection": injection,
+                "jailbreak": jailbreak,
+                "leakage": leakage,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        injection = d.pop("injection")
+
+        jailbreak = d.pop("jailbreak")
+
+        leakage = d.pop("leakage")
+
+        guard_scores = cls(
+            injection=injection,
+            jailbreak=jailbreak,
+            leakage=leakage,
+        )
+
+        guard_scores.additional_properties = d
+        return guard_scores
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

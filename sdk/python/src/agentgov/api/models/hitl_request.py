@@ -1,0 +1,332 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+from dateutil.parser import isoparse
+
+from ..models.hitl_status import HitlStatus
+from ..models.risk_level import RiskLevel
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.actor import Actor
+    from ..models.hitl_callback import HitlCallback
+    from ..models.hitl_request_context import HitlRequestContext
+
+
+T = TypeVar("T", bound="HitlRequest")
+
+
+@_attrs_define
+class HitlRequest:
+    """An approval request, as stored and served.
+
+    Adapters keep `id`, `tenant_id`, `status`, `expires_at` and the callback's due time
+    ([`HitlRequest::callback_due_at`]) in columns and the whole record as the JSON text of
+    its `Serialize` form (which leaves out `tenant_id`); reading it back, they set
+    `tenant_id` from its column.
+
+        Attributes:
+            action (str):
+            agent_id (UUID): A registered agent of one tenant.
+            agent_name (str): The agent's name when the request was made.
+            context (HitlRequestContext):
+            created_at (datetime.datetime):
+            expires_at (datetime.datetime):
+            id (UUID): A human-in-the-loop approval request.
+            reason (str): Why approval is asked for.
+            requested_by (Actor): `{"type": "user", "id": "0193…"}`.
+            resource (str):
+            risk (RiskLevel): A risk level: by default `low` (< 0.3), `medium` (< 0.6), `high` (< 0.85), `critical`;
+                a tenant may move the bounds ([`RiskLevels`]).
+            risk_score (float): From 0 to 1: the policy check's score, or the risk model's for a direct request.
+            status (HitlStatus): A request's state. `pending` is the only one that changes.
+            updated_at (datetime.datetime):
+            callback (HitlCallback | None | Unset):
+            comment (None | str | Unset): The decider's note.
+            decided_at (datetime.datetime | None | Unset):
+            decided_by (Actor | None | Unset):
+            decision_id (None | Unset | UUID):
+    """
+
+    action: str
+    agent_id: UUID
+    agent_name: str
+    context: HitlRequestContext
+    created_at: datetime.datetime
+    expires_at: datetime.datetime
+    id: UUID
+    reason: str
+    requested_by: Actor
+    resource: str
+    risk: RiskLevel
+    risk_score: float
+    status: HitlStatus
+    updated_at: datetime.datetime
+    callback: HitlCallback | None | Unset = UNSET
+    comment: None | str | Unset = UNSET
+    decided_at: datetime.datetime | None | Unset = UNSET
+    decided_by: Actor | None | Unset = UNSET
+    decision_id: None | Unset | UUID = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.actor import Actor
+        from ..models.hitl_callback import HitlCallback
+
+        action = self.action
+
+        agent_id = str(self.agent_id)
+
+        agent_name = self.agent_name
+
+        context = self.context.to_dict()
+
+        created_at = self.created_at.isoformat()
+
+        expires_at = self.expires_at.isoformat()
+
+        id = str(self.id)
+
+        reason = self.reason
+
+        requested_by = self.requested_by.to_dict()
+
+        resource = self.resource
+
+        risk = self.risk.value
+
+        risk_score = self.risk_score
+
+        status = self.status.value
+
+        updated_at = self.updated_at.isoformat()
+
+        callback: dict[str, Any] | None | Unset
+        if isinstance(self.callback, Unset):
+            callback = UNSET
+        elif isinstance(self.callback, HitlCallback):
+            callback = self.callback.to_dict()
+        else:
+            callback = self.callback
+
+        comment: None | str | Unset
+        if isinstance(self.comment, Unset):
+            comment = UNSET
+        else:
+            comment = self.comment
+
+        decided_at: None | str | Unset
+        if isinstance(self.decided_at, Unset):
+            decided_at = UNSET
+        elif isinstance(self.decided_at, datetime.datetime):
+            decided_at = self.decided_at.isoformat()
+        else:
+            decided_at = self.decided_at
+
+        decided_by: dict[str, Any] | None | Unset
+        if isinstance(self.decided_by, Unset):
+            decided_by = UNSET
+        elif isinstance(self.decided_by, Actor):
+            decided_by = self.decided_by.to_dict()
+        else:
+            decided_by = self.decided_by
+
+        decision_id: None | str | Unset
+        if isinstance(self.decision_id, Unset):
+            decision_id = UNSET
+        elif isinstance(self.decision_id, UUID):
+            decision_id = str(self.decision_id)
+        else:
+            decision_id = self.decision_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "action": action,
+                "agent_id": agent_id,
+                "agent_name": agent_name,
+                "context": context,
+                "created_at": created_at,
+                "expires_at": expires_at,
+                "id": id,
+                "reason": reason,
+                "requested_by": requested_by,
+                "resource": resource,
+                "risk": risk,
+                "risk_score": risk_score,
+                "status": status,
+                "updated_at": updated_at,
+            }
+        )
+        if callback is not UNSET:
+            field_dict["callback"] = callback
+        if comment is not UNSET:
+            field_dict["comment"] = comment
+        if decided_at is not UNSET:
+            field_dict["decided_at"] = decided_at
+        if decided_by is not UNSET:
+            field_dict["decided_by"] = decided_by
+        if decision_id is not UNSET:
+            field_dict["decision_id"] = decision_id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.actor import Actor
+        from ..models.hitl_callback import HitlCallback
+        from ..models.hitl_request_context import HitlRequestContext
+
+        d = dict(src_dict)
+        action = d.pop("action")
+
+        agent_id = UUID(d.pop("agent_id"))
+
+        agent_name = d.pop("agent_name")
+
+        context = HitlRequestContext.from_dict(d.pop("context"))
+
+        created_at = isoparse(d.pop("created_at"))
+
+        expires_at = isoparse(d.pop("expires_at"))
+
+        id = UUID(d.pop("id"))
+
+        reason = d.pop("reason")
+
+        requested_by = Actor.from_dict(d.pop("requested_by"))
+
+        resource = d.pop("resource")
+
+        risk = RiskLevel(d.pop("risk"))
+
+        risk_score = d.pop("risk_score")
+
+        status = HitlStatus(d.pop("status"))
+
+        updated_at = isoparse(d.pop("updated_at"))
+
+        def _parse_callback(data: object) -> HitlCallback | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                callback_type_0 = HitlCallback.from_dict(data)
+
+                return callback_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HitlCallback | None | Unset, data)
+
+        callback = _parse_callback(d.pop("callback", UNSET))
+
+        def _parse_comment(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        comment = _parse_comment(d.pop("comment", UNSET))
+
+        def _parse_decided_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                decided_at_type_0 = isoparse(data)
+
+                return decided_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        decided_at = _parse_decided_at(d.pop("decided_at", UNSET))
+
+        def _parse_decided_by(data: object) -> Actor | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                decided_by_type_0 = Actor.from_dict(data)
+
+                return decided_by_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Actor | None | Unset, data)
+
+        decided_by = _parse_decided_by(d.pop("decided_by", UNSET))
+
+        def _parse_decision_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                decision_id_type_0 = UUID(data)
+
+                return decision_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        decision_id = _parse_decision_id(d.pop("decision_id", UNSET))
+
+        hitl_request = cls(
+            action=action,
+            agent_id=agent_id,
+            agent_name=agent_name,
+            context=context,
+            created_at=created_at,
+            expires_at=expires_at,
+            id=id,
+            reason=reason,
+            requested_by=requested_by,
+            resource=resource,
+            risk=risk,
+            risk_score=risk_score,
+            status=status,
+            updated_at=updated_at,
+            callback=callback,
+            comment=comment,
+            decided_at=decided_at,
+            decided_by=decided_by,
+            decision_id=decision_id,
+        )
+
+        hitl_request.additional_properties = d
+        return hitl_request
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.risk_levels import RiskLevels
+
+
+T = TypeVar("T", bound="SettingsChange")
+
+
+@_attrs_define
+class SettingsChange:
+    """A change of settings: a field given sets it, `null` returns it to the server's default,
+    and a field left out stays as it is.
+
+        Attributes:
+            approval_threshold (float | None | Unset): Above 0 and at most 1.
+            guard_threshold (float | None | Unset): Above 0 and below 1: the Prompt Guard's threshold for this tenant, over
+                its model's.
+            hitl_timeout_secs (int | None | Unset): 1 to 604,800 (seven days): how long an approval request that names no
+                `timeout_seconds` waits for a decision.
+            risk_levels (None | RiskLevels | Unset):
+    """
+
+    approval_threshold: float | None | Unset = UNSET
+    guard_threshold: float | None | Unset = UNSET
+    hitl_timeout_secs: int | None | Unset = UNSET
+    risk_levels: None | RiskLevels | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.risk_levels import RiskLevels
+
+        approval_threshold: float | None | Unset
+        if isinstance(self.approval_threshold, Unset):
+            approval_threshold = UNSET
+        else:
+            approval_threshold = self.approval_threshold
+
+        guard_threshold: float | None | Unset
+        if isinstance(self.guard_threshold, Unset):
+            guard_threshold = UNSET
+        else:
+            guard_threshold = self.guard_threshold
+
+        hitl_timeout_secs: int | None | Unset
+        if isinstance(self.hitl_timeout_secs, Unset):
+            hitl_timeout_secs = UNSET
+        else:
+            hitl_timeout_secs = self.hitl_timeout_secs
+
+        risk_levels: dict[str, Any] | None | Unset
+        if isinstance(self.risk_levels, Unset):
+            risk_levels = UNSET
+        elif isinstance(self.risk_levels, RiskLevels):
+            risk_levels = self.risk_levels.to_dict()
+        else:
+            risk_levels = self.risk_levels
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if approval_threshold is not UNSET:
+            field_dict["approval_threshold"] = approval_threshold
+        if guard_threshold is not UNSET:
+            field_dict["guard_threshold"] = guard_threshold
+        if hitl_timeout_secs is not UNSET:
+            field_dict["hitl_timeout_secs"] = hitl_timeout_secs
+        if risk_levels is not UNSET:
+            field_dict["risk_levels"] = risk_levels
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.risk_levels import RiskLevels
+
+        d = dict(src_dict)
+
+        def _parse_approval_threshold(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        approval_threshold = _parse_approval_threshold(d.pop("approval_threshold", UNSET))
+
+        def _parse_guard_threshold(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        guard_threshold = _parse_guard_threshold(d.pop("guard_threshold", UNSET))
+
+        def _parse_hitl_timeout_secs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        hitl_timeout_secs = _parse_hitl_timeout_secs(d.pop("hitl_timeout_secs", UNSET))
+
+        def _parse_risk_levels(data: object) -> None | RiskLevels | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                risk_levels_type_0 = RiskLevels.from_dict(data)
+
+                return risk_levels_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | RiskLevels | Unset, data)
+
+        risk_levels = _parse_risk_levels(d.pop("risk_levels", UNSET))
+
+        settings_change = cls(
+            approval_threshold=approval_threshold,
+            guard_threshold=guard_threshold,
+            hitl_timeout_secs=hitl_timeout_secs,
+            risk_levels=risk_levels,
+        )
+
+        return settings_change

@@ -1,0 +1,164 @@
+"""A real agentgov server for the SDK's tests: the workspace's binary (`AGENTGOV_BIN`, else
+`cargo build -p agentgov-server` is run), embedded mode in a throwaway data directory on a
+free loopback port; one tenant per test module with an agent and the policies the adapters'
+tests need."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agentgov import Agentgov
+
+ROOT = Path(__file__).resolve().parents[3]
+
+#: The tenant's policies: `delete_files` is denied, `send_email` needs a person's approval.
+POLICY = """package sdk.tools
+import rego.v1
+
+deny contains "deleting files is not allowed" if input.action == "delete_files"
+require_approval contains "sending e-mail needs a person" if input.action == "send_email"
+"""
+
+
+def _binary() -> Path:
+    given = os.environ.get("AGENTGOV_BIN")
+    if given:
+        return Path(given)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    subprocess.run(["cargo", "build", "-q", "-p", "agentgov-server"], cwd=ROOT, check=True)
+    return target / "debug" / "agentgov"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """One agentgov process; `stop()` and `start()` again on the same port and data."""
+
+    def __init__(self) -> None:
+        self.binary = _binary()
+        self.dir = Path(tempfile.mkdtemp(prefix="agentgov-sdk-"))
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.admin_key = "sdk-admin-" + secrets.token_hex(16)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        # The server refuses AGENTGOV_ variables it does not know (AGENTGOV_BIN, the tests' URLs).
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTGOV_")}
+        env |= {
+            "AGENTGOV_DATA_DIR": str(self.dir),
+            "AGENTGOV_BIND": f"127.0.0.1:{self.port}",
+            "AGENTGOV_ADMIN_KEY": self.admin_key,
+            "AGENTGOV_LOG_LEVEL": "warn",
+            "AGENTGOV_GUARD_ENCODER": "off",
+        }
+        env.pop("DATABASE_URL", None)
+        env.pop("REDIS_URL", None)
+        # Open for the process's lifetime: closed by `stop`.
+        self._log = open(self.dir / "server.log", "ab")  # noqa: SIM115
+        self.process = subprocess.Popen([str(self.binary)], env=env, cwd=self.dir, stdout=self._log, stderr=self._log)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"agentgov exited at start-up: {(self.dir / 'server.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/api/v1/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("agentgov did not answer /health within 60 s")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+            self._log.close()
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+@dataclass
+class Tenant:
+    url: str
+    api_key: str
+    email: str
+    password: str
+    agent_id: str
+    #: Signed in as the tenant's admin (approves, reads the feed).
+    analyst: Agentgov
+
+    def client(self, **kwargs: object) -> Agentgov:
+        return Agentgov(self.url, api_key=self.api_key, **kwargs)  # type: ignore[arg-type]
+
+    def decisions(self, **filters: str) -> list[dict[str, object]]:
+        """The tenant's `policy.decision` records, newest first."""
+        r = httpx.get(
+            f"{self.url}/api/v1/audit",
+            params={"event_type": "policy.decision", "limit": "100", **filters},
+            headers={"X-API-Key": self.api_key},
+        )
+        r.raise_for_status()
+        items: list[dict[str, object]] = r.json()["items"]
+        return items
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    s = Server()
+    s.start()
+    yield s
+    s.stop()
+    shutil.rmtree(s.dir, ignore_errors=True)
+
+
+def make_tenant(server: Server, name: str) -> Tenant:
+    if not server.running():
+        server.start()
+    email = f"admin-{uuid.uuid4().hex[:8]}@agentgov.test"
+    password = "sdk-password-" + secrets.token_hex(8)
+    r = httpx.post(
+        f"{server.url}/api/v1/tenants",
+        json={"name": f"{name}-{uuid.uuid4().hex[:6]}", "admin_email": email, "admin_password": password},
+        headers={"X-Admin-Key": server.admin_key},
+    )
+    r.raise_for_status()
+    api_key = r.json()["api_key"]
+    analyst = Agentgov.login(server.url, email, password)
+    agent = httpx.post(
+        f"{server.url}/api/v1/agents/register",
+        json={"name": f"{name}-agent", "type": "llm", "capabilities": ["tools"]},
+        headers={"X-API-Key": api_key},
+    )
+    agent.raise_for_status()
+    token = analyst._s.token
+    policy = httpx.post(
+        f"{server.url}/api/v1/policies",
+        json={"name": "sdk tools", "rego": POLICY},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    policy.raise_for_status()
+    return Tenant(server.url, api_key, email, password, agent.json()["id"], analyst)
+
+
+@pytest.fixture
+def tenant(server: Server, request: pytest.FixtureRequest) -> Tenant:
+    return make_tenant(server, request.node.name[:40])
