@@ -33,6 +33,7 @@ from fastmcp.tools import Tool, ToolResult
 
 from ._gate import Gate, ResourceOf, ToolCall, denial, withheld
 from .client import Agentgov
+from .errors import AgentgovError
 
 __all__ = ["AgentgovMiddleware"]
 
@@ -122,7 +123,8 @@ class AgentgovMiddleware(Middleware):
         """Whether a tool may be listed: a dry-run check with no arguments is not denied."""
         try:
             d = self.gate.gov.check(self.gate.agent_id, name, self.gate.resource_of(ToolCall(name, {})), dry_run=True)
-        except Exception:
+        except AgentgovError:
+            # Listed: calling it is checked (and denied) all the same.
             return True
         return d.allowed or d.required_approval or d.fallback
 
