@@ -18,7 +18,7 @@ from agentgov._transport import RetryTransport
 from agentgov.api.api.agents import agents_get
 from agentgov.api.models.agent import Agent
 
-from .conftest import Tenant
+from .conftest import Tenant, socket_closed
 
 
 def test_check_allows_denies_and_asks_for_approval_and_the_audit_keeps_session_and_tool_call(tenant: Tenant) -> None:
@@ -158,17 +158,3 @@ def test_retries_only_where_safe_and_429_honours_retry_after() -> None:
     seen.clear()
     answers[:] = [httpx.Response(429, headers={"Retry-After": "3600"})]
     assert client().get("/api/v1/agents").status_code == 429 and seen == ["GET"]
-
-
-class socket_closed:
-    """A loopback URL nothing listens on."""
-
-    def __enter__(self) -> str:
-        import socket
-
-        self._s = socket.socket()
-        self._s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{self._s.getsockname()[1]}"
-
-    def __exit__(self, *_: object) -> None:
-        self._s.close()

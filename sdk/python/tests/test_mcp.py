@@ -18,9 +18,7 @@ from fastmcp.exceptions import ToolError
 from agentgov import Agentgov, RetryPolicy
 from agentgov.mcp import AgentgovMiddleware
 
-from .conftest import Tenant
-from .test_client import socket_closed
-from .test_langchain import INJECTION
+from .conftest import INJECTION, Tenant, socket_closed
 
 
 def server(gov: Agentgov, tenant: Tenant, runs: dict[str, int], **options: Any) -> FastMCP:

@@ -27,9 +27,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from agentgov import Agentgov, RetryPolicy
 from agentgov.openai_agents import AgentgovGuardrails
 
-from .conftest import Tenant
-from .test_client import socket_closed
-from .test_langchain import INJECTION
+from .conftest import INJECTION, Tenant, socket_closed
 
 # Traces kept in process (they carry the run's group id), exported nowhere.
 set_tracing_disabled(False)

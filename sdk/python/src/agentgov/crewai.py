@@ -1,0 +1,114 @@
+"""CrewAI: before/after tool-call hooks (`pip install 'agentgov[crewai]'`).
+
+    from agentgov.crewai import AgentgovHooks
+
+    hooks = AgentgovHooks(gov, agent_id).register()   # every crew of the process
+    crew.kickoff()
+
+Every tool call is checked before it runs (the tool's name is the action, its arguments are in
+the context, the crew's id is the session; CrewAI has no tool-call id, so each call gets a
+fresh one). A denied call does not run and the agent reads agentgov's reason as the tool's
+result. A call that needs approval waits for the analyst's decision (up to
+`approval_timeout`) and runs only if approved. With `guard_outputs`, a result that Prompt Guard
+flags is replaced before the agent reads it. CrewAI runs a tool when a hook raises, so these
+hooks never raise: anything unexpected denies.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from crewai.hooks import (
+    ToolCallHookContext,
+    register_after_tool_call_hook,
+    register_before_tool_call_hook,
+    unregister_after_tool_call_hook,
+    unregister_before_tool_call_hook,
+)
+
+from ._gate import Gate, ResourceOf, ToolCall, denial, withheld
+from .client import Agentgov
+
+__all__ = ["AgentgovHooks"]
+
+log = logging.getLogger("agentgov")
+
+
+class AgentgovHooks:
+    def __init__(
+        self,
+        gov: Agentgov,
+        agent_id: str,
+        *,
+        resource: ResourceOf | None = None,
+        context: Mapping[str, Any] | None = None,
+        approval_timeout: float = 300.0,
+        guard_outputs: bool = True,
+        fail_open: bool | None = None,
+    ) -> None:
+        self.gate = Gate(
+            gov,
+            agent_id,
+            resource=resource,
+            context=context,
+            fail_open=fail_open,
+            approval_timeout=approval_timeout,
+            framework="crewai",
+        )
+        self.guard_outputs = guard_outputs
+        # What the agent reads instead of a blocked call's result, by the call's argument
+        # dict (the one object CrewAI passes to both hooks of a call).
+        self._refused: dict[int, str] = {}
+
+    def register(self) -> AgentgovHooks:
+        register_before_tool_call_hook(self.before)
+        register_after_tool_call_hook(self.after)
+        return self
+
+    def unregister(self) -> None:
+        unregister_before_tool_call_hook(self.before)
+        unregister_after_tool_call_hook(self.after)
+
+    def before(self, ctx: ToolCallHookContext) -> bool | None:
+        """`False` blocks the call; `None` lets it run."""
+        try:
+            call = ToolCall(ctx.tool_name, dict(ctx.tool_input), f"crewai-{uuid.uuid4()}", _session(ctx))
+            decision = self.gate.decide(call)
+            if decision.allowed:
+                return None
+            reason = decision.reason
+            if decision.required_approval and decision.hitl_request_id:
+                outcome = self.gate.wait(decision.hitl_request_id)
+                if outcome.approved:
+                    return None
+                reason = outcome.message
+            self._refused[id(ctx.tool_input)] = denial(call, reason)
+            return False
+        except Exception as e:  # noqa: BLE001 - CrewAI would run the tool on an exception
+            log.warning("agentgov: the tool call %s was denied: %s", ctx.tool_name, e)
+            self._refused[id(ctx.tool_input)] = denial(ToolCall(ctx.tool_name, {}), f"agentgov failed: {e}")
+            return False
+
+    def after(self, ctx: ToolCallHookContext) -> str | None:
+        """The text the agent reads instead of the result, or `None` to keep it."""
+        refused = self._refused.pop(id(ctx.tool_input), None)
+        if refused is not None:
+            return refused
+        if not self.guard_outputs or not ctx.tool_result or not str(ctx.tool_result).strip():
+            return None
+        try:
+            verdict = self.gate.screen(str(ctx.tool_result))
+        except Exception as e:  # noqa: BLE001 - never let an unscreened result through
+            return f"agentgov could not screen the output of {ctx.tool_name}: {e}"
+        return None if verdict.safe else withheld(ToolCall(ctx.tool_name, {}), verdict)
+
+
+def _session(ctx: ToolCallHookContext) -> str | None:
+    for owner in (ctx.crew, ctx.task, ctx.agent):
+        ident = getattr(owner, "id", None)
+        if ident is not None:
+            return str(ident)
+    return None
