@@ -13,8 +13,19 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
 /// Environment variables that start with `AGENTGOV_` but are not settings. The Prompt
-/// Guard's encoder reads its two itself, when first used (`detect::guard::encoder`).
-const NOT_SETTINGS: &[&str] = &["config", "test_database_url", "test_redis_url", "guard_models", "guard_encoder"];
+/// Guard's encoder reads its two itself, when first used (`detect::guard::encoder`); the
+/// Python SDK's clients read the last three (`Agentgov.from_env`, the Claude Code hook), and
+/// a shell that runs both must not stop the server.
+const NOT_SETTINGS: &[&str] = &[
+    "config",
+    "test_database_url",
+    "test_redis_url",
+    "guard_models",
+    "guard_encoder",
+    "url",
+    "api_key",
+    "agent_id",
+];
 
 /// Settings read from their conventional names, without the `AGENTGOV_` prefix.
 const UNPREFIXED: &[&str] = &["DATABASE_URL", "REDIS_URL", "WEBHOOK_SECRET"];

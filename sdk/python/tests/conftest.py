@@ -33,6 +33,16 @@ import rego.v1
 
 deny contains "deleting files is not allowed" if input.action == "delete_files"
 require_approval contains "sending e-mail needs a person" if input.action == "send_email"
+
+deny contains "destructive shell commands are not allowed" if {
+    input.action == "Bash"
+    contains(input.context.arguments.command, "rm -rf")
+}
+
+require_approval contains "network access from the shell needs a person" if {
+    input.action == "Bash"
+    contains(input.context.arguments.command, "curl")
+}
 """
 
 
