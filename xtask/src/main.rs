@@ -20,6 +20,7 @@ mod guard_eval;
 mod guard_models;
 mod guard_train;
 mod openapi;
+mod sdk;
 mod siem_bench;
 mod soak;
 mod ws_bench;
@@ -113,6 +114,13 @@ commands:
                       N generated requests per operation (default 50) in every phase;
                       fails on any 5xx or any response whose status, content type,
                       headers or body the OpenAPI document does not give
+  sdk [generate|check|test]
+                      the Python SDK (sdk/python): `generate` rewrites its client from
+                      docs/openapi.json; `check` fails on drift, then ruff and mypy
+                      --strict; `test` builds the server and runs sdk/python/tests with
+                      the pinned framework packages (two virtual environments under
+                      $AGENTGOV_SDK_VENVS, default /var/tmp); no subcommand: both. Skips
+                      without Python 3.10+, except in CI (CI set), where it fails
   crash [--kills N] [--seconds N] [--events N] [--skip-postgres]
                       crash safety through a release server (embedded, then Postgres):
                       --kills rounds (default 3) of --seconds (default 8) of signed
@@ -174,6 +182,7 @@ fn run() -> anyhow::Result<()> {
         "ws-bench" => ws_bench::run(rest),
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
+        "sdk" => sdk::run(rest),
         "crash" => crash::run(rest),
         "deny" => deny::run(parse_flags(rest, &["--require-advisories"])?.contains(&"--require-advisories")),
         "soak" => soak::run(rest),

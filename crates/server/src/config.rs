@@ -16,16 +16,8 @@ use serde::{Deserialize, Serialize};
 /// Guard's encoder reads its two itself, when first used (`detect::guard::encoder`); the
 /// Python SDK's clients read the last three (`Agentgov.from_env`, the Claude Code hook), and
 /// a shell that runs both must not stop the server.
-const NOT_SETTINGS: &[&str] = &[
-    "config",
-    "test_database_url",
-    "test_redis_url",
-    "guard_models",
-    "guard_encoder",
-    "url",
-    "api_key",
-    "agent_id",
-];
+const NOT_SETTINGS: &[&str] =
+    &["config", "test_database_url", "test_redis_url", "guard_models", "guard_encoder", "url", "api_key", "agent_id"];
 
 /// Settings read from their conventional names, without the `AGENTGOV_` prefix.
 const UNPREFIXED: &[&str] = &["DATABASE_URL", "REDIS_URL", "WEBHOOK_SECRET"];

@@ -4,6 +4,7 @@ Anthropic Messages API on loopback instead of a model."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -289,3 +290,63 @@ def test_under_claude_code_an_allowed_command_runs_and_a_denied_one_never_does(t
     assert victim.exists() and tool_results[0].get("is_error")
     assert "destructive shell commands are not allowed" in json.dumps(tool_results[0])
     assert tenant.decisions()[0]["decision"] == "deny"
+
+
+def test_under_claude_code_an_approval_waits_for_the_analyst_and_the_command_runs_once(
+    tenant: Tenant, home: Path
+) -> None:
+    marker = home / "approved"
+
+    def analyst() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            pending = tenant.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
+            if pending:
+                tenant.analyst.hitl.approve(pending[0]["id"], "go ahead")
+                return
+            time.sleep(0.2)
+
+    t = threading.Thread(target=analyst)
+    t.start()
+    # "curl" in the command asks for approval (the test policy); the command itself is harmless.
+    _, tool_results = run_claude(tenant, home, f"echo curl >> {marker}")
+    t.join()
+    assert marker.read_text() == "curl\n" and not tool_results[0].get("is_error")
+    assert tenant.decisions()[0]["decision"] == "require_approval"
+
+
+def test_in_the_agent_sdk_the_callback_denies_under_the_real_cli(tenant: Tenant, home: Path) -> None:
+    cli = claude_cli()
+    from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, ResultMessage, query
+
+    from agentgov._gate import Gate
+    from agentgov.claude_hook import callback
+
+    fake = FakeAnthropic("rm -rf /tmp/nothing-here")
+    env = {
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "HOME": str(home / "home"),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+    gate = Gate(tenant.client(), tenant.agent_id, framework="claude-agent-sdk")
+    options = ClaudeAgentOptions(
+        hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[callback(gate)], timeout=60)]},  # type: ignore[list-item]
+        model="claude-sonnet-4-5",
+        cwd=str(home / "project"),
+        setting_sources=[],
+        cli_path=str(cli),
+        env=env,
+    )
+
+    async def scenario() -> list[Any]:
+        return [m async for m in query(prompt="run the command", options=options) if isinstance(m, ResultMessage)]
+
+    try:
+        (result,) = asyncio.run(scenario())
+    finally:
+        fake.close()
+    assert fake.results[0].get("is_error") and "destructive shell commands" in json.dumps(fake.results[0])
+    record = tenant.decisions()[0]
+    assert record["decision"] == "deny" and record["details"]["session_id"] == result.session_id  # type: ignore[index]

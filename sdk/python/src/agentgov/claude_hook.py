@@ -18,22 +18,24 @@ reason (Claude shows it to the model) when it denies, when agentgov cannot be re
 analyst's decision (`--approval wait`, up to `--approval-timeout` seconds: keep it under the
 hook's own timeout, 60 s by default) or is handed to Claude's own prompt (`--approval ask`).
 `PostToolUse` screens the tool's output with Prompt Guard and blocks an output it flags.
-`hook()` is the same logic as a function, for the Agent SDK's in-process `HookMatcher`.
+`callback(gate)` is the same logic for the Agent SDK's in-process hooks:
+`ClaudeAgentOptions(hooks={"PreToolUse": [HookMatcher(hooks=[callback(gate)])]})`.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ._gate import Gate, ToolCall, denial, withheld
 from .client import Agentgov
 
-__all__ = ["hook", "main"]
+__all__ = ["callback", "hook", "main"]
 
 
 def hook(event: Mapping[str, Any], gate: Gate, *, approval: str = "wait") -> dict[str, Any]:
@@ -79,6 +81,18 @@ def hook(event: Mapping[str, Any], gate: Gate, *, approval: str = "wait") -> dic
             )
         return _decision("deny", denial(call, outcome.message))
     return _decision("deny", denial(call, decision.reason))
+
+
+def callback(gate: Gate, *, approval: str = "wait") -> Callable[[Any, str | None, Any], Awaitable[dict[str, Any]]]:
+    """`hook` as the Claude Agent SDK's hook callback (`input, tool_use_id, context`)."""
+
+    async def run(event: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        event = dict(event)
+        if tool_use_id and not event.get("tool_use_id"):
+            event["tool_use_id"] = tool_use_id
+        return await asyncio.to_thread(hook, event, gate, approval=approval)
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
