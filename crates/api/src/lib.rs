@@ -197,6 +197,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, mut doc) =
         App::new().into_utoipa_app().openapi(openapi::ApiDoc::openapi()).configure(register).split_for_parts();
     utoipa::Modify::modify(&openapi::SharedErrors, &mut doc);
+    utoipa::Modify::modify(&openapi::PageRefs, &mut doc);
     utoipa::Modify::modify(&openapi::CrossField, &mut doc);
     doc
 }
@@ -342,6 +343,22 @@ mod tests {
         assert!(found.len() > 20, "{found:?}");
         for p in found {
             assert!(known.contains(&p), "pattern {p:?} is not one of the checked ones");
+        }
+    }
+
+    #[test]
+    fn every_page_refers_to_its_item_schema() {
+        let doc = serde_json::to_value(openapi()).unwrap_or_default();
+        let schemas = doc["components"]["schemas"].as_object().cloned().unwrap_or_default();
+        let pages: Vec<&String> = schemas.keys().filter(|n| n.starts_with("Page_")).collect();
+        assert!(pages.len() >= 9, "{pages:?}");
+        for page in pages {
+            let item = page.trim_start_matches("Page_");
+            assert_eq!(
+                schemas[page.as_str()]["properties"]["items"]["items"],
+                serde_json::json!({"$ref": format!("#/components/schemas/{item}")}),
+                "{page}"
+            );
         }
     }
 

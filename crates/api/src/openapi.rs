@@ -220,3 +220,26 @@ impl Modify for CrossField {
         }
     }
 }
+
+/// utoipa writes each `Page<T>` (`Page_Agent`, …) with `T`'s schema copied inline as its
+/// items; a client generated from the document would then get a second, unrelated type per
+/// page. Where the copy is exactly the component `T`, it becomes a reference to it.
+pub(crate) struct PageRefs;
+
+impl Modify for PageRefs {
+    fn modify(&self, doc: &mut Doc) {
+        use utoipa::openapi::schema::{ArrayItems, Schema};
+        let Some(components) = doc.components.as_mut() else { return };
+        let pages: Vec<String> = components.schemas.keys().filter(|n| n.starts_with("Page_")).cloned().collect();
+        for page in pages {
+            let item = page.trim_start_matches("Page_").to_owned();
+            let Some(target) = components.schemas.get(&item).map(serde_json::to_value) else { continue };
+            let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(&page) else { continue };
+            let Some(RefOr::T(Schema::Array(items))) = object.properties.get_mut("items") else { continue };
+            let ArrayItems::RefOrSchema(inline) = &items.items else { continue };
+            if serde_json::to_value(inline.as_ref()).ok() == target.ok() {
+                items.items = ArrayItems::RefOrSchema(Box::new(RefOr::Ref(Ref::from_schema_name(item))));
+            }
+        }
+    }
+}

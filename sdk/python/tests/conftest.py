@@ -14,6 +14,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +112,7 @@ class Server:
 
 @dataclass
 class Tenant:
+    server: Server
     url: str
     api_key: str
     email: str
@@ -121,6 +123,16 @@ class Tenant:
 
     def client(self, **kwargs: object) -> Agentgov:
         return Agentgov(self.url, api_key=self.api_key, **kwargs)  # type: ignore[arg-type]
+
+    @contextmanager
+    def stopped(self) -> Iterator[str]:
+        """The server stopped (its URL refuses connections), then started again on the same
+        port and data."""
+        self.server.stop()
+        try:
+            yield self.url
+        finally:
+            self.server.start()
 
     def decisions(self, **filters: str) -> list[dict[str, object]]:
         """The tenant's `policy.decision` records, newest first."""
@@ -169,24 +181,12 @@ def make_tenant(server: Server, name: str) -> Tenant:
         headers={"Authorization": f"Bearer {token}"},
     )
     policy.raise_for_status()
-    return Tenant(server.url, api_key, email, password, agent.json()["id"], analyst)
+    return Tenant(server, server.url, api_key, email, password, agent.json()["id"], analyst)
 
 
 @pytest.fixture
 def tenant(server: Server, request: pytest.FixtureRequest) -> Tenant:
     return make_tenant(server, request.node.name[:40])
-
-
-class socket_closed:
-    """A loopback URL nothing listens on (a stopped agentgov)."""
-
-    def __enter__(self) -> str:
-        self._s = socket.socket()
-        self._s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{self._s.getsockname()[1]}"
-
-    def __exit__(self, *_: object) -> None:
-        self._s.close()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import INJECTION, Tenant, socket_closed
+from .conftest import INJECTION, Tenant
 
 HOOK = [sys.executable, "-m", "agentgov.claude_hook"]
 
@@ -97,7 +97,7 @@ def test_post_tool_use_blocks_an_injected_output(tenant: Tenant) -> None:
 
 
 def test_unreachable_misconfigured_or_garbled_means_deny(tenant: Tenant) -> None:
-    with socket_closed() as url:
+    with tenant.stopped() as url:
         _, answer, _ = run_hook(pre_tool_use("ls"), env_for(tenant, url))
         decision, reason = permission(answer)
         assert decision == "deny" and "fail-closed" in reason

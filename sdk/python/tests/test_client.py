@@ -15,10 +15,11 @@ import pytest
 
 from agentgov import Agentgov, AsyncAgentgov, RetryPolicy, errors
 from agentgov._transport import RetryTransport
-from agentgov.api.api.agents import agents_get
+from agentgov.api.api.agents import agents_get, agents_list
 from agentgov.api.models.agent import Agent
+from agentgov.api.models.page_agent import PageAgent
 
-from .conftest import Tenant, socket_closed
+from .conftest import Tenant
 
 
 def test_check_allows_denies_and_asks_for_approval_and_the_audit_keeps_session_and_tool_call(tenant: Tenant) -> None:
@@ -52,7 +53,7 @@ def test_problems_become_typed_exceptions(tenant: Tenant) -> None:
 def test_an_unreachable_server_denies_unless_fail_open_is_chosen(
     tenant: Tenant, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with socket_closed() as url:
+    with tenant.stopped() as url:
         gov = Agentgov(url, api_key=tenant.api_key, timeout=2, retry=RetryPolicy(retries=1, backoff=0.01))
         with caplog.at_level(logging.WARNING, logger="agentgov"):
             closed = gov.check(tenant.agent_id, "read", "docs")
@@ -101,6 +102,8 @@ def test_guard_audit_discovery_and_the_generated_client(tenant: Tenant) -> None:
     assert report is not None
     agent = agents_get.sync(uuid.UUID(tenant.agent_id), client=gov.api)
     assert isinstance(agent, Agent) and str(agent.id) == tenant.agent_id
+    page = agents_list.sync(client=gov.api)
+    assert isinstance(page, PageAgent) and all(isinstance(a, Agent) for a in page.items) and page.items
 
 
 def test_the_feed_delivers_the_tenants_events(tenant: Tenant) -> None:
@@ -128,7 +131,7 @@ def test_the_async_client(tenant: Tenant) -> None:
             assert not v.safe
             r = await gov.hitl.request(tenant.agent_id, "deploy", "prod", "a release")
             assert (await gov.hitl.status(r.id)).status.value == "pending"
-        with socket_closed() as url:
+        with tenant.stopped() as url:
             async with AsyncAgentgov(url, api_key="k", retry=RetryPolicy(retries=0)) as down:
                 assert not (await down.check(tenant.agent_id, "read", "docs")).allowed
 

@@ -28,7 +28,7 @@ from crewai.tools import tool
 from agentgov import Agentgov, RetryPolicy
 from agentgov.crewai import AgentgovHooks
 
-from .conftest import INJECTION, Tenant, socket_closed
+from .conftest import INJECTION, Tenant
 
 RUNS: dict[str, int] = {}
 
@@ -152,7 +152,7 @@ def test_an_injection_in_a_tool_result_is_withheld(hooks: AgentgovHooks) -> None
 
 def test_with_the_server_unreachable_calls_are_denied(tenant: Tenant) -> None:
     RUNS.clear()
-    with socket_closed() as url:
+    with tenant.stopped() as url:
         down = Agentgov(url, api_key=tenant.api_key, timeout=2, retry=RetryPolicy(retries=0))
         h = AgentgovHooks(down, tenant.agent_id).register()
         try:

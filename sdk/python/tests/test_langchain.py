@@ -20,7 +20,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agentgov import Agentgov, RetryPolicy
 from agentgov.langchain import AgentgovMiddleware, resume_when_decided
 
-from .conftest import INJECTION, Tenant, socket_closed
+from .conftest import INJECTION, Tenant
 
 
 class ScriptedModel(GenericFakeChatModel):
@@ -153,7 +153,7 @@ def test_an_injection_in_a_tools_output_is_withheld(tenant: Tenant) -> None:
 
 def test_with_the_server_unreachable_calls_are_denied(tenant: Tenant) -> None:
     tools = Tools()
-    with socket_closed() as url:
+    with tenant.stopped() as url:
         down = Agentgov(url, api_key=tenant.api_key, timeout=2, retry=RetryPolicy(retries=0))
         out = run(down, tenant, tools, "read_file", {"path": "README.md"}, "lc-down")
     assert tools.runs == {}

@@ -18,7 +18,7 @@ from fastmcp.exceptions import ToolError
 from agentgov import Agentgov, RetryPolicy
 from agentgov.mcp import AgentgovMiddleware
 
-from .conftest import INJECTION, Tenant, socket_closed
+from .conftest import INJECTION, Tenant
 
 
 def server(gov: Agentgov, tenant: Tenant, runs: dict[str, int], **options: Any) -> FastMCP:
@@ -140,6 +140,6 @@ def test_with_the_server_unreachable_calls_are_denied(tenant: Tenant) -> None:
         async with Client(server(down, tenant, runs), mode="legacy") as c:
             return await c.call_tool("read_file", {"path": "README.md"}, raise_on_error=False)
 
-    with socket_closed() as url:
+    with tenant.stopped() as url:
         result = asyncio.run(scenario(url))
     assert runs == {} and result.is_error and "fail-closed" in result.content[0].text

@@ -27,7 +27,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from agentgov import Agentgov, RetryPolicy
 from agentgov.openai_agents import AgentgovGuardrails
 
-from .conftest import INJECTION, Tenant, socket_closed
+from .conftest import INJECTION, Tenant
 
 # Traces kept in process (they carry the run's group id), exported nowhere.
 set_tracing_disabled(False)
@@ -169,7 +169,7 @@ def test_prompt_guard_screens_tool_output_and_user_input(tenant: Tenant) -> None
 
 def test_with_the_server_unreachable_calls_are_denied(tenant: Tenant) -> None:
     tools = Tools()
-    with socket_closed() as url:
+    with tenant.stopped() as url:
         down = Agentgov(url, api_key=tenant.api_key, timeout=2, retry=RetryPolicy(retries=0))
         # The user's input cannot be screened: the run stops before any tool.
         agent, _ = make(down, tenant, tools, "read_file", {"path": "README.md"}, "call-oa-7")

@@ -114,28 +114,14 @@ from .new_tenant import NewTenant
 from .new_user import NewUser
 from .new_webhook_secret import NewWebhookSecret
 from .page_agent import PageAgent
-from .page_agent_items_item import PageAgentItemsItem
-from .page_agent_items_item_metadata import PageAgentItemsItemMetadata
-from .page_agent_items_item_permissions import PageAgentItemsItemPermissions
 from .page_anomaly_report import PageAnomalyReport
-from .page_anomaly_report_items_item import PageAnomalyReportItemsItem
-from .page_anomaly_report_items_item_evidence import PageAnomalyReportItemsItemEvidence
 from .page_api_key import PageApiKey
-from .page_api_key_items_item import PageApiKeyItemsItem
 from .page_audit_record import PageAuditRecord
-from .page_audit_record_items_item import PageAuditRecordItemsItem
-from .page_audit_record_items_item_details import PageAuditRecordItemsItemDetails
 from .page_discovery_candidate import PageDiscoveryCandidate
-from .page_discovery_candidate_items_item import PageDiscoveryCandidateItemsItem
 from .page_hitl_request import PageHitlRequest
-from .page_hitl_request_items_item import PageHitlRequestItemsItem
-from .page_hitl_request_items_item_context import PageHitlRequestItemsItemContext
 from .page_policy import PagePolicy
-from .page_policy_items_item import PagePolicyItemsItem
 from .page_tenant_view import PageTenantView
-from .page_tenant_view_items_item import PageTenantViewItemsItem
 from .page_user import PageUser
-from .page_user_items_item import PageUserItemsItem
 from .parameter_kind import ParameterKind
 from .password_change import PasswordChange
 from .permission import Permission
@@ -299,28 +285,14 @@ __all__ = (
     "NewUser",
     "NewWebhookSecret",
     "PageAgent",
-    "PageAgentItemsItem",
-    "PageAgentItemsItemMetadata",
-    "PageAgentItemsItemPermissions",
     "PageAnomalyReport",
-    "PageAnomalyReportItemsItem",
-    "PageAnomalyReportItemsItemEvidence",
     "PageApiKey",
-    "PageApiKeyItemsItem",
     "PageAuditRecord",
-    "PageAuditRecordItemsItem",
-    "PageAuditRecordItemsItemDetails",
     "PageDiscoveryCandidate",
-    "PageDiscoveryCandidateItemsItem",
     "PageHitlRequest",
-    "PageHitlRequestItemsItem",
-    "PageHitlRequestItemsItemContext",
     "PagePolicy",
-    "PagePolicyItemsItem",
     "PageTenantView",
-    "PageTenantViewItemsItem",
     "PageUser",
-    "PageUserItemsItem",
     "ParameterKind",
     "PasswordChange",
     "Permission",

@@ -9,7 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.page_audit_record_items_item import PageAuditRecordItemsItem
+    from ..models.audit_record import AuditRecord
 
 
 T = TypeVar("T", bound="PageAuditRecord")
@@ -20,11 +20,11 @@ class PageAuditRecord:
     """One page of a list: `{"items": [...], "next_cursor": "..." | null}`.
 
     Attributes:
-        items (list[PageAuditRecordItemsItem]):
+        items (list[AuditRecord]):
         next_cursor (None | str | Unset): Pass as `cursor` to get the next page; `null` on the last page.
     """
 
-    items: list[PageAuditRecordItemsItem]
+    items: list[AuditRecord]
     next_cursor: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -54,13 +54,13 @@ class PageAuditRecord:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.page_audit_record_items_item import PageAuditRecordItemsItem
+        from ..models.audit_record import AuditRecord
 
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in _items:
-            items_item = PageAuditRecordItemsItem.from_dict(items_item_data)
+            items_item = AuditRecord.from_dict(items_item_data)
 
             items.append(items_item)
 

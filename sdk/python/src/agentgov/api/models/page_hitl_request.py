@@ -9,7 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.page_hitl_request_items_item import PageHitlRequestItemsItem
+    from ..models.hitl_request import HitlRequest
 
 
 T = TypeVar("T", bound="PageHitlRequest")
@@ -20,11 +20,11 @@ class PageHitlRequest:
     """One page of a list: `{"items": [...], "next_cursor": "..." | null}`.
 
     Attributes:
-        items (list[PageHitlRequestItemsItem]):
+        items (list[HitlRequest]):
         next_cursor (None | str | Unset): Pass as `cursor` to get the next page; `null` on the last page.
     """
 
-    items: list[PageHitlRequestItemsItem]
+    items: list[HitlRequest]
     next_cursor: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -54,13 +54,13 @@ class PageHitlRequest:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.page_hitl_request_items_item import PageHitlRequestItemsItem
+        from ..models.hitl_request import HitlRequest
 
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in _items:
-            items_item = PageHitlRequestItemsItem.from_dict(items_item_data)
+            items_item = HitlRequest.from_dict(items_item_data)
 
             items.append(items_item)
 
