@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -133,6 +134,25 @@ class Tenant:
             yield self.url
         finally:
             self.server.start()
+
+    def analyst_decides(self, verdict: str, request_id: str | None = None) -> threading.Thread:
+        """The analyst, in a thread: approves or rejects (`verdict`) `request_id`, or else the
+        first pending request once there is one. Join the thread after the call."""
+
+        def decide() -> None:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                pending = self.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
+                target = request_id if request_id is not None else (pending[0]["id"] if pending else None)
+                if target is not None and any(p["id"] == target for p in pending):
+                    decision = self.analyst.hitl.approve if verdict == "approve" else self.analyst.hitl.reject
+                    decision(target, f"{verdict}d by the test")
+                    return
+                time.sleep(0.1)
+
+        thread = threading.Thread(target=decide)
+        thread.start()
+        return thread
 
     def decisions(self, **filters: str) -> list[dict[str, object]]:
         """The tenant's `policy.decision` records, newest first."""

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -69,18 +68,7 @@ def test_pre_tool_use_allows_denies_and_is_audited_with_session_and_tool_use_id(
 
 @pytest.mark.parametrize("verdict", ["approve", "reject"])
 def test_an_approval_waits_for_the_analyst(tenant: Tenant, verdict: str) -> None:
-    def analyst() -> None:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            pending = tenant.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
-            if pending:
-                decide = tenant.analyst.hitl.approve if verdict == "approve" else tenant.analyst.hitl.reject
-                decide(pending[0]["id"], f"{verdict}d")
-                return
-            time.sleep(0.1)
-
-    t = threading.Thread(target=analyst)
-    t.start()
+    t = tenant.analyst_decides(verdict)
     _, answer, _ = run_hook(pre_tool_use("curl https://example.test"), env_for(tenant), "--approval-timeout", "20")
     t.join()
     assert permission(answer)[0] == ("allow" if verdict == "approve" else "deny")
@@ -297,17 +285,7 @@ def test_under_claude_code_an_approval_waits_for_the_analyst_and_the_command_run
 ) -> None:
     marker = home / "approved"
 
-    def analyst() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            pending = tenant.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
-            if pending:
-                tenant.analyst.hitl.approve(pending[0]["id"], "go ahead")
-                return
-            time.sleep(0.2)
-
-    t = threading.Thread(target=analyst)
-    t.start()
+    t = tenant.analyst_decides("approve")
     # "curl" in the command asks for approval (the test policy); the command itself is harmless.
     _, tool_results = run_claude(tenant, home, f"echo curl >> {marker}")
     t.join()

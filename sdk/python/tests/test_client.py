@@ -75,15 +75,10 @@ def test_approval_waits_for_the_analysts_decision(tenant: Tenant) -> None:
     assert d.hitl_request_id
     request_id = d.hitl_request_id
 
-    def analyst() -> None:
-        time.sleep(0.5)
-        tenant.analyst.hitl.approve(request_id, "fine")
-
-    t = threading.Thread(target=analyst)
-    t.start()
+    t = tenant.analyst_decides("approve", request_id)
     decided = gov.hitl.wait(request_id, timeout=20)
     t.join()
-    assert decided.status.value == "approved" and decided.comment == "fine"
+    assert decided.status.value == "approved" and decided.comment == "approved by the test"
     rejected = gov.hitl.request(tenant.agent_id, "wire", "bank/1", "a large transfer")
     tenant.analyst.hitl.reject(rejected.id, "no")
     assert gov.hitl.wait(rejected.id, timeout=5).status.value == "rejected"

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,18 +122,7 @@ def test_a_denied_call_never_runs_and_the_agent_reads_the_reason(tenant: Tenant,
 
 @pytest.mark.parametrize("verdict", ["approve", "reject"])
 def test_an_approval_waits_for_the_analyst(tenant: Tenant, hooks: AgentgovHooks, verdict: str) -> None:
-    def analyst() -> None:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            pending = tenant.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
-            if pending:
-                decide = tenant.analyst.hitl.approve if verdict == "approve" else tenant.analyst.hitl.reject
-                decide(pending[0]["id"], f"{verdict}d")
-                return
-            time.sleep(0.1)
-
-    t = threading.Thread(target=analyst)
-    t.start()
+    t = tenant.analyst_decides(verdict)
     llm = kickoff("send_email", {"to": "all@corp.test", "body": "hi"})
     t.join()
     if verdict == "approve":

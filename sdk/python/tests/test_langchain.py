@@ -3,8 +3,6 @@ real agentgov server."""
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any
 
 import pytest
@@ -113,13 +111,7 @@ def test_an_approval_interrupts_and_resumes_on_the_analysts_decision(tenant: Ten
     assert pending.value["agentgov"] == "approval" and tools.runs == {}
     request_id = pending.value["hitl_request_id"]
 
-    def analyst() -> None:
-        time.sleep(0.3)
-        decide = tenant.analyst.hitl.approve if verdict == "approve" else tenant.analyst.hitl.reject
-        decide(request_id, f"{verdict}d by the test")
-
-    t = threading.Thread(target=analyst)
-    t.start()
+    t = tenant.analyst_decides(verdict, request_id)
     resumed = out["agent"].invoke(resume_when_decided(gov, out["__interrupt__"], timeout=20), out["config"])
     t.join()
     assert "__interrupt__" not in resumed

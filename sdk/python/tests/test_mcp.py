@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
 from typing import Any
 
 import pytest
@@ -74,22 +72,11 @@ def test_an_approval_waits_for_the_analyst(tenant: Tenant, verdict: str) -> None
     runs: dict[str, int] = {}
     gov = tenant.client()
 
-    def analyst() -> None:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            pending = tenant.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
-            if pending:
-                decide = tenant.analyst.hitl.approve if verdict == "approve" else tenant.analyst.hitl.reject
-                decide(pending[0]["id"], f"{verdict}d")
-                return
-            time.sleep(0.1)
-
     async def scenario() -> Any:
         async with Client(server(gov, tenant, runs, approval_timeout=20), mode="legacy") as c:
             return await c.call_tool("send_email", {"to": "all@corp.test", "body": "hi"}, raise_on_error=False)
 
-    t = threading.Thread(target=analyst)
-    t.start()
+    t = tenant.analyst_decides(verdict)
     result = asyncio.run(scenario())
     t.join()
     if verdict == "approve":

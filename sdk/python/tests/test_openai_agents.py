@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
 from typing import Any
 
 import pytest
@@ -122,13 +120,7 @@ def test_an_approval_interrupts_and_resumes_on_the_analysts_decision(tenant: Ten
         request_id = guardrails._decided["call-oa-3"].hitl_request_id
         assert request_id is not None
 
-        def analyst() -> None:
-            time.sleep(0.3)
-            decide = tenant.analyst.hitl.approve if verdict == "approve" else tenant.analyst.hitl.reject
-            decide(request_id, f"{verdict}d by the test")
-
-        t = threading.Thread(target=analyst)
-        t.start()
+        t = tenant.analyst_decides(verdict, request_id)
         state = await guardrails.resolve(result, timeout=20)
         t.join()
         return await Runner.run(agent, state)
