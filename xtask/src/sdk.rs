@@ -1,7 +1,7 @@
 //! `cargo xtask sdk [generate|check|test]`: the Python SDK in `sdk/python`.
 //!
 //! - `generate` rewrites the generated client (`src/agentgov/api`) from docs/openapi.json
-//!   with the pinned openapi-python-client.
+//!   with the pinned openapi-python-client (and mends its one fault, `patch_optional_bodies`).
 //! - `check` fails when the committed client differs from what the document gives (drift),
 //!   then runs ruff (lint and format) and `mypy --strict`.
 //! - `test` builds the server and runs `sdk/python/tests` against it: in one virtual
@@ -129,7 +129,28 @@ fn generate(venv: &Path, sdk: &Path, out: &Path) -> anyhow::Result<()> {
         .arg(&spec)
         .arg("--output-path")
         .arg(out);
-    cmd::run(&mut command)
+    cmd::run(&mut command)?;
+    patch_optional_bodies(out)
+}
+
+/// The generator's one known fault here: an optional body that may also be `null`
+/// (`oneOf: [$ref, null]`, e.g. `POST /hitl/approve/{id}`) is sent as `UNSET` when left out,
+/// which httpx cannot encode. The body is then left out, as the server allows.
+const UNSET_BODY: (&str, &str) = (
+    "    else:\n        _kwargs[\"json\"] = body\n",
+    "    elif not isinstance(body, Unset):\n        _kwargs[\"json\"] = body\n",
+);
+
+fn patch_optional_bodies(out: &Path) -> anyhow::Result<()> {
+    let operations = out.join("api");
+    for path in files(&operations)? {
+        let path = operations.join(path);
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        if text.contains(UNSET_BODY.0) {
+            std::fs::write(&path, text.replace(UNSET_BODY.0, UNSET_BODY.1))?;
+        }
+    }
+    Ok(())
 }
 
 fn check(venv: &Path, sdk: &Path) -> anyhow::Result<()> {

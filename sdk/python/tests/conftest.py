@@ -36,6 +36,11 @@ import rego.v1
 deny contains "deleting files is not allowed" if input.action == "delete_files"
 require_approval contains "sending e-mail needs a person" if input.action == "send_email"
 
+deny contains "no e-mail to evil.test" if {
+    input.action == "send_email"
+    endswith(input.context.arguments.to, "@evil.test")
+}
+
 deny contains "destructive shell commands are not allowed" if {
     input.action == "Bash"
     contains(input.context.arguments.command, "rm -rf")

@@ -15,7 +15,7 @@ import pytest
 
 from agentgov import Agentgov, AsyncAgentgov, RetryPolicy, errors
 from agentgov._transport import RetryTransport
-from agentgov.api.api.agents import agents_get, agents_list
+from agentgov.api.api.agents import agents_get, agents_list, heartbeat
 from agentgov.api.models.agent import Agent
 from agentgov.api.models.page_agent import PageAgent
 
@@ -97,6 +97,8 @@ def test_guard_audit_discovery_and_the_generated_client(tenant: Tenant) -> None:
     assert report is not None
     agent = agents_get.sync(uuid.UUID(tenant.agent_id), client=gov.api)
     assert isinstance(agent, Agent) and str(agent.id) == tenant.agent_id
+    # An operation whose body is optional, called without one.
+    assert isinstance(heartbeat.sync(uuid.UUID(tenant.agent_id), client=gov.api), Agent)
     page = agents_list.sync(client=gov.api)
     assert isinstance(page, PageAgent) and all(isinstance(a, Agent) for a in page.items) and page.items
 
@@ -126,6 +128,9 @@ def test_the_async_client(tenant: Tenant) -> None:
             assert not v.safe
             r = await gov.hitl.request(tenant.agent_id, "deploy", "prod", "a release")
             assert (await gov.hitl.status(r.id)).status.value == "pending"
+            assert (await gov.hitl.cancel(r.id)).status.value == "cancelled"
+            assert (await gov.audit.log("app.async", agent=tenant.agent_id)).event_type == "app.async"
+            assert (await gov.discovery.ingest("sdk-async", host="build-8")).source == "sdk-async"
         with tenant.stopped() as url:
             async with AsyncAgentgov(url, api_key="k", retry=RetryPolicy(retries=0)) as down:
                 assert not (await down.check(tenant.agent_id, "read", "docs")).allowed

@@ -14,6 +14,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from agentgov import Agentgov, RetryPolicy
 from agentgov.langchain import AgentgovMiddleware, resume_when_decided
@@ -129,8 +130,6 @@ def test_a_forged_resume_of_an_undecided_request_does_not_run_the_tool(tenant: T
     tools = Tools()
     out = run(tenant.client(), tenant, tools, "send_email", {"to": "x@corp.test", "body": "b"}, "lc-forge")
     (pending,) = out["__interrupt__"]
-    from langgraph.types import Command
-
     resumed = out["agent"].invoke(Command(resume={"hitl_request_id": pending.value["hitl_request_id"]}), out["config"])
     assert tools.runs == {} and "pending" in str(tool_message(resumed).content)
 
@@ -150,3 +149,20 @@ def test_with_the_server_unreachable_calls_are_denied(tenant: Tenant) -> None:
         out = run(down, tenant, tools, "read_file", {"path": "README.md"}, "lc-down")
     assert tools.runs == {}
     assert "fail-closed" in str(tool_message(out).content)
+
+
+@pytest.mark.parametrize("to", ["one@corp.test", "boss@evil.test"])
+def test_resuming_with_edited_arguments_checks_them_again(tenant: Tenant, to: str) -> None:
+    tools = Tools()
+    gov = tenant.client()
+    thread = f"lc-edit-{to.split('@')[1]}"
+    out = run(gov, tenant, tools, "send_email", {"to": "all@corp.test", "body": "hi"}, thread)
+    (pending,) = out["__interrupt__"]
+    request_id = pending.value["hitl_request_id"]
+    tenant.analyst.hitl.approve(request_id)
+    edited = {"hitl_request_id": request_id, "args": {"to": to, "body": "hi"}}
+    resumed = out["agent"].invoke(Command(resume=edited), out["config"])
+    if to.endswith("@corp.test"):
+        assert tools.runs == {"send_email": 1} and tool_message(resumed).content == f"sent to {to}: hi"
+    else:
+        assert tools.runs == {} and "no e-mail to evil.test" in str(tool_message(resumed).content)

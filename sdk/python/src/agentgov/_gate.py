@@ -64,9 +64,10 @@ class Gate:
             return self._resource[call.name]
         return f"tool/{call.name}"
 
-    def decide(self, call: ToolCall) -> Decision:
-        """agentgov's decision on `call`. A request agentgov refuses (e.g. arguments past the
-        context's 16 KiB) is a denial with the problem as its reason: the tool never runs."""
+    def decide(self, call: ToolCall, *, dry_run: bool = False) -> Decision:
+        """agentgov's decision on `call` (`dry_run`: evaluated, not recorded). A request
+        agentgov refuses (e.g. arguments past the context's 16 KiB) is a denial with the
+        problem as its reason: the tool never runs."""
         context = {**self._context, "arguments": _jsonable(call.args)}
         if self.framework:
             context.setdefault("framework", self.framework)
@@ -78,6 +79,7 @@ class Gate:
                 context,
                 session=call.session,
                 tool_call_id=call.call_id,
+                dry_run=dry_run,
                 fail_open=self.fail_open,
             )
         except errors.AgentgovError as e:

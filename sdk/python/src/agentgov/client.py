@@ -274,7 +274,7 @@ def _ingest_body(source: str, fields: Mapping[str, Any]) -> IngestEvent:
 
 
 def _comment(comment: str | None) -> HitlDecision | None:
-    # `null` is an absent body to the server (the generated code would send UNSET as is).
+    # `null` and no body are alike to the server.
     return HitlDecision(comment=comment) if comment is not None else None
 
 
@@ -582,6 +582,7 @@ class AsyncAgentgov:
         self.guard = _AsyncGuard(self)
         self.hitl = _AsyncHitl(self)
         self.audit = _AsyncAudit(self)
+        self.discovery = _AsyncDiscovery(self)
 
     @property
     def api(self) -> AuthenticatedClient:
@@ -718,6 +719,10 @@ class _AsyncHitl:
             HitlRequest,
         )
 
+    async def cancel(self, id: AgentRef) -> HitlRequest:
+        rid = _uuid(id, "id")
+        return _unwrap(await _aguarded(lambda: hitl_cancel.asyncio_detailed(rid, client=self._gov.api)), HitlRequest)
+
 
 class _AsyncAudit:
     def __init__(self, gov: AsyncAgentgov) -> None:
@@ -739,3 +744,13 @@ class _AsyncAudit:
             await _aguarded(lambda: audit_write.asyncio_detailed(client=self._gov.api, body=body)),
             AuditRecord,
         )
+
+
+class _AsyncDiscovery:
+    def __init__(self, gov: AsyncAgentgov) -> None:
+        self._gov = gov
+
+    async def ingest(self, source: str, **fields: Any) -> DiscoveryEvent:
+        body = _ingest_body(source, fields)
+        r = await _aguarded(lambda: discovery_ingest.asyncio_detailed(client=self._gov.api, body=body))
+        return _unwrap(r, DiscoveryEvent)

@@ -18,7 +18,7 @@ needs approval interrupts the graph (`approval="interrupt"`, needs a checkpointe
 `resume_when_decided` (which waits for the analyst) or with `{"hitl_request_id": id}` once
 decided: the middleware asks agentgov for the outcome itself and runs the tool only when it
 was approved. `{"hitl_request_id": id, "args": {...}}` resumes with edited arguments, which
-are checked again (a denial still wins). `approval="wait"` blocks the tool call until the
+are checked again, as a dry run: the approval covers the edit, but a denial still wins. `approval="wait"` blocks the tool call until the
 analyst decides instead. With `guard_outputs`, a tool's output that Prompt Guard flags is
 withheld from the model.
 """
@@ -144,8 +144,9 @@ class AgentgovMiddleware(AgentMiddleware):
             return request, _error(call, outcome.message)
         edited = answer.get("args") if isinstance(answer, Mapping) else None
         if isinstance(edited, Mapping) and dict(edited) != dict(call.args):
-            again = self.gate.decide(ToolCall(call.name, edited, call.call_id, call.session))
-            if not again.allowed:
+            # The approval covers the edit; a policy that denies the edited call still wins.
+            again = self.gate.decide(ToolCall(call.name, edited, call.call_id, call.session), dry_run=True)
+            if again.denied or again.fallback:
                 return request, _error(call, f"the edited call was not allowed: {again.reason}")
             request = request.override(tool_call={**request.tool_call, "args": dict(edited)})
         return request, None

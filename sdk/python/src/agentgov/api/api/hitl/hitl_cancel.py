@@ -29,7 +29,7 @@ def _get_kwargs(
 
     if isinstance(body, HitlDecision):
         _kwargs["json"] = body.to_dict()
-    else:
+    elif not isinstance(body, Unset):
         _kwargs["json"] = body
 
     headers["Content-Type"] = "application/json"
