@@ -216,9 +216,9 @@ pub fn train_from(
         detector.threshold = detector.threshold.max(start.threshold);
     }
     if detector.cascade.is_some() {
-        // The encoder path is calibrated on every calibration text, read as if it were in
-        // another language: its false positives on English system prompts stand for those
-        // on system prompts in any language.
+        // The encoder path is calibrated on the calibration texts (a sample of them under a
+        // budget), read as if they were in another language: its false positives on English
+        // system prompts stand for those on system prompts in any language.
         let calibration = match budget {
             Some(budget) if from.calibration.is_empty() => {
                 let ranked = held_order.iter().filter(|(_, e)| e.label == Label::Benign).copied().collect();
