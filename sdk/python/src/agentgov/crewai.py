@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +36,9 @@ from .client import Agentgov
 __all__ = ["AgentgovHooks"]
 
 log = logging.getLogger("agentgov")
+
+#: Refusals waiting for their after hook.
+_KEPT = 1024
 
 
 class AgentgovHooks:
@@ -60,8 +64,9 @@ class AgentgovHooks:
         )
         self.guard_outputs = guard_outputs
         # What the agent reads instead of a blocked call's result, by the call's argument
-        # dict (the one object CrewAI passes to both hooks of a call).
-        self._refused: dict[int, str] = {}
+        # dict (the one object CrewAI passes to both hooks of a call; kept with the entry, so
+        # that its id is not reused while the entry lives).
+        self._refused: OrderedDict[int, tuple[dict[str, Any], str]] = OrderedDict()
 
     def register(self) -> AgentgovHooks:
         register_before_tool_call_hook(self.before)
@@ -85,18 +90,18 @@ class AgentgovHooks:
                 if outcome.approved:
                     return None
                 reason = outcome.message
-            self._refused[id(ctx.tool_input)] = denial(call, reason)
+            self._refuse(ctx, denial(call, reason))
             return False
         except Exception as e:  # noqa: BLE001 - CrewAI would run the tool on an exception
             log.warning("agentgov: the tool call %s was denied: %s", ctx.tool_name, e)
-            self._refused[id(ctx.tool_input)] = denial(ToolCall(ctx.tool_name, {}), f"agentgov failed: {e}")
+            self._refuse(ctx, denial(ToolCall(ctx.tool_name, {}), f"agentgov failed: {e}"))
             return False
 
     def after(self, ctx: ToolCallHookContext) -> str | None:
         """The text the agent reads instead of the result, or `None` to keep it."""
         refused = self._refused.pop(id(ctx.tool_input), None)
-        if refused is not None:
-            return refused
+        if refused is not None and refused[0] is ctx.tool_input:
+            return refused[1]
         if not self.guard_outputs or not ctx.tool_result or not str(ctx.tool_result).strip():
             return None
         try:
@@ -104,6 +109,11 @@ class AgentgovHooks:
         except Exception as e:  # noqa: BLE001 - never let an unscreened result through
             return f"agentgov could not screen the output of {ctx.tool_name}: {e}"
         return None if verdict.safe else withheld(ToolCall(ctx.tool_name, {}), verdict)
+
+    def _refuse(self, ctx: ToolCallHookContext, message: str) -> None:
+        self._refused[id(ctx.tool_input)] = (ctx.tool_input, message)
+        while len(self._refused) > _KEPT:
+            self._refused.popitem(last=False)
 
 
 def _session(ctx: ToolCallHookContext) -> str | None:

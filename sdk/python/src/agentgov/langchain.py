@@ -26,6 +26,7 @@ withheld from the model.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -70,7 +71,9 @@ class AgentgovMiddleware(AgentMiddleware):
         )
         self.approval = approval
         self.guard_outputs = guard_outputs
+        # LangGraph runs a turn's tool calls in parallel threads.
         self._decided: OrderedDict[tuple[str | None, str | None], Decision] = OrderedDict()
+        self._lock = threading.Lock()
 
     def wrap_tool_call(
         self,
@@ -120,18 +123,21 @@ class AgentgovMiddleware(AgentMiddleware):
 
     def _decision(self, call: ToolCall) -> Decision:
         key = (call.session, call.call_id)
-        kept = self._decided.get(key)
+        with self._lock:
+            kept = self._decided.get(key)
         if kept is not None:
             return kept
         decision = self.gate.decide(call)
         if call.call_id is not None:
-            self._decided[key] = decision
-            while len(self._decided) > _KEPT:
-                self._decided.popitem(last=False)
+            with self._lock:
+                self._decided[key] = decision
+                while len(self._decided) > _KEPT:
+                    self._decided.popitem(last=False)
         return decision
 
     def _forget(self, call: ToolCall) -> None:
-        self._decided.pop((call.session, call.call_id), None)
+        with self._lock:
+            self._decided.pop((call.session, call.call_id), None)
 
     def _resumed(
         self, request: ToolCallRequest, call: ToolCall, decision: Decision, answer: Any

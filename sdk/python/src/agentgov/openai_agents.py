@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,6 +53,8 @@ from .client import Agentgov, Decision
 
 __all__ = ["AgentgovGuardrails"]
 
+_KEPT = 1024
+
 
 class AgentgovGuardrails:
     def __init__(
@@ -77,8 +80,9 @@ class AgentgovGuardrails:
         )
         self.session = session
         self.guard_outputs = guard_outputs
-        # Decisions by tool call id, from `needs_approval` to the input guardrail.
-        self._decided: dict[str, Decision] = {}
+        # Decisions by tool call id, from `needs_approval` to the input guardrail (the oldest
+        # dropped past `_KEPT`: a rejected call never reaches the guardrail).
+        self._decided: OrderedDict[str, Decision] = OrderedDict()
         self.check_input: ToolInputGuardrail[Any] = tool_input_guardrail(name="agentgov_policy")(self._check_input)
         self.screen_output: ToolOutputGuardrail[Any] = tool_output_guardrail(name="agentgov_prompt_guard")(
             self._screen_output
@@ -114,6 +118,8 @@ class AgentgovGuardrails:
             call = ToolCall(name, params, call_id, self._session(ctx))
             decision = await asyncio.to_thread(self.gate.decide, call)
             self._decided[call_id] = decision
+            while len(self._decided) > _KEPT:
+                self._decided.popitem(last=False)
             return decision.required_approval
 
         return needs_approval
