@@ -130,6 +130,7 @@ impl TestApp {
         if path.starts_with('/')
             && !path.starts_with("/api/")
             && !path.starts_with("/docs")
+            && !path.starts_with("/console")
             && !path.starts_with("/webhooks/")
             && path != "/openapi.json"
             && path != "/metrics"

@@ -197,6 +197,34 @@ pub(crate) fn bearer(req: &HttpRequest) -> Option<String> {
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
 }
 
+/// The value of the cookie `name` the request carries (the first, if sent twice).
+pub(crate) fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
+    req.headers()
+        .get_all(actix_web::http::header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| k.trim() == name)
+        .map(|(_, v)| v.trim().trim_matches('"').to_owned())
+}
+
+/// Whether the browser talks to this server directly over plain http on a loopback address
+/// (a developer's machine): the one case where a `Secure` cookie would not come back. Behind
+/// a proxy (`trusted_proxy_hops` set) or over TLS the cookie is always `Secure`.
+pub(crate) fn plain_http_on_loopback(req: &HttpRequest) -> bool {
+    let hops = req.app_data::<crate::HttpSettings>().map_or(0, |s| s.trusted_proxy_hops);
+    let peer_loopback = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
+    let host = req.headers().get(actix_web::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    // `127.0.0.1:8080`, `[::1]:8080`, `localhost`.
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    let host_loopback =
+        name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    hops == 0 && !req.app_config().secure() && peer_loopback && host_loopback
+}
+
 /// Which credentials an endpoint takes.
 #[derive(Clone, Copy)]
 enum Accept {
@@ -204,12 +232,44 @@ enum Accept {
     ApiKeyOrJwt,
 }
 
+/// The console's session cookie: the access token, `HttpOnly`, `SameSite=Strict`.
+pub const SESSION_COOKIE: &str = "agentgov_session";
+/// The console's CSRF cookie (readable by the page, which echoes it in [`CSRF_HEADER`]).
+pub const CSRF_COOKIE: &str = "agentgov_csrf";
+/// The header a state-changing request authenticated by the session cookie must carry.
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// The access token of the console's session cookie, when the request carries no other
+/// credentials. A request that changes state (any method but GET, HEAD and OPTIONS) must
+/// also carry the session's CSRF token in `X-CSRF-Token`, or it is refused (403).
+fn session_cookie(req: &HttpRequest) -> Option<Result<String, ApiError>> {
+    let token = cookie(req, SESSION_COOKIE).filter(|t| !t.is_empty())?;
+    let safe = matches!(req.method().as_str(), "GET" | "HEAD" | "OPTIONS");
+    if !safe {
+        let given = header_str(req, CSRF_HEADER).unwrap_or_default();
+        let expected = agentgov_domain::secrets::console_csrf_token(&token);
+        if !agentgov_domain::secrets::secrets_equal(given.as_bytes(), expected.as_bytes()) {
+            return Some(Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "a request made with the console's session cookie must carry its CSRF token in X-CSRF-Token",
+            )));
+        }
+    }
+    Some(Ok(token))
+}
+
 fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output = Result<Caller, ApiError>>>> {
     let state = state(req);
-    let token = bearer(req);
     let key = header_str(req, "x-api-key");
+    // Credentials sent explicitly come first; the console's cookie only without them.
+    let token = match bearer(req) {
+        Some(token) => Some(Ok(token)),
+        None if key.is_none() => session_cookie(req),
+        None => None,
+    };
     Box::pin(async move {
         let state = state?;
+        let token = token.transpose()?;
         match (accept, token, key) {
             (_, Some(token), _) => Ok(state.services.auth.authenticate_token(&token).await?),
             (Accept::ApiKeyOrJwt, None, Some(key)) => Ok(state.services.auth.authenticate_api_key(&key).await?),

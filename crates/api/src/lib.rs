@@ -3,6 +3,7 @@
 //!
 //! Handlers are thin: parse, authenticate, call one domain service, render.
 
+pub mod console;
 pub mod extract;
 pub mod feed;
 pub mod metrics;
@@ -226,6 +227,7 @@ pub fn app(
         .app_data(web::QueryConfig::default().error_handler(extract::query_error))
         .configure(|cfg| register(&mut ServiceConfig::new(cfg)))
         .route("/metrics", web::get().to(metrics::render))
+        .configure(console::register)
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc))
         .route(
             "/docs",

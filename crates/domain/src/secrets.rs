@@ -144,6 +144,16 @@ pub fn is_browser_binding(value: &str) -> bool {
     value.len() == SECRET_LEN && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// The console's CSRF token of a session: derived from the session's access token (which
+/// the browser keeps in an `HttpOnly` cookie the page cannot read), so a page of another
+/// origin can neither read nor compute it. base64url without padding (43 characters).
+pub fn console_csrf_token(access_token: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(b"agentgov console csrf\0");
+    h.update(access_token.as_bytes());
+    URL_SAFE_NO_PAD.encode(h.finalize())
+}
+
 /// SHA-256 of a browser binding, as stored with the sign-in's state.
 pub fn hash_browser_binding(value: &str) -> Vec<u8> {
     Sha256::digest(value.as_bytes()).to_vec()

@@ -6,7 +6,7 @@ use agentgov_domain::services::LoginResult;
 use agentgov_domain::services::sso::{ExchangeRequest, ProviderView};
 
 use crate::AppState;
-use crate::extract::{Json, Jwt, client_ip};
+use crate::extract::{Json, Jwt, client_ip, cookie, plain_http_on_loopback};
 use crate::problem::{ApiResult, Problem};
 
 /// Spec 2.1.
@@ -134,34 +134,6 @@ pub async fn sso_login(
         .insert_header((actix_web::http::header::SET_COOKIE, set_cookie))
         .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
         .finish())
-}
-
-/// The value of the cookie `name` the request carries (the first, if sent twice).
-fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
-    req.headers()
-        .get_all(actix_web::http::header::COOKIE)
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| k.trim() == name)
-        .map(|(_, v)| v.trim().trim_matches('"').to_owned())
-}
-
-/// Whether the browser talks to this server directly over plain http on a loopback address
-/// (a developer's machine): the one case where a `Secure` cookie would not come back. Behind
-/// a proxy (`trusted_proxy_hops` set) or over TLS the cookie is always `Secure`.
-fn plain_http_on_loopback(req: &HttpRequest) -> bool {
-    let hops = req.app_data::<crate::HttpSettings>().map_or(0, |s| s.trusted_proxy_hops);
-    let peer_loopback = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
-    let host = req.headers().get(actix_web::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    // `127.0.0.1:8080`, `[::1]:8080`, `localhost`.
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
-    };
-    let host_loopback =
-        name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    hops == 0 && !req.app_config().secure() && peer_loopback && host_loopback
 }
 
 /// Finish an OpenID Connect sign-in, from the browser that started it (its `agentgov_sso`

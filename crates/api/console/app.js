@@ -1,0 +1,142 @@
+// The analyst console: plain ES module, no build step, nothing from a CDN. The session is an
+// HttpOnly cookie the page never sees; state-changing requests echo the CSRF token the
+// session endpoint gives. Every value from the API is written with textContent (never as HTML).
+
+const api = "/api/v1";
+let csrf = "";
+
+const $ = (id) => document.getElementById(id);
+
+function show(id, visible) {
+  $(id).hidden = !visible;
+}
+
+async function call(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (method !== "GET") headers["X-CSRF-Token"] = csrf;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!res.ok) {
+    const detail = data && data.detail ? data.detail : `${res.status} ${res.statusText}`;
+    const error = new Error(detail);
+    error.status = res.status;
+    throw error;
+  }
+  return data;
+}
+
+function signedIn(session) {
+  csrf = session.csrf_token;
+  $("user").textContent = `${session.user.email} (${session.user.role})`;
+  show("signin", false);
+  show("nav", true);
+  show("who", true);
+  show("approvals", true);
+  loadQueue();
+}
+
+function signedOut() {
+  csrf = "";
+  show("nav", false);
+  show("who", false);
+  show("approvals", false);
+  show("signin", true);
+}
+
+function field(dl, name, value) {
+  const dt = document.createElement("dt");
+  dt.textContent = name;
+  const dd = document.createElement("dd");
+  if (typeof value === "object" && value !== null) {
+    const pre = document.createElement("pre");
+    pre.textContent = JSON.stringify(value, null, 2);
+    dd.append(pre);
+  } else {
+    dd.textContent = String(value);
+  }
+  dl.append(dt, dd);
+}
+
+function item(request) {
+  const li = document.createElement("li");
+  li.dataset.id = request.id;
+  const dl = document.createElement("dl");
+  field(dl, "Agent", request.agent_name);
+  field(dl, "Action", request.action);
+  field(dl, "Resource", request.resource);
+  field(dl, "Risk", `${request.risk} (${request.risk_score})`);
+  field(dl, "Reason", request.reason);
+  field(dl, "Context", request.context);
+  field(dl, "Expires", new Date(request.expires_at).toLocaleString());
+  li.append(dl);
+  const comment = document.createElement("input");
+  comment.type = "text";
+  comment.placeholder = "Reason (optional)";
+  comment.setAttribute("aria-label", `Reason for the decision on ${request.action}`);
+  const decide = (verb) => async () => {
+    try {
+      const body = comment.value.trim() ? { comment: comment.value.trim() } : undefined;
+      await call("POST", `${api}/hitl/${verb}/${request.id}`, body);
+      li.remove();
+      $("approvals-status").textContent = `${verb === "approve" ? "Approved" : "Rejected"}: ${request.action}`;
+    } catch (e) {
+      $("approvals-status").textContent = e.message;
+    }
+  };
+  const approve = document.createElement("button");
+  approve.type = "button";
+  approve.textContent = "Approve";
+  approve.addEventListener("click", decide("approve"));
+  const reject = document.createElement("button");
+  reject.type = "button";
+  reject.textContent = "Reject";
+  reject.addEventListener("click", decide("reject"));
+  li.append(comment, " ", approve, " ", reject);
+  return li;
+}
+
+async function loadQueue() {
+  try {
+    const page = await call("GET", `${api}/hitl/pending?limit=100`);
+    $("queue").replaceChildren(...page.items.map(item));
+    $("approvals-status").textContent = page.items.length ? "" : "Nothing is waiting for a decision.";
+  } catch (e) {
+    if (e.status === 401) return signedOut();
+    $("approvals-status").textContent = e.message;
+  }
+}
+
+async function start() {
+  $("signin-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    try {
+      signedIn(await call("POST", "/console/session", { email: form.get("email"), password: form.get("password") }));
+      event.target.reset();
+      $("signin-error").textContent = "";
+    } catch (e) {
+      $("signin-error").textContent = e.message;
+    }
+  });
+  $("signout").addEventListener("click", async () => {
+    try {
+      await call("DELETE", "/console/session");
+    } finally {
+      signedOut();
+    }
+  });
+  try {
+    signedIn(await call("GET", "/console/session"));
+  } catch {
+    signedOut();
+  }
+}
+
+start();

@@ -1,0 +1,107 @@
+//! The analyst console at `/console`: a page and two assets embedded in the binary (no build
+//! step, no CDN), and its session. Signing in sets the access token as an `HttpOnly`,
+//! `SameSite=Strict` cookie (`Secure` unless a developer talks plain http to loopback), which
+//! every API route takes like `Authorization: Bearer`, bound to the same server-side session
+//! (logout, block and role changes end it at once); a state-changing request made with it
+//! must echo the session's CSRF token (`extract::session_cookie`). Not in the OpenAPI
+//! document: the API's clients use the API's own credentials.
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+use agentgov_domain::secrets::console_csrf_token;
+
+use crate::AppState;
+use crate::extract::{CSRF_COOKIE, Json, Jwt, SESSION_COOKIE, client_ip, cookie, plain_http_on_loopback};
+use crate::problem::ApiResult;
+use crate::routes::auth::LoginRequest;
+
+const INDEX: &str = include_str!("../console/index.html");
+const SCRIPT: &str = include_str!("../console/app.js");
+const STYLE: &str = include_str!("../console/app.css");
+
+/// Only the console's own files, no inline code, no frames, no other origin.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+pub fn register(cfg: &mut web::ServiceConfig) {
+    cfg.route("/console", web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }))
+        .route("/console/", web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }))
+        .route("/console/app.js", web::get().to(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }))
+        .route("/console/app.css", web::get().to(|| async { asset(STYLE, "text/css; charset=utf-8") }))
+        .route("/console/session", web::post().to(sign_in))
+        .route("/console/session", web::get().to(current))
+        .route("/console/session", web::delete().to(sign_out));
+}
+
+fn asset(body: &'static str, content_type: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, content_type))
+        .insert_header((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .body(body)
+}
+
+/// The session as the page sees it: who, and the CSRF token to echo. Never a credential.
+#[derive(serde::Serialize)]
+struct SessionView {
+    user: serde_json::Value,
+    csrf_token: String,
+    expires_in: Option<u64>,
+}
+
+/// `POST /console/session {email, password}`: signs in (the same limits as
+/// `POST /auth/login`) and sets the session and CSRF cookies.
+async fn sign_in(state: web::Data<AppState>, req: HttpRequest, body: Json<LoginRequest>) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&req);
+    let login = state.services.auth.login(&body.0.email, &body.0.password, ip.as_deref()).await?;
+    let csrf = console_csrf_token(&login.access_token);
+    let secure = !plain_http_on_loopback(&req);
+    let view = SessionView {
+        user: serde_json::to_value(&login.user).unwrap_or_default(),
+        csrf_token: csrf.clone(),
+        expires_in: Some(login.expires_in),
+    };
+    Ok(HttpResponse::Ok()
+        .append_header((
+            header::SET_COOKIE,
+            set_cookie(SESSION_COOKIE, &login.access_token, login.expires_in, true, secure),
+        ))
+        .append_header((header::SET_COOKIE, set_cookie(CSRF_COOKIE, &csrf, login.expires_in, false, secure)))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(view))
+}
+
+/// `GET /console/session`: the signed-in user and the CSRF token (after a reload).
+async fn current(req: HttpRequest, auth: Jwt) -> HttpResponse {
+    let csrf = cookie(&req, SESSION_COOKIE).map(|t| console_csrf_token(&t)).unwrap_or_default();
+    let view = SessionView {
+        user: serde_json::to_value(&auth.0.user).unwrap_or_default(),
+        csrf_token: csrf,
+        expires_in: None,
+    };
+    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(view)
+}
+
+/// `DELETE /console/session`: ends the session (as `POST /auth/logout`) and clears the cookies.
+async fn sign_out(state: web::Data<AppState>, req: HttpRequest, auth: Jwt) -> ApiResult<HttpResponse> {
+    state.services.auth.logout(&auth.0).await?;
+    let secure = !plain_http_on_loopback(&req);
+    Ok(HttpResponse::NoContent()
+        .append_header((header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0, true, secure)))
+        .append_header((header::SET_COOKIE, set_cookie(CSRF_COOKIE, "", 0, false, secure)))
+        .finish())
+}
+
+fn set_cookie(name: &str, value: &str, max_age: u64, http_only: bool, secure: bool) -> HeaderValue {
+    let mut c = format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Strict");
+    if http_only {
+        c.push_str("; HttpOnly");
+    }
+    if secure {
+        c.push_str("; Secure");
+    }
+    HeaderValue::from_str(&c).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
