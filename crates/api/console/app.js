@@ -32,6 +32,38 @@ async function call(method, path, body) {
   return data;
 }
 
+// The live feed: the queue is read again whenever an approval is opened, decided, cancelled
+// or expires anywhere (the socket carries the session cookie; same origin only).
+let feed = null;
+let retry = 1000;
+
+function follow() {
+  if (feed || !csrf) return;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  feed = new WebSocket(`${scheme}://${location.host}${api}/ws`);
+  feed.addEventListener("open", () => {
+    retry = 1000;
+    feed.send(JSON.stringify({ type: "subscribe", events: ["hitl.*"] }));
+  });
+  feed.addEventListener("message", (message) => {
+    const event = JSON.parse(message.data);
+    if (typeof event.type === "string" && event.type.startsWith("hitl.")) loadQueue();
+  });
+  feed.addEventListener("close", () => {
+    feed = null;
+    if (csrf) setTimeout(follow, retry);
+    retry = Math.min(retry * 2, 30000);
+  });
+}
+
+function unfollow() {
+  if (feed) {
+    const socket = feed;
+    feed = null;
+    socket.close();
+  }
+}
+
 function signedIn(session) {
   csrf = session.csrf_token;
   $("user").textContent = `${session.user.email} (${session.user.role})`;
@@ -40,10 +72,12 @@ function signedIn(session) {
   show("who", true);
   show("approvals", true);
   loadQueue();
+  follow();
 }
 
 function signedOut() {
   csrf = "";
+  unfollow();
   show("nav", false);
   show("who", false);
   show("approvals", false);

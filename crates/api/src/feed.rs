@@ -214,6 +214,19 @@ pub struct WsQuery {
     pub token: Option<String>,
 }
 
+/// Whether a browser opened the socket from this server's own pages: its `Origin` names the
+/// host it asked for. The console's session cookie is taken only then (a page of another
+/// origin must not ride on it: cross-site WebSocket hijacking).
+fn same_origin(req: &HttpRequest) -> bool {
+    let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+    let (Some(origin), Some(host)) = (header(actix_web::http::header::ORIGIN), header(actix_web::http::header::HOST))
+    else {
+        return false;
+    };
+    let authority = origin.strip_prefix("https://").or_else(|| origin.strip_prefix("http://"));
+    authority.is_some_and(|a| a.eq_ignore_ascii_case(host))
+}
+
 /// The real-time feed (WebSocket; any signed-in user of the tenant). Refused with 401
 /// before the upgrade for a missing, expired or revoked token. Server messages are events
 /// `{"id", "type", "tenant_id", "ts", "data"}` of the caller's tenant (from every replica)
@@ -241,7 +254,12 @@ pub async fn ws(
     q: web::Query<WsQuery>,
     body: web::Payload,
 ) -> ApiResult<HttpResponse> {
-    let token = q.into_inner().token.or_else(|| crate::extract::bearer(&req)).filter(|t| !t.is_empty());
+    let token = q
+        .into_inner()
+        .token
+        .or_else(|| crate::extract::bearer(&req))
+        .or_else(|| same_origin(&req).then(|| crate::extract::cookie(&req, crate::extract::SESSION_COOKIE)).flatten())
+        .filter(|t| !t.is_empty());
     let Some(token) = token else {
         return Err(ApiError::unauthorized(
             "missing credentials: pass the access token as ?token=<JWT>",

@@ -114,3 +114,36 @@ async fn signing_out_ends_the_session_and_clears_the_cookies() {
     let wrong = app.post("/console/session").json(&json!({"email": t.admin_email, "password": "wrong password!"}));
     expect_problem(wrong, 401).await;
 }
+
+#[tokio::test]
+async fn the_feed_takes_the_session_cookie_only_from_the_servers_own_pages() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let (cookie, _) = console_sign_in(&app, &t.admin_email).await;
+    let url = format!("{}/api/v1/ws", app.base.replacen("http://", "ws://", 1));
+    let host = app.base.trim_start_matches("http://").to_owned();
+    let request = |origin: Option<&str>| {
+        let mut r = url.clone().into_client_request().unwrap();
+        r.headers_mut().insert("cookie", cookie.parse().unwrap());
+        if let Some(origin) = origin {
+            r.headers_mut().insert("origin", origin.parse().unwrap());
+        }
+        r
+    };
+    for origin in [None, Some("https://evil.example".to_owned()), Some(format!("http://{host}.evil.example"))] {
+        match tokio_tungstenite::connect_async(request(origin.as_deref())).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => assert_eq!(response.status(), 401),
+            other => panic!("{origin:?}: expected 401, got {:?}", other.map(|(_, r)| r.status())),
+        }
+    }
+    let (mut socket, _) = tokio_tungstenite::connect_async(request(Some(&format!("http://{host}")))).await.unwrap();
+    let subscribe = json!({"type": "subscribe", "events": ["hitl.*"]}).to_string();
+    futures::SinkExt::send(&mut socket, tokio_tungstenite::tungstenite::Message::text(subscribe)).await.unwrap();
+    let reply = crate::ws::next_json(&mut socket, std::time::Duration::from_secs(5)).await.expect("a reply");
+    assert_eq!(reply["type"], "subscribed");
+    let id = pending_request(&app, &t).await;
+    let event = crate::ws::next_json(&mut socket, std::time::Duration::from_secs(5)).await.expect("an event");
+    assert_eq!((event["type"].as_str(), event["data"]["id"].as_str()), (Some("hitl.requested"), Some(id.as_str())));
+}
