@@ -6,14 +6,9 @@ tests need."""
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
-import socket
 import subprocess
-import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +18,7 @@ import httpx
 import pytest
 
 from agentgov import Agentgov
+from agentgov.testing import LocalServer
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -62,58 +58,9 @@ def _binary() -> Path:
     return target / "debug" / "agentgov"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """One agentgov process; `stop()` and `start()` again on the same port and data."""
-
+class Server(LocalServer):
     def __init__(self) -> None:
-        self.binary = _binary()
-        self.dir = Path(tempfile.mkdtemp(prefix="agentgov-sdk-"))
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.admin_key = "sdk-admin-" + secrets.token_hex(16)
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        # The server refuses AGENTGOV_ variables it does not know (AGENTGOV_BIN, the tests' URLs).
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTGOV_")}
-        env |= {
-            "AGENTGOV_DATA_DIR": str(self.dir),
-            "AGENTGOV_BIND": f"127.0.0.1:{self.port}",
-            "AGENTGOV_ADMIN_KEY": self.admin_key,
-            "AGENTGOV_LOG_LEVEL": "warn",
-            "AGENTGOV_GUARD_ENCODER": "off",
-        }
-        env.pop("DATABASE_URL", None)
-        env.pop("REDIS_URL", None)
-        # Open for the process's lifetime: closed by `stop`.
-        self._log = open(self.dir / "server.log", "ab")  # noqa: SIM115
-        self.process = subprocess.Popen([str(self.binary)], env=env, cwd=self.dir, stdout=self._log, stderr=self._log)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"agentgov exited at start-up: {(self.dir / 'server.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/api/v1/health", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("agentgov did not answer /health within 60 s")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=30)
-            self._log.close()
-
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        super().__init__(_binary())
 
 
 @dataclass
@@ -176,22 +123,14 @@ def server() -> Iterator[Server]:
     s = Server()
     s.start()
     yield s
-    s.stop()
-    shutil.rmtree(s.dir, ignore_errors=True)
+    s.remove()
 
 
 def make_tenant(server: Server, name: str) -> Tenant:
     if not server.running():
         server.start()
-    email = f"admin-{uuid.uuid4().hex[:8]}@agentgov.test"
-    password = "sdk-password-" + secrets.token_hex(8)
-    r = httpx.post(
-        f"{server.url}/api/v1/tenants",
-        json={"name": f"{name}-{uuid.uuid4().hex[:6]}", "admin_email": email, "admin_password": password},
-        headers={"X-Admin-Key": server.admin_key},
-    )
-    r.raise_for_status()
-    api_key = r.json()["api_key"]
+    created = server.create_tenant(name)
+    api_key, email, password = created["api_key"], created["email"], created["password"]
     analyst = Agentgov.login(server.url, email, password)
     agent = httpx.post(
         f"{server.url}/api/v1/agents/register",
