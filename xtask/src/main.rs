@@ -9,6 +9,7 @@ mod args;
 mod bench;
 mod ci;
 mod cmd;
+mod console;
 mod crash;
 mod deny;
 mod discovery_eval;
@@ -121,6 +122,10 @@ commands:
                       the pinned framework packages (two virtual environments under
                       $AGENTGOV_SDK_VENVS, default /var/tmp); no subcommand: both. Skips
                       without Python 3.10+, except in CI (CI set), where it fails
+  console             the analyst console's browser tests (tests/console): Debian's
+                      Chromium through chromedriver and Selenium (pinned, in a virtual
+                      environment), axe-core from npm, against the server built from the
+                      workspace. Skips without Chromium or Python 3.10+, except in CI
   crash [--kills N] [--seconds N] [--events N] [--skip-postgres]
                       crash safety through a release server (embedded, then Postgres):
                       --kills rounds (default 3) of --seconds (default 8) of signed
@@ -183,6 +188,7 @@ fn run() -> anyhow::Result<()> {
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
         "sdk" => sdk::run(rest),
+        "console" => console::run(rest),
         "crash" => crash::run(rest),
         "deny" => deny::run(parse_flags(rest, &["--require-advisories"])?.contains(&"--require-advisories")),
         "soak" => soak::run(rest),

@@ -46,7 +46,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// A Python 3.10 or later, or `None` (after saying so) when there is none outside CI.
-fn python() -> anyhow::Result<Option<String>> {
+pub(crate) fn python() -> anyhow::Result<Option<String>> {
     for candidate in ["python3", "python"] {
         let version = Command::new(candidate)
             .args(["-c", "import sys; print('%d %d' % sys.version_info[:2])"])
@@ -72,14 +72,14 @@ fn python() -> anyhow::Result<Option<String>> {
 
 /// The virtual environment `name` with `requirements` installed and the SDK itself
 /// (editable), made again when `requirements` changed.
-fn venv(python: &str, name: &str, requirements: &Path, sdk: &Path) -> anyhow::Result<PathBuf> {
+pub(crate) fn venv(python: &str, name: &str, requirements: &Path, sdk: &Path) -> anyhow::Result<PathBuf> {
     let root = std::env::var_os("AGENTGOV_SDK_VENVS").map_or_else(|| PathBuf::from("/var/tmp"), PathBuf::from);
     let dir = root.join(name);
     let wanted =
         std::fs::read_to_string(requirements).with_context(|| format!("reading {}", requirements.display()))?;
     let stamp = dir.join("agentgov-requirements.txt");
     if std::fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-        step(&format!("sdk: making {} from {}", dir.display(), requirements.display()));
+        step(&format!("making {} from {}", dir.display(), requirements.display()));
         if dir.exists() {
             std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
         }
@@ -98,7 +98,7 @@ fn venv(python: &str, name: &str, requirements: &Path, sdk: &Path) -> anyhow::Re
     Ok(dir)
 }
 
-fn bin(venv: &Path, program: &str) -> Command {
+pub(crate) fn bin(venv: &Path, program: &str) -> Command {
     let mut command = Command::new(venv.join("bin").join(program));
     // The generator's post-hooks run `ruff` from PATH: the pinned one.
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -206,16 +206,21 @@ fn files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
-    step("sdk: cargo build -p agentgov-server");
+/// The server binary (debug build), built now.
+pub(crate) fn server_binary() -> anyhow::Result<PathBuf> {
+    step("cargo build -p agentgov-server");
     let messages =
         cmd::output(cargo().args(["build", "-p", "agentgov-server", "--message-format=json-render-diagnostics"]))?;
-    let binary = messages
+    messages
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "agentgov")
         .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .context("cargo build reported no `agentgov` executable")?;
+        .context("cargo build reported no `agentgov` executable")
+}
+
+fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
+    let binary = server_binary()?;
     step("sdk: pytest (LangChain, OpenAI Agents, FastMCP, Claude Code)");
     cmd::run(bin(main, "python").current_dir(sdk).env("AGENTGOV_BIN", &binary).args([
         "-m",
