@@ -113,6 +113,12 @@ async fn signing_out_ends_the_session_and_clears_the_cookies() {
     expect_problem(app.get("/console/session"), 401).await;
     let wrong = app.post("/console/session").json(&json!({"email": t.admin_email, "password": "wrong password!"}));
     expect_problem(wrong, 401).await;
+    // JSON only: a form of another site cannot sign a browser in to the attacker's account.
+    let form = app
+        .post("/console/session")
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(format!("email={}&password={PASSWORD}", t.admin_email));
+    expect_problem(form, 415).await;
 }
 
 #[tokio::test]
