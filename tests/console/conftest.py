@@ -113,6 +113,15 @@ def sign_in(browser: WebDriver, url: str, email: str, password: str) -> None:
     wait(browser).until(ec.visibility_of_element_located((By.ID, "approvals")))
 
 
+def screenshot(browser: WebDriver, name: str) -> None:
+    """Saves the view as `<name>.png` in `$CONSOLE_SCREENSHOTS` (docs/console when
+    `cargo xtask console --screenshots` runs the tests), else nowhere."""
+    folder = os.environ.get("CONSOLE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
 def axe_violations(browser: WebDriver) -> list[dict[str, object]]:
     """axe-core's serious and critical violations on the page as it is."""
     browser.execute_script(AXE.read_text())

@@ -12,7 +12,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 
-from .conftest import Tenant, axe_violations, make_tenant, sign_in, wait
+from .conftest import Tenant, axe_violations, make_tenant, screenshot, sign_in, wait
 
 
 def fetch(browser: WebDriver, method: str, path: str, csrf: bool) -> Any:
@@ -27,6 +27,9 @@ def fetch(browser: WebDriver, method: str, path: str, csrf: bool) -> Any:
 
 
 def test_password_sign_in_and_sign_out(browser: WebDriver, tenant: Tenant) -> None:
+    browser.get(f"{tenant.url}/console")
+    wait(browser).until(ec.visibility_of_element_located((By.ID, "signin-form")))
+    screenshot(browser, "sign-in")
     sign_in(browser, tenant.url, tenant.email, tenant.password)
     assert tenant.email in browser.find_element(By.ID, "user").text
     assert axe_violations(browser) == []
@@ -54,6 +57,7 @@ def test_a_check_that_needs_approval_appears_live_and_approving_releases_the_wai
     assert appeared < 1.0, appeared
     assert "quarterly numbers" in browser.find_element(By.CSS_SELECTOR, row).text
     assert axe_violations(browser) == []
+    screenshot(browser, "approvals")
 
     outcome: dict[str, str] = {}
     waiting = threading.Thread(

@@ -2,6 +2,9 @@
 //! Chromium driven by Selenium through Debian's chromedriver (nothing downloaded), axe-core
 //! from npm injected into each view, against the server built from the workspace.
 //!
+//! `--screenshots` also writes each view to `docs/console/*.png`, which docs/console.md
+//! shows.
+//!
 //! The Python environment (`agentgov-console-venv` under `$AGENTGOV_SDK_VENVS`, default
 //! /var/tmp) is made from `tests/console/requirements.txt`, which pins every package, with the
 //! SDK installed from `sdk/python` (the tests drive the API through it). Without Python 3.10+,
@@ -19,9 +22,11 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
-    if !args.is_empty() {
-        bail!("usage: cargo xtask console");
-    }
+    let screenshots = match args {
+        [] => false,
+        [flag] if flag == "--screenshots" => true,
+        _ => bail!("usage: cargo xtask console [--screenshots]"),
+    };
     let Some(python) = sdk::python()? else { return Ok(()) };
     if !(Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists()) {
         let why = "the console's browser tests need Debian's chromium and chromium-driver";
@@ -42,7 +47,12 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let venv = sdk::venv(&python, "agentgov-console-venv", &console.join("requirements.txt"), &sdk_dir)?;
     let binary = sdk::server_binary()?;
     step("console: pytest tests/console (headless Chromium)");
-    cmd::run(sdk::bin(&venv, "python").current_dir(&tests).env("AGENTGOV_BIN", &binary).args([
+    let mut pytest = sdk::bin(&venv, "python");
+    if screenshots {
+        // Each view as the tests leave it, for docs/console.md.
+        pytest.env("CONSOLE_SCREENSHOTS", root.join("docs").join("console"));
+    }
+    cmd::run(pytest.current_dir(&tests).env("AGENTGOV_BIN", &binary).args([
         "-m",
         "pytest",
         "-q",

@@ -122,10 +122,12 @@ commands:
                       the pinned framework packages (two virtual environments under
                       $AGENTGOV_SDK_VENVS, default /var/tmp); no subcommand: both. Skips
                       without Python 3.10+, except in CI (CI set), where it fails
-  console             the analyst console's browser tests (tests/console): Debian's
+  console [--screenshots]
+                      the analyst console's browser tests (tests/console): Debian's
                       Chromium through chromedriver and Selenium (pinned, in a virtual
                       environment), axe-core from npm, against the server built from the
-                      workspace. Skips without Chromium or Python 3.10+, except in CI
+                      workspace (--screenshots: each view into docs/console/). Skips
+                      without Chromium or Python 3.10+, except in CI
   crash [--kills N] [--seconds N] [--events N] [--skip-postgres]
                       crash safety through a release server (embedded, then Postgres):
                       --kills rounds (default 3) of --seconds (default 8) of signed
