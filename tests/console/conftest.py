@@ -36,6 +36,7 @@ require_approval contains "sending e-mail needs a person" if input.action == "se
 
 @dataclass
 class Tenant:
+    id: str
     url: str
     api_key: str
     email: str
@@ -76,7 +77,9 @@ def make_tenant(server: LocalServer, name: str) -> Tenant:
     agent.raise_for_status()
     policy = admin.api.get_httpx_client().post("/api/v1/policies", json={"name": "mail", "rego": POLICY})
     policy.raise_for_status()
-    return Tenant(server.url, created["api_key"], created["email"], created["password"], agent.json()["id"], admin)
+    return Tenant(
+        created["id"], server.url, created["api_key"], created["email"], created["password"], agent.json()["id"], admin
+    )
 
 
 @pytest.fixture

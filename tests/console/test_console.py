@@ -98,3 +98,59 @@ def test_two_tenants_never_see_each_others_rows(browser: WebDriver, server: Loca
     wait(browser).until(ec.visibility_of_element_located((By.CSS_SELECTOR, f'li[data-id="{ours.hitl_request_id}"]')))
     rows = [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#queue li")]
     assert theirs.hitl_request_id not in rows and rows == [ours.hitl_request_id]
+
+
+def test_single_sign_on_through_the_test_provider(browser: WebDriver) -> None:
+    """The provider of tests/oidc (node oidc-provider, `npm ci --prefix tests/oidc`), which
+    completes its login by itself; the server restarted with it configured for the tenant."""
+    import json
+    import os
+    import subprocess
+    from pathlib import Path
+
+    idp_dir = Path(__file__).resolve().parents[1] / "oidc"
+    if not (idp_dir / "node_modules").exists():
+        if os.environ.get("CI"):
+            raise AssertionError("tests/oidc needs `npm ci --prefix tests/oidc`")
+        import pytest
+
+        pytest.skip("the test OpenID provider is not installed (npm ci --prefix tests/oidc)")
+    server = LocalServer(os.environ["AGENTGOV_BIN"])
+    server.start()
+    tenant = make_tenant(server, "sso")
+    redirect = f"{server.url}/console/"
+    secret = "console-sso-secret-0123456789"
+    config = {
+        "clients": [{"client_id": "console", "client_secret": secret, "redirect_uris": [redirect]}],
+        "accounts": [{"sub": "u-1", "email": tenant.email, "email_verified": True, "name": "Ada"}],
+    }
+    idp = subprocess.Popen(
+        ["node", "server.mjs", "--port", "0", "--exit-on-stdin-close"],
+        cwd=idp_dir,
+        env={**os.environ, "IDP_CONFIG": json.dumps(config)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert idp.stdout is not None
+        issuer = json.loads(idp.stdout.readline())["issuer"]
+        server.stop()
+        server.extra_env["AGENTGOV_SSO_PROVIDERS"] = (
+            f'[{{id="test", name="Test IdP", issuer="{issuer}", client_id="console", '
+            f'client_secret="{secret}", redirect_uris=["{redirect}"], tenant_id="{tenant.id}"}}]'
+        )
+        server.start()
+        browser.get(f"{server.url}/console")
+        button = wait(browser).until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#sso button")))
+        assert button.text == "Sign in with Test IdP"
+        button.click()
+        wait(browser, 15).until(ec.visibility_of_element_located((By.ID, "approvals")))
+        assert tenant.email in browser.find_element(By.ID, "user").text
+        assert browser.current_url == redirect, "the code and state are gone from the address"
+        assert axe_violations(browser) == []
+    finally:
+        browser.get("about:blank")
+        idp.kill()
+        server.remove()

@@ -147,6 +147,43 @@ async function loadQueue() {
   }
 }
 
+// Single sign-on: a button per configured provider; the provider sends the browser back to
+// /console/?code=…&state=…, which the page trades for the session cookie.
+async function providers() {
+  let list = [];
+  try {
+    list = await call("GET", `${api}/auth/sso/providers`);
+  } catch {
+    return;
+  }
+  const back = `${location.origin}/console/`;
+  $("sso").replaceChildren(
+    ...list.map((provider) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = `Sign in with ${provider.name}`;
+      button.addEventListener("click", () => {
+        sessionStorage.setItem("agentgov-sso-provider", provider.id);
+        const query = new URLSearchParams({ provider: provider.id, redirect_uri: back });
+        location.assign(`${api}/auth/sso/login?${query}`);
+      });
+      return button;
+    }),
+  );
+}
+
+async function finishSso() {
+  const params = new URLSearchParams(location.search);
+  const code = params.get("code");
+  const state = params.get("state");
+  if (!code || !state) return null;
+  history.replaceState(null, "", "/console/");
+  const provider = sessionStorage.getItem("agentgov-sso-provider");
+  sessionStorage.removeItem("agentgov-sso-provider");
+  const body = provider ? { code, state, provider } : { code, state };
+  return call("POST", `${api}/auth/sso/session`, body);
+}
+
 async function start() {
   $("signin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -166,6 +203,15 @@ async function start() {
       signedOut();
     }
   });
+  providers();
+  try {
+    const sso = await finishSso();
+    if (sso) return signedIn(sso);
+  } catch (e) {
+    signedOut();
+    $("signin-error").textContent = `Single sign-on failed: ${e.message}`;
+    return;
+  }
   try {
     signedIn(await call("GET", "/console/session"));
   } catch {

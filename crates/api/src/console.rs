@@ -13,7 +13,9 @@ use agentgov_domain::secrets::console_csrf_token;
 use crate::AppState;
 use crate::extract::{CSRF_COOKIE, Json, Jwt, SESSION_COOKIE, client_ip, cookie, plain_http_on_loopback};
 use crate::problem::ApiResult;
-use crate::routes::auth::LoginRequest;
+use crate::routes::auth::{LoginRequest, SSO_BINDING_COOKIE};
+use agentgov_domain::services::LoginResult;
+use agentgov_domain::services::sso::ExchangeRequest;
 
 const INDEX: &str = include_str!("../console/index.html");
 const SCRIPT: &str = include_str!("../console/app.js");
@@ -30,7 +32,10 @@ pub fn register(cfg: &mut web::ServiceConfig) {
         .route("/console/app.css", web::get().to(|| async { asset(STYLE, "text/css; charset=utf-8") }))
         .route("/console/session", web::post().to(sign_in))
         .route("/console/session", web::get().to(current))
-        .route("/console/session", web::delete().to(sign_out));
+        .route("/console/session", web::delete().to(sign_out))
+        // Under the SSO routes' path, where the browser binding cookie is sent: registered
+        // before the API's scope, which would otherwise take the path.
+        .route("/api/v1/auth/sso/session", web::post().to(sso_session));
 }
 
 fn asset(body: &'static str, content_type: &'static str) -> HttpResponse {
@@ -57,21 +62,39 @@ struct SessionView {
 async fn sign_in(state: web::Data<AppState>, req: HttpRequest, body: Json<LoginRequest>) -> ApiResult<HttpResponse> {
     let ip = client_ip(&req);
     let login = state.services.auth.login(&body.0.email, &body.0.password, ip.as_deref()).await?;
+    Ok(session_started(&req, &login))
+}
+
+/// `POST /api/v1/auth/sso/session {code, state, provider?}`: finishes a single sign-on
+/// started with `GET /auth/sso/login` exactly as `POST /auth/sso/exchange` does (the same
+/// browser binding, under the same cookie path), but sets the console's cookies instead of
+/// answering the tokens.
+async fn sso_session(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    body: Json<ExchangeRequest>,
+) -> ApiResult<HttpResponse> {
+    let ip = client_ip(&req);
+    let binding = cookie(&req, SSO_BINDING_COOKIE);
+    let login = state.services.sso.exchange(body.0, binding.as_deref(), ip.as_deref()).await?;
+    Ok(session_started(&req, &login))
+}
+
+/// The answer to a sign-in: the session and CSRF cookies, and the session as the page sees it.
+fn session_started(req: &HttpRequest, login: &LoginResult) -> HttpResponse {
     let csrf = console_csrf_token(&login.access_token);
-    let secure = !plain_http_on_loopback(&req);
+    let secure = !plain_http_on_loopback(req);
     let view = SessionView {
         user: serde_json::to_value(&login.user).unwrap_or_default(),
         csrf_token: csrf.clone(),
         expires_in: Some(login.expires_in),
     };
-    Ok(HttpResponse::Ok()
-        .append_header((
-            header::SET_COOKIE,
-            set_cookie(SESSION_COOKIE, &login.access_token, login.expires_in, true, secure),
-        ))
+    let session = set_cookie(SESSION_COOKIE, &login.access_token, login.expires_in, true, secure);
+    HttpResponse::Ok()
+        .append_header((header::SET_COOKIE, session))
         .append_header((header::SET_COOKIE, set_cookie(CSRF_COOKIE, &csrf, login.expires_in, false, secure)))
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(view))
+        .json(view)
 }
 
 /// `GET /console/session`: the signed-in user and the CSRF token (after a reload).

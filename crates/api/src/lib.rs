@@ -225,9 +225,10 @@ pub fn app(
         .app_data(http)
         .app_data(web::PathConfig::default().error_handler(extract::path_error))
         .app_data(web::QueryConfig::default().error_handler(extract::query_error))
+        // Before the API's scope: the console's SSO session route lives under /api/v1.
+        .configure(console::register)
         .configure(|cfg| register(&mut ServiceConfig::new(cfg)))
         .route("/metrics", web::get().to(metrics::render))
-        .configure(console::register)
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc))
         .route(
             "/docs",

@@ -78,7 +78,12 @@ class LocalServer:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=30)
+            try:
+                # A graceful shutdown waits for open connections (a browser's feed socket).
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
         if self._log is not None:
             self._log.close()
             self._log = None
