@@ -153,3 +153,16 @@ async fn the_feed_takes_the_session_cookie_only_from_the_servers_own_pages() {
     let event = crate::ws::next_json(&mut socket, std::time::Duration::from_secs(5)).await.expect("an event");
     assert_eq!((event["type"].as_str(), event["data"]["id"].as_str()), (Some("hitl.requested"), Some(id.as_str())));
 }
+
+#[tokio::test]
+async fn the_sso_session_route_refuses_what_the_exchange_refuses() {
+    let app = spawn_app().await;
+    let body = json!({"code": "a-code", "state": "never-issued"});
+    let refused = expect_problem(app.post("/api/v1/auth/sso/session").json(&body), 401).await;
+    assert!(refused["detail"].as_str().unwrap().contains("state"), "{refused}");
+    let form = app
+        .post("/api/v1/auth/sso/session")
+        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body("code=a&state=b");
+    expect_problem(form, 415).await;
+}
