@@ -100,6 +100,29 @@ def test_two_tenants_never_see_each_others_rows(browser: WebDriver, server: Loca
     assert theirs.hitl_request_id not in rows and rows == [ours.hitl_request_id]
 
 
+def test_the_audit_view_pages_filters_and_shows_the_chain_verified(browser: WebDriver, tenant: Tenant) -> None:
+    gov = Agentgov(tenant.url, api_key=tenant.api_key)
+    for i in range(60):
+        gov.audit.log("app.console_test", agent=tenant.agent_id, action=f"step-{i}", resource="ledger")
+    gov.check(tenant.agent_id, "send_email", "mail/audit")
+    sign_in(browser, tenant.url, tenant.email, tenant.password)
+    browser.find_element(By.CSS_SELECTOR, 'nav a[href="#audit"]').click()
+    wait(browser).until(ec.text_to_be_present_in_element((By.ID, "chain"), "Chain verified"))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#records tr")
+    # Newest first: the sign-in itself heads the log.
+    assert len(rows) == 50 and "auth.login" in rows[0].text
+    assert "ok" in (browser.find_element(By.ID, "chain").get_attribute("class") or "")
+    browser.find_element(By.ID, "audit-more").click()
+    wait(browser).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#records tr")) > 50)
+    event_type = browser.find_element(By.NAME, "event_type")
+    event_type.send_keys("policy.decision")
+    browser.find_element(By.CSS_SELECTOR, "#audit-filters button").click()
+    wait(browser).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#records tr")) == 1)
+    assert "send_email" in browser.find_element(By.CSS_SELECTOR, "#records tr").text
+    assert axe_violations(browser) == []
+    screenshot(browser, "audit")
+
+
 def test_single_sign_on_through_the_test_provider(browser: WebDriver) -> None:
     """The provider of tests/oidc (node oidc-provider, `npm ci --prefix tests/oidc`), which
     completes its login by itself; the server restarted with it configured for the tenant."""

@@ -64,14 +64,86 @@ function unfollow() {
   }
 }
 
+// Views, one at a time, chosen by the address's fragment (#approvals, #audit).
+const views = ["approvals", "audit"];
+
+function route() {
+  if (!csrf) return;
+  const view = views.includes(location.hash.slice(1)) ? location.hash.slice(1) : "approvals";
+  for (const v of views) show(v, v === view);
+  for (const a of document.querySelectorAll("nav a")) {
+    if (a.getAttribute("href") === `#${view}`) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  if (view === "approvals") loadQueue();
+  if (view === "audit") loadAudit(true);
+}
+
+// The audit log: newest first, a page at a time, filtered; the shown range's hash chain
+// verified and shown as a badge.
+let auditCursor = null;
+let shownSeqs = [];
+
+function cell(text) {
+  const td = document.createElement("td");
+  td.textContent = text === null || text === undefined ? "" : String(text);
+  return td;
+}
+
+async function loadAudit(fresh) {
+  const form = new FormData($("audit-filters"));
+  const query = new URLSearchParams({ limit: "50" });
+  for (const name of ["event_type", "decision", "agent_id"]) {
+    const value = String(form.get(name) || "").trim();
+    if (value) query.set(name, value);
+  }
+  if (!fresh && auditCursor) query.set("cursor", auditCursor);
+  try {
+    const page = await call("GET", `${api}/audit?${query}`);
+    if (fresh) {
+      $("records").replaceChildren();
+      shownSeqs = [];
+    }
+    for (const r of page.items) {
+      const tr = document.createElement("tr");
+      const actor = r.actor ? `${r.actor.type}:${r.actor.id ?? ""}` : "";
+      tr.append(cell(r.seq), cell(new Date(r.timestamp).toLocaleString()), cell(r.event_type), cell(actor));
+      tr.append(cell(r.decision), cell(r.action), cell(r.resource));
+      $("records").append(tr);
+      shownSeqs.push(r.seq);
+    }
+    auditCursor = page.next_cursor;
+    $("audit-more").hidden = !auditCursor;
+    $("audit-status").textContent = shownSeqs.length ? "" : "No records match.";
+    await verifyShown();
+  } catch (e) {
+    if (e.status === 401) return signedOut();
+    $("audit-status").textContent = e.message;
+  }
+}
+
+async function verifyShown() {
+  const badge = $("chain");
+  if (!shownSeqs.length) {
+    badge.textContent = "";
+    return;
+  }
+  const from = Math.min(...shownSeqs);
+  const to = Math.max(...shownSeqs);
+  const v = await call("GET", `${api}/audit/verify?from_seq=${from}&to_seq=${to}`);
+  badge.className = v.valid ? "ok" : "broken";
+  badge.textContent = v.valid
+    ? `Chain verified: records ${from} to ${to} (${v.checked} checked)`
+    : `Chain broken at record ${v.first_invalid_seq}`;
+}
+
 function signedIn(session) {
   csrf = session.csrf_token;
   $("user").textContent = `${session.user.email} (${session.user.role})`;
   show("signin", false);
   show("nav", true);
   show("who", true);
-  show("approvals", true);
-  loadQueue();
+  route();
   follow();
 }
 
@@ -80,7 +152,7 @@ function signedOut() {
   unfollow();
   show("nav", false);
   show("who", false);
-  show("approvals", false);
+  for (const v of views) show(v, false);
   show("signin", true);
 }
 
@@ -185,6 +257,12 @@ async function finishSso() {
 }
 
 async function start() {
+  window.addEventListener("hashchange", route);
+  $("audit-filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadAudit(true);
+  });
+  $("audit-more").addEventListener("click", () => loadAudit(false));
   $("signin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
