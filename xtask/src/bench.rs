@@ -397,9 +397,16 @@ pub(crate) fn build_release() -> anyhow::Result<PathBuf> {
         eprintln!("    the server binary is {} (AGENTGOV_BENCH_BINARY), not built", binary.display());
         return Ok(binary);
     }
+    build_server(&["--release"])
+}
+
+/// Builds the `agentgov` binary (`extra`: more `cargo build` arguments, e.g. `--release`)
+/// and answers where cargo put it.
+pub(crate) fn build_server(extra: &[&str]) -> anyhow::Result<PathBuf> {
     let mut command = cargo();
     command
-        .args(["build", "--release", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])
+        .args(["build", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])
+        .args(extra)
         .stderr(Stdio::inherit());
     let messages = cmd::output(&mut command)?;
     messages

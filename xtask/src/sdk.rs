@@ -19,7 +19,7 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 
-use crate::cmd::{self, cargo, step};
+use crate::cmd::{self, step};
 
 /// The generator, pinned in requirements/ci.txt: 0.28.4 is the last release whose output
 /// targets Python 3.10.
@@ -209,14 +209,7 @@ fn files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// The server binary (debug build), built now.
 pub(crate) fn server_binary() -> anyhow::Result<PathBuf> {
     step("cargo build -p agentgov-server");
-    let messages =
-        cmd::output(cargo().args(["build", "-p", "agentgov-server", "--message-format=json-render-diagnostics"]))?;
-    messages
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "agentgov")
-        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .context("cargo build reported no `agentgov` executable")
+    crate::bench::build_server(&[])
 }
 
 fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
