@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use agentgov_domain::secrets::console_csrf_token;
 
 use crate::AppState;
-use crate::extract::{CSRF_COOKIE, Json, Jwt, SESSION_COOKIE, client_ip, cookie, plain_http_on_loopback};
+use crate::extract::{CSRF_COOKIE, Json, Jwt, SESSION_COOKIE, client_ip, cookie, set_cookie};
 use crate::problem::ApiResult;
 use crate::routes::auth::{LoginRequest, SSO_BINDING_COOKIE};
 use agentgov_domain::services::LoginResult;
@@ -83,16 +83,15 @@ async fn sso_session(
 /// The answer to a sign-in: the session and CSRF cookies, and the session as the page sees it.
 fn session_started(req: &HttpRequest, login: &LoginResult) -> HttpResponse {
     let csrf = console_csrf_token(&login.access_token);
-    let secure = !plain_http_on_loopback(req);
     let view = SessionView {
         user: serde_json::to_value(&login.user).unwrap_or_default(),
         csrf_token: csrf.clone(),
         expires_in: Some(login.expires_in),
     };
-    let session = set_cookie(SESSION_COOKIE, &login.access_token, login.expires_in, true, secure);
+    let session = console_cookie(req, SESSION_COOKIE, &login.access_token, login.expires_in, true);
     HttpResponse::Ok()
         .append_header((header::SET_COOKIE, session))
-        .append_header((header::SET_COOKIE, set_cookie(CSRF_COOKIE, &csrf, login.expires_in, false, secure)))
+        .append_header((header::SET_COOKIE, console_cookie(req, CSRF_COOKIE, &csrf, login.expires_in, false)))
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(view)
 }
@@ -111,20 +110,14 @@ async fn current(req: HttpRequest, auth: Jwt) -> HttpResponse {
 /// `DELETE /console/session`: ends the session (as `POST /auth/logout`) and clears the cookies.
 async fn sign_out(state: web::Data<AppState>, req: HttpRequest, auth: Jwt) -> ApiResult<HttpResponse> {
     state.services.auth.logout(&auth.0).await?;
-    let secure = !plain_http_on_loopback(&req);
     Ok(HttpResponse::NoContent()
-        .append_header((header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0, true, secure)))
-        .append_header((header::SET_COOKIE, set_cookie(CSRF_COOKIE, "", 0, false, secure)))
+        .append_header((header::SET_COOKIE, console_cookie(&req, SESSION_COOKIE, "", 0, true)))
+        .append_header((header::SET_COOKIE, console_cookie(&req, CSRF_COOKIE, "", 0, false)))
         .finish())
 }
 
-fn set_cookie(name: &str, value: &str, max_age: u64, http_only: bool, secure: bool) -> HeaderValue {
-    let mut c = format!("{name}={value}; Path=/; Max-Age={max_age}; SameSite=Strict");
-    if http_only {
-        c.push_str("; HttpOnly");
-    }
-    if secure {
-        c.push_str("; Secure");
-    }
+/// One of the console's cookies: `Path=/`, `SameSite=Strict`.
+fn console_cookie(req: &HttpRequest, name: &str, value: &str, max_age: u64, http_only: bool) -> HeaderValue {
+    let c = set_cookie(req, (name, value), "/", max_age, "Strict", http_only);
     HeaderValue::from_str(&c).unwrap_or_else(|_| HeaderValue::from_static(""))
 }

@@ -208,10 +208,30 @@ pub(crate) fn cookie(req: &HttpRequest, name: &str) -> Option<String> {
         .map(|(_, v)| v.trim().trim_matches('"').to_owned())
 }
 
+/// A `Set-Cookie` value for `req`'s browser: `Secure` unless it talks plain http to this
+/// server on loopback ([`plain_http_on_loopback`]), `HttpOnly` when `http_only`.
+pub(crate) fn set_cookie(
+    req: &HttpRequest,
+    (name, value): (&str, &str),
+    path: &str,
+    max_age_secs: u64,
+    same_site: &str,
+    http_only: bool,
+) -> String {
+    let mut c = format!("{name}={value}; Path={path}; Max-Age={max_age_secs}; SameSite={same_site}");
+    if http_only {
+        c.push_str("; HttpOnly");
+    }
+    if !plain_http_on_loopback(req) {
+        c.push_str("; Secure");
+    }
+    c
+}
+
 /// Whether the browser talks to this server directly over plain http on a loopback address
 /// (a developer's machine): the one case where a `Secure` cookie would not come back. Behind
 /// a proxy (`trusted_proxy_hops` set) or over TLS the cookie is always `Secure`.
-pub(crate) fn plain_http_on_loopback(req: &HttpRequest) -> bool {
+fn plain_http_on_loopback(req: &HttpRequest) -> bool {
     let hops = req.app_data::<crate::HttpSettings>().map_or(0, |s| s.trusted_proxy_hops);
     let peer_loopback = req.peer_addr().is_some_and(|a| a.ip().is_loopback());
     let host = req.headers().get(actix_web::http::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");

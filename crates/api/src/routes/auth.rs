@@ -6,7 +6,7 @@ use agentgov_domain::services::LoginResult;
 use agentgov_domain::services::sso::{ExchangeRequest, ProviderView};
 
 use crate::AppState;
-use crate::extract::{Json, Jwt, client_ip, cookie, plain_http_on_loopback};
+use crate::extract::{Json, Jwt, client_ip, cookie, set_cookie};
 use crate::problem::{ApiResult, Problem};
 
 /// Spec 2.1.
@@ -121,14 +121,8 @@ pub async fn sso_login(
     let sso = &state.services.sso;
     let presented = cookie(&req, SSO_BINDING_COOKIE);
     let started = sso.login(&q.provider, q.redirect_uri.as_deref(), presented.as_deref()).await?;
-    let mut set_cookie = format!(
-        "{SSO_BINDING_COOKIE}={}; Path={SSO_COOKIE_PATH}; Max-Age={}; HttpOnly; SameSite=Lax",
-        started.binding,
-        sso.state_ttl().as_secs()
-    );
-    if !plain_http_on_loopback(&req) {
-        set_cookie.push_str("; Secure");
-    }
+    let binding = (SSO_BINDING_COOKIE, started.binding.as_str());
+    let set_cookie = set_cookie(&req, binding, SSO_COOKIE_PATH, sso.state_ttl().as_secs(), "Lax", true);
     Ok(HttpResponse::Found()
         .insert_header((actix_web::http::header::LOCATION, started.url))
         .insert_header((actix_web::http::header::SET_COOKIE, set_cookie))
