@@ -144,8 +144,6 @@ pub fn train_from(
     if from.start.is_some_and(|d| d.model.bits != options.bits) {
         return Err(TrainError::Invalid("the starting model has another number of buckets".into()));
     }
-    let mut fit = Vec::new();
-    let mut held = Vec::new();
     // Under a budget, which texts the encoder reads first: what the starting model has not
     // learnt, in another language first (the texts the encoder stage decides when screening).
     let mut fit_order = Vec::new();
@@ -157,13 +155,13 @@ pub fn train_from(
             None => 0,
         };
         if held_out(&normalized, options.holdout) {
-            held.push(e);
             held_order.push((rank, e));
         } else {
-            fit.push(e);
             fit_order.push((rank, e));
         }
     }
+    let fit: Vec<&Example> = fit_order.iter().map(|(_, e)| *e).collect();
+    let held: Vec<&Example> = held_order.iter().map(|(_, e)| *e).collect();
     if !fit.iter().any(|e| e.label == Label::Benign) {
         return Err(TrainError::Invalid("no benign examples to learn from".into()));
     }
