@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 from agentgov import Agentgov
 from agentgov.testing import LocalServer
@@ -67,19 +66,9 @@ def server() -> Iterator[LocalServer]:
 
 
 def make_tenant(server: LocalServer, name: str) -> Tenant:
-    created = server.create_tenant(name)
-    admin = Agentgov.login(server.url, created["email"], created["password"])
-    agent = httpx.post(
-        f"{server.url}/api/v1/agents/register",
-        json={"name": f"{name}-mailer", "type": "llm"},
-        headers={"X-API-Key": created["api_key"]},
-    )
-    agent.raise_for_status()
-    policy = admin.api.get_httpx_client().post("/api/v1/policies", json={"name": "mail", "rego": POLICY})
-    policy.raise_for_status()
-    return Tenant(
-        created["id"], server.url, created["api_key"], created["email"], created["password"], agent.json()["id"], admin
-    )
+    t = server.create_tenant(name, agent=f"{name}-mailer", policy=POLICY)
+    admin = Agentgov.login(server.url, t["email"], t["password"])
+    return Tenant(t["id"], server.url, t["api_key"], t["email"], t["password"], t["agent_id"], admin)
 
 
 @pytest.fixture

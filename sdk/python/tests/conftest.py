@@ -129,23 +129,9 @@ def server() -> Iterator[Server]:
 def make_tenant(server: Server, name: str) -> Tenant:
     if not server.running():
         server.start()
-    created = server.create_tenant(name)
-    api_key, email, password = created["api_key"], created["email"], created["password"]
-    analyst = Agentgov.login(server.url, email, password)
-    agent = httpx.post(
-        f"{server.url}/api/v1/agents/register",
-        json={"name": f"{name}-agent", "type": "llm", "capabilities": ["tools"]},
-        headers={"X-API-Key": api_key},
-    )
-    agent.raise_for_status()
-    token = analyst._s.token
-    policy = httpx.post(
-        f"{server.url}/api/v1/policies",
-        json={"name": "sdk tools", "rego": POLICY},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    policy.raise_for_status()
-    return Tenant(server, server.url, api_key, email, password, agent.json()["id"], analyst)
+    t = server.create_tenant(name, agent=f"{name}-agent", policy=POLICY)
+    analyst = Agentgov.login(server.url, t["email"], t["password"])
+    return Tenant(server, server.url, t["api_key"], t["email"], t["password"], t["agent_id"], analyst)
 
 
 @pytest.fixture

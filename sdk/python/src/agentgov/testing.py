@@ -96,9 +96,10 @@ class LocalServer:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def create_tenant(self, name: str) -> dict[str, str]:
+    def create_tenant(self, name: str, *, agent: str | None = None, policy: str | None = None) -> dict[str, str]:
         """A new tenant (its name made unique) and its admin: `id`, `api_key`, `email`,
-        `password`."""
+        `password`; with `agent`, an agent of that name registered (`agent_id`); with
+        `policy`, that Rego module created and enabled (by the admin)."""
         email = f"admin-{uuid.uuid4().hex[:8]}@agentgov.test"
         password = "test-password-" + secrets.token_hex(8)
         r = httpx.post(
@@ -108,4 +109,23 @@ class LocalServer:
         )
         r.raise_for_status()
         body = r.json()
-        return {"id": body["tenant"]["id"], "api_key": body["api_key"], "email": email, "password": password}
+        out = {"id": body["tenant"]["id"], "api_key": body["api_key"], "email": email, "password": password}
+        key = {"X-API-Key": out["api_key"]}
+        if agent is not None:
+            registered = httpx.post(
+                f"{self.url}/api/v1/agents/register",
+                json={"name": agent, "type": "llm", "capabilities": ["tools"]},
+                headers=key,
+            )
+            registered.raise_for_status()
+            out["agent_id"] = registered.json()["id"]
+        if policy is not None:
+            login = httpx.post(f"{self.url}/api/v1/auth/login", json={"email": email, "password": password})
+            login.raise_for_status()
+            created = httpx.post(
+                f"{self.url}/api/v1/policies",
+                json={"name": f"{name} policy", "rego": policy},
+                headers={"Authorization": f"Bearer {login.json()['access_token']}"},
+            )
+            created.raise_for_status()
+        return out
