@@ -1,5 +1,5 @@
-//! The analyst console at `/console`: a page and two assets embedded in the binary (no build
-//! step, no CDN), and its session. Signing in sets the access token as an `HttpOnly`,
+//! The analyst console at `/console`: a page, its style sheet and its ES modules (one per
+//! view) embedded in the binary (no build step, no CDN), and its session. Signing in sets the access token as an `HttpOnly`,
 //! `SameSite=Strict` cookie (`Secure` unless a developer talks plain http to loopback), which
 //! every API route takes like `Authorization: Bearer`, bound to the same server-side session
 //! (logout, block and role changes end it at once); a state-changing request made with it
@@ -8,6 +8,7 @@
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
+use agentgov_domain::DomainError;
 use agentgov_domain::secrets::console_csrf_token;
 
 use crate::AppState;
@@ -18,8 +19,23 @@ use agentgov_domain::services::LoginResult;
 use agentgov_domain::services::sso::ExchangeRequest;
 
 const INDEX: &str = include_str!("../console/index.html");
-const SCRIPT: &str = include_str!("../console/app.js");
-const STYLE: &str = include_str!("../console/app.css");
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// Every file under `/console/`, by name: nothing else is served there.
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("app.css", include_str!("../console/app.css"), "text/css; charset=utf-8"),
+    ("app.js", include_str!("../console/app.js"), JS),
+    ("core.js", include_str!("../console/core.js"), JS),
+    ("approvals.js", include_str!("../console/approvals.js"), JS),
+    ("audit.js", include_str!("../console/audit.js"), JS),
+    ("decision.js", include_str!("../console/decision.js"), JS),
+    ("agents.js", include_str!("../console/agents.js"), JS),
+    ("discovery.js", include_str!("../console/discovery.js"), JS),
+    ("guard.js", include_str!("../console/guard.js"), JS),
+    ("policies.js", include_str!("../console/policies.js"), JS),
+    ("anomalies.js", include_str!("../console/anomalies.js"), JS),
+    ("admin.js", include_str!("../console/admin.js"), JS),
+];
 
 /// Only the console's own files, no inline code, no frames, no other origin.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
@@ -28,14 +44,21 @@ img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; f
 pub fn register(cfg: &mut web::ServiceConfig) {
     cfg.route("/console", web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }))
         .route("/console/", web::get().to(|| async { asset(INDEX, "text/html; charset=utf-8") }))
-        .route("/console/app.js", web::get().to(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }))
-        .route("/console/app.css", web::get().to(|| async { asset(STYLE, "text/css; charset=utf-8") }))
         .route("/console/session", web::post().to(sign_in))
         .route("/console/session", web::get().to(current))
         .route("/console/session", web::delete().to(sign_out))
+        .route("/console/{file}", web::get().to(file))
         // Under the SSO routes' path, where the browser binding cookie is sent: registered
         // before the API's scope, which would otherwise take the path.
         .route("/api/v1/auth/sso/session", web::post().to(sso_session));
+}
+
+/// `GET /console/{file}`: one of [`ASSETS`], else 404.
+async fn file(name: web::Path<String>) -> ApiResult<HttpResponse> {
+    match ASSETS.iter().find(|(n, _, _)| *n == name.as_str()) {
+        Some((_, body, content_type)) => Ok(asset(body, content_type)),
+        None => Err(DomainError::not_found("console file", name.as_str()).into()),
+    }
 }
 
 fn asset(body: &'static str, content_type: &'static str) -> HttpResponse {

@@ -62,8 +62,10 @@ fn versions(models: &[GuardModelInfo]) -> Vec<(i32, bool)> {
     models.iter().map(|m| (m.version, m.active)).collect()
 }
 
-async fn sorted_stats(store: &Arc<dyn Store>, tenant: TenantId, from_hour: i64) -> Vec<(GuardLabel, i16, i64)> {
-    let mut stats = store.guard_stats(tenant, from_hour).await.unwrap();
+async fn sorted_stats(store: &Arc<dyn Store>, tenant: TenantId, from_hour: i64) -> Vec<(i64, GuardLabel, i16, i64)> {
+    let stats = store.guard_stats(tenant, from_hour).await.unwrap();
+    assert!(stats.iter().all(|(k, _)| k.tenant_id == tenant));
+    let mut stats: Vec<_> = stats.into_iter().map(|(k, n)| (k.hour, k.verdict, k.bucket, n)).collect();
     stats.sort();
     stats
 }
@@ -429,15 +431,16 @@ pub async fn guard_stats_add_up_per_key_and_filter_by_hour(store: Arc<dyn Store>
     store.add_guard_stats(&[(key(a, h, GuardLabel::Benign, 0), 4)]).await.unwrap();
 
     use GuardLabel::*;
-    assert_eq!(sorted_stats(&store, a, 0).await, [(Benign, 0, 9), (Injection, 15, 1), (Leakage, 4, 11)]);
-    assert_eq!(sorted_stats(&store, a, h).await, [(Benign, 0, 9), (Injection, 15, 1), (Leakage, 4, 11)]);
-    assert_eq!(sorted_stats(&store, a, h + 1).await, [(Benign, 0, 2), (Leakage, 4, 11)]);
+    let all = [(h, Benign, 0, 7), (h, Injection, 15, 1), (h + 1, Benign, 0, 2), (h + 1, Leakage, 4, 11)];
+    assert_eq!(sorted_stats(&store, a, 0).await, all);
+    assert_eq!(sorted_stats(&store, a, h).await, all);
+    assert_eq!(sorted_stats(&store, a, h + 1).await, [(h + 1, Benign, 0, 2), (h + 1, Leakage, 4, 11)]);
     assert!(sorted_stats(&store, a, h + 2).await.is_empty());
-    assert_eq!(sorted_stats(&store, b, 0).await, [(Benign, 0, 7)]);
+    assert_eq!(sorted_stats(&store, b, 0).await, [(h + 1, Benign, 0, 7)]);
 
     // All or nothing: a key of a tenant that does not exist refuses the whole call.
     let orphan = key(TenantId(Uuid::now_v7()), h, GuardLabel::Benign, 0);
     let refused = store.add_guard_stats(&[(key(a, h, GuardLabel::Benign, 0), 100), (orphan, 1)]).await;
     assert!(is_conflict_ref(&refused), "{refused:?}");
-    assert_eq!(sorted_stats(&store, a, h).await, [(Benign, 0, 9), (Injection, 15, 1), (Leakage, 4, 11)]);
+    assert_eq!(sorted_stats(&store, a, h).await, all);
 }

@@ -92,6 +92,8 @@ fn task_by_id(c: &mut SqliteConnection, id: &str) -> TxResult<Option<GuardTask>>
 
 #[derive(QueryableByName)]
 struct StatsRow {
+    #[diesel(sql_type = BigInt)]
+    hour: i64,
     #[diesel(sql_type = Text)]
     verdict: String,
     #[diesel(sql_type = SmallInt)]
@@ -102,9 +104,9 @@ struct StatsRow {
 
 /// Summed in SQL; `CAST` because diesel types `SUM` of a `BigInt` as `Numeric`.
 const STATS_SQL: &str = "\
-SELECT verdict, bucket, CAST(SUM(count) AS INTEGER) AS total
+SELECT hour, verdict, bucket, CAST(SUM(count) AS INTEGER) AS total
 FROM guard_stats WHERE tenant_id = ? AND hour >= ?
-GROUP BY verdict, bucket";
+GROUP BY hour, verdict, bucket";
 
 #[async_trait]
 impl GuardRepo for SqliteStore {
@@ -379,7 +381,8 @@ impl GuardRepo for SqliteStore {
         .await
     }
 
-    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardLabel, i16, i64)>> {
+    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardStatsKey, i64)>> {
+        let tenant_id = tenant;
         let tenant = id_text(tenant.0);
         self.read(move |c| {
             let rows: Vec<StatsRow> =
@@ -392,7 +395,7 @@ impl GuardRepo for SqliteStore {
                             r.verdict
                         ))
                     })?;
-                    Ok((label, r.bucket, r.total))
+                    Ok((GuardStatsKey { tenant_id, hour: r.hour, verdict: label, bucket: r.bucket }, r.total))
                 })
                 .collect::<Result<Vec<_>>>()
                 .map_err(TxError::Domain)

@@ -54,6 +54,24 @@ async fn the_page_and_its_assets_come_from_the_binary_under_a_strict_policy() {
         // Nothing from another origin.
         assert!(!text.contains("http://") && !text.contains("https://"), "{path} names another origin");
     }
+    // Every module the page imports, and each of theirs, is served; nothing else is.
+    let mut modules = vec!["app.js".to_owned()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(module) = modules.pop() {
+        if !seen.insert(module.clone()) {
+            continue;
+        }
+        let res = app.get(&format!("/console/{module}")).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{module}");
+        assert!(res.headers()[CONTENT_SECURITY_POLICY].to_str().unwrap().contains("default-src 'none'"));
+        let text = res.text().await.unwrap();
+        assert!(!text.contains("http://") && !text.contains("https://"), "{module} names another origin");
+        modules.extend(text.split("from \"./").skip(1).filter_map(|rest| rest.split('"').next()).map(str::to_owned));
+    }
+    assert!(seen.len() >= 10, "{seen:?}");
+    for missing in ["/console/nothing.js", "/console/..%2FCargo.toml", "/console/app.js.map"] {
+        expect_problem(app.get(missing), 404).await;
+    }
 }
 
 #[tokio::test]

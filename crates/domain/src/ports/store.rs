@@ -16,7 +16,7 @@ use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord,
     AnomalyReport, AnomalyTask, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan, CandidateFilter,
     CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, ExportJob,
-    ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardLabel, GuardModelInfo, GuardModelRecord,
+    ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardModelInfo, GuardModelRecord,
     GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter, RiskLevels,
     SecretPurpose, Session, SiemBacklog, SiemSinkState, Tenant, TenantSecret, User,
 };
@@ -316,7 +316,7 @@ pub trait GuardRepo: Send + Sync {
     async fn add_guard_stats(&self, counts: &[(GuardStatsKey, i64)]) -> Result<()>;
     /// The tenant's totals per verdict and latency bucket over the hours `from_hour` and
     /// later, in no particular order.
-    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardLabel, i16, i64)>>;
+    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardStatsKey, i64)>>;
 }
 
 /// Shadow-agent discovery: ingested events, candidates and clustering jobs.

@@ -224,12 +224,15 @@ impl GuardRepo for MemoryStore {
         Ok(())
     }
 
-    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardLabel, i16, i64)>> {
+    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardStatsKey, i64)>> {
         let t = self.guard_tables();
-        let mut totals: BTreeMap<(GuardLabel, i16), i64> = BTreeMap::new();
+        let mut totals: BTreeMap<(i64, GuardLabel, i16), i64> = BTreeMap::new();
         for (key, count) in t.stats.iter().filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour) {
-            *totals.entry((key.verdict, key.bucket)).or_default() += count;
+            *totals.entry((key.hour, key.verdict, key.bucket)).or_default() += count;
         }
-        Ok(totals.into_iter().map(|((label, bucket), count)| (label, bucket, count)).collect())
+        Ok(totals
+            .into_iter()
+            .map(|((hour, verdict, bucket), count)| (GuardStatsKey { tenant_id: tenant, hour, verdict, bucket }, count))
+            .collect())
     }
 }

@@ -63,6 +63,8 @@ pub(super) async fn lock_tenant(conn: &mut AsyncPgConnection, tenant: Uuid) -> Q
 
 #[derive(QueryableByName)]
 struct StatsRow {
+    #[diesel(sql_type = BigInt)]
+    hour: i64,
     #[diesel(sql_type = Text)]
     verdict: String,
     #[diesel(sql_type = SmallInt)]
@@ -73,9 +75,9 @@ struct StatsRow {
 
 /// Summed in SQL; cast because `sum(bigint)` is `numeric`.
 const STATS_SQL: &str = "\
-SELECT verdict, bucket, sum(count)::bigint AS total
+SELECT hour, verdict, bucket, sum(count)::bigint AS total
 FROM guard_stats WHERE tenant_id = $1 AND hour >= $2
-GROUP BY verdict, bucket";
+GROUP BY hour, verdict, bucket";
 
 /// One row per key: a key twice in one `INSERT … ON CONFLICT DO UPDATE` is an error. Sorted,
 /// so that concurrent writers lock rows in the same order and cannot deadlock.
@@ -402,7 +404,7 @@ impl GuardRepo for PgStore {
         .map_err(DomainError::from)
     }
 
-    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardLabel, i16, i64)>> {
+    async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardStatsKey, i64)>> {
         let mut conn = self.conn().await?;
         let rows: Vec<StatsRow> = diesel::sql_query(STATS_SQL)
             .bind::<SqlUuid, _>(tenant.as_uuid())
@@ -415,7 +417,7 @@ impl GuardRepo for PgStore {
                 let label = GuardLabel::parse(&r.verdict).ok_or_else(|| {
                     DomainError::Internal(format!("bad row in guard_stats (tenant {tenant}): verdict `{}`", r.verdict))
                 })?;
-                Ok((label, r.bucket, r.total))
+                Ok((GuardStatsKey { tenant_id: tenant, hour: r.hour, verdict: label, bucket: r.bucket }, r.total))
             })
             .collect()
     }

@@ -242,6 +242,19 @@ pub struct GuardStats {
     /// when there were no screenings).
     pub latency_ms_p50: Option<f64>,
     pub latency_ms_p99: Option<f64>,
+    /// Every hour of the window, oldest first, empty ones included.
+    pub series: Vec<GuardStatsHour>,
+}
+
+/// One hour of [`GuardStats`].
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GuardStatsHour {
+    /// The hour's first instant.
+    #[serde(with = "time::serde::rfc3339")]
+    pub hour: time::OffsetDateTime,
+    pub total: i64,
+    /// Screenings per verdict, every verdict named.
+    pub by_verdict: HashMap<GuardLabel, i64>,
 }
 
 /// `GET /guard/health`.
@@ -718,19 +731,26 @@ impl GuardService {
         let mut rows = self.ports().store.guard_stats(tenant, from_hour).await?;
         {
             let stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
-            rows.extend(
-                stats
-                    .iter()
-                    .filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour)
-                    .map(|(k, n)| (k.verdict, k.bucket, *n)),
-            );
+            rows.extend(stats.iter().filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour).map(|(k, n)| (*k, *n)));
         }
-        let mut by_verdict: HashMap<GuardLabel, i64> = GuardLabel::ALL.iter().map(|l| (*l, 0)).collect();
+        let zeros = || -> HashMap<GuardLabel, i64> { GuardLabel::ALL.iter().map(|l| (*l, 0)).collect() };
+        let mut by_verdict = zeros();
         let mut buckets = [0i64; GUARD_LATENCY_BUCKETS_US.len()];
-        for (verdict, bucket, n) in rows {
-            *by_verdict.entry(verdict).or_insert(0) += n;
-            if let Some(b) = usize::try_from(bucket).ok().and_then(|b| buckets.get_mut(b)) {
+        let mut series: Vec<GuardStatsHour> = (from_hour..from_hour + window)
+            .map(|h| GuardStatsHour {
+                hour: time::OffsetDateTime::from_unix_timestamp(h * 3600).unwrap_or(time::OffsetDateTime::UNIX_EPOCH),
+                total: 0,
+                by_verdict: zeros(),
+            })
+            .collect();
+        for (key, n) in rows {
+            *by_verdict.entry(key.verdict).or_insert(0) += n;
+            if let Some(b) = usize::try_from(key.bucket).ok().and_then(|b| buckets.get_mut(b)) {
                 *b += n;
+            }
+            if let Some(hour) = usize::try_from(key.hour - from_hour).ok().and_then(|i| series.get_mut(i)) {
+                hour.total += n;
+                *hour.by_verdict.entry(key.verdict).or_insert(0) += n;
             }
         }
         let total: i64 = by_verdict.values().sum();
@@ -760,6 +780,7 @@ impl GuardService {
             latency_ms_p50: percentile(0.5),
             latency_ms_p99: percentile(0.99),
             by_verdict,
+            series,
         })
     }
 

@@ -808,6 +808,7 @@ impl PolicyService {
             reason: &response.reason,
             required_approval: response.required_approval,
             risk_factors: &response.risk_factors,
+            anomaly: response.anomaly,
             session_id: req.session_id.as_deref(),
             tool_call_id: req.tool_call_id.as_deref(),
         };
@@ -843,6 +844,9 @@ struct DecisionDetails<'a> {
     reason: &'a str,
     required_approval: bool,
     risk_factors: &'a [CheckRiskFactor],
+    /// Present (true) only when the anomaly detector flagged the check.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    anomaly: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     session_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
