@@ -81,6 +81,8 @@ from .guard_scores import GuardScores
 from .guard_stage import GuardStage
 from .guard_stats import GuardStats
 from .guard_stats_by_verdict import GuardStatsByVerdict
+from .guard_stats_hour import GuardStatsHour
+from .guard_stats_hour_by_verdict import GuardStatsHourByVerdict
 from .guard_task import GuardTask
 from .health import Health
 from .heartbeat_request import HeartbeatRequest
@@ -252,6 +254,8 @@ __all__ = (
     "GuardStage",
     "GuardStats",
     "GuardStatsByVerdict",
+    "GuardStatsHour",
+    "GuardStatsHourByVerdict",
     "GuardTask",
     "Health",
     "HeartbeatRequest",

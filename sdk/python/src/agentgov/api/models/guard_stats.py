@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.guard_stats_by_verdict import GuardStatsByVerdict
+    from ..models.guard_stats_hour import GuardStatsHour
 
 
 T = TypeVar("T", bound="GuardStats")
@@ -23,6 +24,7 @@ class GuardStats:
         block_rate (float): `blocked / total` (0 when there were none).
         blocked (int):
         by_verdict (GuardStatsByVerdict): Screenings per verdict.
+        series (list[GuardStatsHour]): Every hour of the window, oldest first, empty ones included.
         total (int):
         window_hours (int): The window counted: the last `window_hours` hours, this one included.
         latency_ms_p50 (float | None | Unset): Latency percentiles in milliseconds, as the upper bound of their bucket
@@ -34,6 +36,7 @@ class GuardStats:
     block_rate: float
     blocked: int
     by_verdict: GuardStatsByVerdict
+    series: list[GuardStatsHour]
     total: int
     window_hours: int
     latency_ms_p50: float | None | Unset = UNSET
@@ -46,6 +49,11 @@ class GuardStats:
         blocked = self.blocked
 
         by_verdict = self.by_verdict.to_dict()
+
+        series = []
+        for series_item_data in self.series:
+            series_item = series_item_data.to_dict()
+            series.append(series_item)
 
         total = self.total
 
@@ -70,6 +78,7 @@ class GuardStats:
                 "block_rate": block_rate,
                 "blocked": blocked,
                 "by_verdict": by_verdict,
+                "series": series,
                 "total": total,
                 "window_hours": window_hours,
             }
@@ -84,6 +93,7 @@ class GuardStats:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.guard_stats_by_verdict import GuardStatsByVerdict
+        from ..models.guard_stats_hour import GuardStatsHour
 
         d = dict(src_dict)
         block_rate = d.pop("block_rate")
@@ -91,6 +101,13 @@ class GuardStats:
         blocked = d.pop("blocked")
 
         by_verdict = GuardStatsByVerdict.from_dict(d.pop("by_verdict"))
+
+        series = []
+        _series = d.pop("series")
+        for series_item_data in _series:
+            series_item = GuardStatsHour.from_dict(series_item_data)
+
+            series.append(series_item)
 
         total = d.pop("total")
 
@@ -118,6 +135,7 @@ class GuardStats:
             block_rate=block_rate,
             blocked=blocked,
             by_verdict=by_verdict,
+            series=series,
             total=total,
             window_hours=window_hours,
             latency_ms_p50=latency_ms_p50,
