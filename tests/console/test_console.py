@@ -198,7 +198,12 @@ def seed(tenant: Tenant) -> dict[str, Any]:
     ).json()
     assert not blocked["safe"], blocked
     events = [
-        {"source": "proxy", "host": "build-7", "process": "python3 scraper.py", "endpoint": "https://api.openai.com/v1/chat"}
+        {
+            "source": "proxy",
+            "host": "build-7",
+            "process": "python3 scraper.py",
+            "endpoint": "https://api.openai.com/v1/chat",
+        }
         for _ in range(12)
     ]
     http.post("/api/v1/discovery/ingest/batch", json={"events": events}).raise_for_status()
@@ -249,7 +254,9 @@ def test_every_view_renders_is_accessible_and_is_photographed(browser: WebDriver
     screenshot(browser, "decision")
     # Narrow and dark: still readable, nothing fails the accessibility check.
     browser.set_window_size(420, 800)
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
     browser.get(f"{tenant.url}/console/#approvals")
     wait(browser).until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#queue li")))
     assert axe_violations(browser) == []
@@ -275,7 +282,12 @@ def test_a_policy_with_a_syntax_error_shows_the_error_at_its_line(browser: WebDr
     assert error.text.startswith(f"{line} |")
     # The caret is put at the error.
     caret = browser.execute_script("return document.getElementById('rego').selectionStart")
-    assert browser.execute_script("return document.getElementById('rego').value.slice(0, arguments[0]).split('\\n').length", caret) == line
+    assert (
+        browser.execute_script(
+            "return document.getElementById('rego').value.slice(0, arguments[0]).split('\\n').length", caret
+        )
+        == line
+    )
     assert axe_violations(browser) == []
     screenshot(browser, "policy-error")
     # Fixed, it saves; disabled from the list, it says so.
@@ -299,9 +311,13 @@ def test_an_analyst_suspends_and_reactivates_an_agent_and_confirms_a_shadow_agen
     wait(browser).until(ec.visibility_of_element_located((By.ID, "agent-title")))
     browser.find_element(By.XPATH, "//button[.='Suspend']").click()
     wait(browser).until(ec.text_to_be_present_in_element((By.ID, "agents-status"), "suspended"))
-    assert Agentgov(tenant.url, api_key=tenant.api_key).api.get_httpx_client().get(
-        f"/api/v1/agents/{tenant.agent_id}"
-    ).json()["status"] == "suspended"
+    assert (
+        Agentgov(tenant.url, api_key=tenant.api_key)
+        .api.get_httpx_client()
+        .get(f"/api/v1/agents/{tenant.agent_id}")
+        .json()["status"]
+        == "suspended"
+    )
     wait(browser).until(ec.element_to_be_clickable((By.XPATH, "//button[.='Reactivate']"))).click()
     wait(browser).until(ec.text_to_be_present_in_element((By.ID, "agents-status"), "active again"))
     browser.find_element(By.CSS_SELECTOR, 'nav a[href="#discovery"]').click()

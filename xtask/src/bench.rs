@@ -32,7 +32,7 @@ use serde_json::Value;
 use crate::args::{self, Arg};
 use crate::cmd::{self, cargo, root, step};
 use oha::{CONCURRENCY, Load, Stop};
-use report::{Machine, MemoryRow, Results, Row, Settings, Success};
+use report::{ConsoleRow, Machine, MemoryRow, Results, Row, Settings, Success};
 use server::{Backend, Server};
 
 const WARM_UP: Duration = Duration::from_secs(2);
@@ -45,6 +45,8 @@ const DEFAULT_WEBHOOK_EVENTS: u64 = 200_000;
 const DEFAULT_AGENTS: u64 = 10_000;
 /// `POST /policies/check` requests under five enabled templates, after the warm-up.
 const DEFAULT_POLICY_CHECKS: u64 = 200_000;
+/// Full page loads of the console's audit view, each measured to its first page.
+const CONSOLE_RUNS: u32 = 10;
 /// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
 /// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
 pub(crate) const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
@@ -197,6 +199,26 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         verified.valid
     );
     results.verifies.push(verified);
+
+    step(&format!("bench [{mode}]: the console's audit view, first page over {head_seq} records (headless Chromium)"));
+    let (email, password) = server.admin_login();
+    match crate::console::audit_first_page(&server.base, email, password, CONSOLE_RUNS) {
+        Ok(Some(runs)) => {
+            let row = ConsoleRow::new(mode, head_seq, runs);
+            println!(
+                "    {} loads: median {:.0} ms, slowest {:.0} ms",
+                row.runs_ms.len(),
+                row.median_ms(),
+                row.max_ms()
+            );
+            results.console.push(row);
+        }
+        Ok(None) => results.notes.push(format!("{mode}: the console's audit view was not measured (no Chromium)")),
+        Err(err) => {
+            eprintln!("    error: {err:#}");
+            results.notes.push(format!("{mode}: measuring the console's audit view failed: {err:#}"));
+        }
+    }
 
     for format in audit::EXPORTS {
         step(&format!("bench [{mode}]: GET {} ({} rows expected)", format.1, head_seq));

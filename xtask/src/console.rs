@@ -10,7 +10,7 @@
 //! SDK installed from `sdk/python` (the tests drive the API through it). Without Python 3.10+,
 //! Chromium or chromedriver the command prints why and skips, except in CI (`CI` set).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::bail;
@@ -27,15 +27,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         [flag] if flag == "--screenshots" => true,
         _ => bail!("usage: cargo xtask console [--screenshots]"),
     };
-    let Some(python) = sdk::python()? else { return Ok(()) };
-    if !(Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists()) {
-        let why = "the console's browser tests need Debian's chromium and chromium-driver";
-        if std::env::var_os("CI").is_some() {
-            bail!("{why}; CI never skips them");
-        }
-        step(&format!("console: SKIPPED: {why} (apt-get install chromium chromium-driver)"));
-        return Ok(());
-    }
+    let Some(venv) = browser_venv()? else { return Ok(()) };
     let root = cmd::root();
     let tests = root.join("tests");
     let console = tests.join("console");
@@ -43,8 +35,6 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         step("console: npm ci --prefix tests/console (axe-core)");
         cmd::run(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix"]).arg(&console))?;
     }
-    let sdk_dir = root.join("sdk").join("python");
-    let venv = sdk::venv(&python, "agentgov-console-venv", &console.join("requirements.txt"), &sdk_dir)?;
     let binary = sdk::server_binary()?;
     step("console: pytest tests/console (headless Chromium)");
     let mut pytest = sdk::bin(&venv, "python");
@@ -61,6 +51,45 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         "no:cacheprovider",
         "console",
     ]))
+}
+
+/// The console tests' Python environment, or `None` (after saying why) when Python,
+/// Chromium or chromedriver is missing outside CI.
+fn browser_venv() -> anyhow::Result<Option<PathBuf>> {
+    let Some(python) = sdk::python()? else { return Ok(None) };
+    if !(Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists()) {
+        let why = "the console's browser tests need Debian's chromium and chromium-driver";
+        if std::env::var_os("CI").is_some() {
+            bail!("{why}; CI never skips them");
+        }
+        step(&format!("console: SKIPPED: {why} (apt-get install chromium chromium-driver)"));
+        return Ok(None);
+    }
+    let root = cmd::root();
+    let requirements = root.join("tests").join("console").join("requirements.txt");
+    Ok(Some(sdk::venv(&python, "agentgov-console-venv", &requirements, &root.join("sdk").join("python"))?))
+}
+
+/// For `cargo xtask bench`: full page loads of the audit view at `base` (signed in as
+/// `email`), each until its first page and chain badge are shown, in milliseconds
+/// (`tests/console/first_page.py`); `None` when there is no browser to run them in.
+pub(crate) fn audit_first_page(base: &str, email: &str, password: &str, runs: u32) -> anyhow::Result<Option<Vec<f64>>> {
+    let Some(venv) = browser_venv()? else { return Ok(None) };
+    let script = cmd::root().join("tests").join("console").join("first_page.py");
+    let out = sdk::bin(&venv, "python")
+        .arg(script)
+        .args(["--url", base, "--email", email, "--password", password, "--runs", &runs.to_string()])
+        .output()?;
+    if !out.status.success() {
+        bail!("first_page.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let runs = report["runs_ms"].as_array().map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect());
+    let badge = report["badge"].as_str().unwrap_or_default();
+    if !badge.starts_with("Chain verified") {
+        bail!("the audit view's badge says {badge:?}");
+    }
+    runs.map(Some).ok_or_else(|| anyhow::anyhow!("first_page.py printed {report}"))
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ const views = [approvals, audit, decision, agents, discovery, guard, policies, a
 
 const $ = (id) => document.getElementById(id);
 
-// The live feed: every event of the tenant the user may see, handed to the shown view. The
+// The live feed: the tenant's events the views follow, handed to each view. The
 // socket carries the session cookie (same origin only) and reconnects with back-off.
 let feed = null;
 let retry = 1000;
@@ -29,6 +29,9 @@ function follow() {
   feed = new WebSocket(`${scheme}://${location.host}${api}/ws`);
   feed.addEventListener("open", () => {
     retry = 1000;
+    // What the views follow; not every denied check of a busy tenant.
+    const events = ["hitl.*", "agent.*", "discovery.*", "guard.*", "anomaly.*", "tenant.updated", "policy.changed"];
+    feed.send(JSON.stringify({ type: "subscribe", events }));
   });
   feed.addEventListener("message", (message) => {
     const event = JSON.parse(message.data);

@@ -26,6 +26,9 @@ export const view = {
       if (p) edit(p);
     }
   },
+  onEvent(event) {
+    if (event.type === "policy.changed" && document.getElementById("policies-list")) list();
+  },
 };
 
 async function list() {

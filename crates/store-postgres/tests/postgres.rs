@@ -576,7 +576,7 @@ async fn concurrent_guard_stats_adds_lose_nothing() {
     }
     let stats = store.guard_stats(t.id, 0).await.unwrap();
     assert_eq!(stats.len(), 16);
-    assert!(stats.iter().all(|(_, _, n)| *n == 16), "{stats:?}");
+    assert!(stats.iter().all(|(_, n)| *n == 16), "{stats:?}");
 }
 
 /// Two stores (as two replicas: separate pools) migrated on one fresh schema.

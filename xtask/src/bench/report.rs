@@ -119,6 +119,30 @@ pub struct VerifyRow {
     pub valid: bool,
 }
 
+/// The console's audit view loaded in a browser over the whole log: each full page load's
+/// time to its first page and chain badge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsoleRow {
+    pub mode: String,
+    pub records: u64,
+    pub runs_ms: Vec<f64>,
+}
+
+impl ConsoleRow {
+    pub fn new(mode: &str, records: u64, mut runs_ms: Vec<f64>) -> Self {
+        runs_ms.sort_by(f64::total_cmp);
+        ConsoleRow { mode: mode.into(), records, runs_ms }
+    }
+
+    pub fn median_ms(&self) -> f64 {
+        self.runs_ms.get(self.runs_ms.len() / 2).copied().unwrap_or(f64::NAN)
+    }
+
+    pub fn max_ms(&self) -> f64 {
+        self.runs_ms.last().copied().unwrap_or(f64::NAN)
+    }
+}
+
 /// One streamed export, downloaded whole.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExportRow {
@@ -218,6 +242,7 @@ pub struct Results {
     pub gets: Vec<Row>,
     pub appends: Vec<Row>,
     pub verifies: Vec<VerifyRow>,
+    pub console: Vec<ConsoleRow>,
     pub exports: Vec<ExportRow>,
     pub webhooks: Vec<WebhookRow>,
     pub registrations: Vec<RegisterRow>,
@@ -379,6 +404,26 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
             v.seconds,
             rate(v.records as f64, v.seconds),
             v.valid
+        );
+    }
+
+    let _ = writeln!(out, "\n### The console's audit view over the whole log (headless Chromium)\n");
+    let _ = writeln!(
+        out,
+        "Full page loads of `/console/#audit`, signed in, from the start of navigation until the first 50 \
+         records and their chain badge are shown (`tests/console/first_page.py`).\n"
+    );
+    let _ = writeln!(out, "| mode | records | loads | median ms | slowest ms |");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+    for c in &results.console {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.0} | {:.0} |",
+            c.mode,
+            c.records,
+            c.runs_ms.len(),
+            c.median_ms(),
+            c.max_ms()
         );
     }
 
@@ -636,6 +681,7 @@ mod tests {
             gets: vec![row("GET /api/v1/health"), row(AUTH_ME)],
             appends: vec![row("POST /api/v1/audit/log")],
             verifies: vec![VerifyRow { mode: "m".into(), records: 1000, seconds: 0.5, valid: true }],
+            console: vec![ConsoleRow::new("m", 1000, vec![300.0, 120.0, 150.0])],
             exports: vec![ExportRow {
                 mode: "m".into(),
                 format: "CSV".into(),
@@ -683,6 +729,7 @@ mod tests {
         assert!(text.contains("| embedded (SQLite) | `GET /api/v1/health` | 64 | 10000 | 1.00 | 2.00 | 100.00 |"));
         assert!(text.contains("| embedded (SQLite) | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 |"));
         assert!(text.contains("| m | 1000 | 0.50 | 2000 | true |"));
+        assert!(text.contains("| m | 1000 | 3 | 150 | 300 |"), "{text}");
         assert!(text.contains("| m | CSV | 1000 | 2 | 0.50 | 2000 | 4 | 2.0 | 4.0 |"));
         assert!(
             text.contains("| embedded (SQLite) | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 | 1000 | 1000 | yes |")

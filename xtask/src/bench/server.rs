@@ -212,6 +212,11 @@ impl Server {
     }
 
     /// Creates a tenant and signs its admin in.
+    /// The e-mail and password of the admin [`Server::sign_in`] signs in.
+    pub fn admin_login(&self) -> (&str, &str) {
+        (ADMIN_EMAIL, &self.password)
+    }
+
     pub fn sign_in(&self) -> anyhow::Result<Credentials> {
         self.sign_in_as("bench", ADMIN_EMAIL)
     }

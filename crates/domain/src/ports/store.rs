@@ -16,9 +16,9 @@ use crate::model::{
     Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord,
     AnomalyReport, AnomalyTask, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan, CandidateFilter,
     CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, ExportJob,
-    ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardModelInfo, GuardModelRecord,
-    GuardStatsKey, GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter, RiskLevels,
-    SecretPurpose, Session, SiemBacklog, SiemSinkState, Tenant, TenantSecret, User,
+    ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardModelInfo, GuardModelRecord, GuardStatsKey,
+    GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter, RiskLevels, SecretPurpose,
+    Session, SiemBacklog, SiemSinkState, Tenant, TenantSecret, User,
 };
 use crate::page::{Page, PageRequest};
 

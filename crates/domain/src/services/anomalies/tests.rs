@@ -251,6 +251,11 @@ async fn a_trained_detector_flags_an_unusual_check_once_and_files_a_report() {
     let factor = odd.risk_factors.iter().find(|f| f.code == "anomaly").unwrap();
     assert!(factor.evidence.starts_with("unusual_action"), "{factor:?}");
     assert!(odd.risk_score >= factor.weight && factor.weight > 0.4, "{odd:?}");
+    // The decision's record says so (the console's decision view shows it); a usual one does not.
+    let record = h.svc.audit.get(&a, odd.decision_id.unwrap()).await.unwrap();
+    assert_eq!(record.details.to_value()["anomaly"], json!(true));
+    let record = h.svc.audit.get(&a, usual.decision_id.unwrap()).await.unwrap();
+    assert!(record.details.to_value().get("anomaly").is_none());
     let reports = h.svc.anomalies.list(&a, &AnomalyParams::default()).await.unwrap().items;
     assert_eq!(reports.len(), 1);
     let r = &reports[0];

@@ -731,7 +731,9 @@ impl GuardService {
         let mut rows = self.ports().store.guard_stats(tenant, from_hour).await?;
         {
             let stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
-            rows.extend(stats.iter().filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour).map(|(k, n)| (*k, *n)));
+            rows.extend(
+                stats.iter().filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour).map(|(k, n)| (*k, *n)),
+            );
         }
         let zeros = || -> HashMap<GuardLabel, i64> { GuardLabel::ALL.iter().map(|l| (*l, 0)).collect() };
         let mut by_verdict = zeros();

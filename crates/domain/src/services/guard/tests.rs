@@ -389,7 +389,16 @@ async fn stats_count_verdicts_and_latency_before_and_after_a_flush() {
     // Older than the window: not counted.
     h.clock.advance(Duration::from_secs(3 * 3600));
     assert_eq!(h.svc.guard.stats(&admin, Some(1)).await.unwrap().total, 0);
-    assert_eq!(h.svc.guard.stats(&admin, Some(24)).await.unwrap().total, 4);
+    let day = h.svc.guard.stats(&admin, Some(24)).await.unwrap();
+    assert_eq!(day.total, 4);
+    // Every hour of the window, oldest first, the screenings in the one three hours back.
+    assert_eq!(day.series.len(), 24);
+    assert!(day.series.windows(2).all(|w| w[1].hour - w[0].hour == time::Duration::hours(1)));
+    let totals: Vec<i64> = day.series.iter().map(|p| p.total).collect();
+    assert_eq!(totals[20], 4, "{totals:?}");
+    assert_eq!(totals.iter().sum::<i64>(), 4);
+    assert_eq!(day.series[20].by_verdict[&GuardLabel::Injection], 1);
+    assert_eq!(day.series[0].by_verdict.len(), GuardLabel::ALL.len(), "every verdict named");
 }
 
 #[tokio::test]
