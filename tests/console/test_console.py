@@ -124,6 +124,9 @@ def test_the_audit_view_pages_filters_and_shows_the_chain_verified(browser: WebD
     browser.find_element(By.CSS_SELECTOR, "#audit-filters button").click()
     wait(browser).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "#records tr")) == 1)
     assert "send_email" in browser.find_element(By.CSS_SELECTOR, "#records tr").text
+    # The checks of the last day, drawn from GET /stats: the one above required approval.
+    chart = browser.find_element(By.CSS_SELECTOR, '#audit-charts svg[aria-label^="Policy checks by decision"]')
+    assert "require approval: 1" in chart.get_attribute("innerHTML")
     assert axe_violations(browser) == []
     screenshot(browser, "audit")
 

@@ -3,7 +3,7 @@
 // the shown range's hash chain verified as a badge; one record in full; the exports, run
 // asynchronously with their progress shown.
 
-import { add, api, attempt, button, call, fields, h, input, put, say, select, status, table, values, when } from "./core.js";
+import { add, api, attempt, bars, button, call, fields, h, input, put, say, select, status, table, values, when } from "./core.js";
 
 let cursor = null;
 let shown = [];
@@ -43,6 +43,7 @@ export const view = {
     });
     add(into,
       h("h2", { id: "audit-title" }, "Audit log"),
+      h("div", { id: "audit-charts", class: "charts" }),
       form,
       h("p", {}, h("span", { id: "chain", role: "status" })),
       h("div", { id: "records-table" }),
@@ -52,9 +53,21 @@ export const view = {
       exports,
       h("section", { id: "record", "aria-label": "Record", hidden: true }),
     );
-    return load(true);
+    return Promise.all([load(true), charts()]);
   },
 };
+
+/** Checks answered over the last 24 hours, per hour and per decision (`GET /stats`). */
+async function charts() {
+  await attempt("audit-status", async () => {
+    const s = (await call("GET", `${api}/stats`)).decisions;
+    put(
+      document.getElementById("audit-charts"),
+      bars("Policy checks per hour, last 24 hours", s.series.map((p) => [new Date(p.hour).getHours().toString(), p.total])),
+      bars("Policy checks by decision, last 24 hours", Object.entries(s.by_decision).map(([d, n]) => [d.replace("_", " "), n])),
+    );
+  });
+}
 
 /** The filters as the API takes them (times as RFC 3339 in UTC). */
 function filters() {

@@ -16,6 +16,7 @@ use agentgov_domain::services::{
     AgentSettings, AnomalyService, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder,
     DiscoveryService, DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker,
     PolicySettings, Ports, Secrets, ServerInfo, Services, Settings, SiemRoute, SiemService, SiemSettings, SsoSettings,
+    StatusService,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -117,8 +118,8 @@ const EXPORT_PURGE_EVERY: Duration = Duration::from_secs(300);
 const TRAINING_POLL: Duration = Duration::from_secs(2);
 /// How often a running training stores its progress (and notices a cancellation).
 const TRAINING_REPORT: Duration = Duration::from_millis(500);
-/// How often the guard's screening counts are added to the store.
-const GUARD_STATS_FLUSH: Duration = Duration::from_secs(5);
+/// How often the guard's screening counts and the checks' decision counts are added to the store.
+const STATS_FLUSH: Duration = Duration::from_secs(5);
 
 /// How long a request to an SSO provider (discovery, keys, token) may take.
 const SSO_HTTP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -159,7 +160,7 @@ fn spawn_background(services: &Services, background: Background, export_worker_o
             async move { run_training(&guard, run).await }
         },
     ));
-    tokio::spawn(guard_stats_flusher(services.guard.clone()));
+    tokio::spawn(stats_flusher(services.guard.clone(), services.status.clone()));
     let (discovery, discovery_) = (services.discovery.clone(), services.discovery.clone());
     tokio::spawn(job_worker(
         "discovery clustering",
@@ -432,12 +433,16 @@ async fn run_training(guard: &GuardService, run: TrainingRun) {
     }
 }
 
-/// Adds the guard's screening counts to the store every few seconds.
-async fn guard_stats_flusher(guard: GuardService) {
+/// Adds the guard's screening counts and the checks' decision counts to the store every
+/// few seconds.
+async fn stats_flusher(guard: GuardService, status: StatusService) {
     loop {
-        tokio::time::sleep(GUARD_STATS_FLUSH).await;
+        tokio::time::sleep(STATS_FLUSH).await;
         if let Err(e) = guard.flush_stats().await {
             tracing::warn!(error = %e, "could not store guard statistics; kept for the next flush");
+        }
+        if let Err(e) = status.flush_counts().await {
+            tracing::warn!(error = %e, "could not store decision counts; kept for the next flush");
         }
     }
 }

@@ -13,7 +13,7 @@ use agentgov_domain::model::{
 };
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::Store;
-use agentgov_domain::ports::store::ResourceCounts;
+use agentgov_domain::ports::store::{HourlyKey, ResourceCounts};
 use uuid::Uuid;
 
 /// Expands to one `#[tokio::test]` per behaviour of the suite. `$factory` is an
@@ -58,6 +58,7 @@ macro_rules! store_conformance_tests {
             session_revoke_revokes_its_key,
             session_revoke_all_of_user_keeps_one,
             count_resources_is_per_tenant,
+            hourly_counts_add_up_per_key_and_filter_by_metric_and_hour,
             ping_answers,
             audit_append_chains_each_tenant_in_order,
             audit_records_round_trip_every_field,
@@ -926,6 +927,51 @@ pub async fn count_resources_is_per_tenant(store: Arc<dyn Store>) {
     assert_eq!(counts, ResourceCounts { users: 3, active_users: 2, blocked_users: 1, api_keys: 2 });
     let counts = store.count_resources(b.tenant.id).await.unwrap();
     assert_eq!(counts, ResourceCounts { users: 1, active_users: 1, blocked_users: 0, api_keys: 1 });
+}
+
+pub async fn hourly_counts_add_up_per_key_and_filter_by_metric_and_hour(store: Arc<dyn Store>) {
+    let (a, b) = (seed(store.as_ref(), "a-hourly").await.tenant.id, seed(store.as_ref(), "b-hourly").await.tenant.id);
+    let key = |tenant, metric: &str, hour, label: &str| HourlyKey {
+        tenant_id: tenant,
+        metric: metric.into(),
+        hour,
+        label: label.into(),
+    };
+    let sorted = |mut rows: Vec<(HourlyKey, i64)>| {
+        rows.sort();
+        rows.into_iter().map(|(k, n)| (k.hour, k.label, n)).collect::<Vec<_>>()
+    };
+    assert!(store.hourly_counts(a, "policy.decision", 0).await.unwrap().is_empty());
+    store.add_hourly_counts(&[]).await.unwrap();
+    let h = 493_000;
+    store
+        .add_hourly_counts(&[
+            (key(a, "policy.decision", h, "allow"), 3),
+            (key(a, "policy.decision", h, "deny"), 1),
+            (key(a, "policy.decision", h + 1, "allow"), 2),
+            // One key twice in one call adds both.
+            (key(a, "policy.decision", h + 1, "deny"), 1),
+            (key(a, "policy.decision", h + 1, "deny"), 10),
+            (key(a, "other.metric", h, "allow"), 5),
+            (key(b, "policy.decision", h, "allow"), 7),
+        ])
+        .await
+        .unwrap();
+    store.add_hourly_counts(&[(key(a, "policy.decision", h, "allow"), 4)]).await.unwrap();
+    let all =
+        vec![(h, "allow".to_owned(), 7), (h, "deny".into(), 1), (h + 1, "allow".into(), 2), (h + 1, "deny".into(), 11)];
+    assert_eq!(sorted(store.hourly_counts(a, "policy.decision", 0).await.unwrap()), all);
+    assert_eq!(sorted(store.hourly_counts(a, "policy.decision", h + 1).await.unwrap()), all[2..]);
+    assert_eq!(sorted(store.hourly_counts(a, "other.metric", 0).await.unwrap()), [(h, "allow".to_owned(), 5)]);
+    assert_eq!(sorted(store.hourly_counts(b, "policy.decision", 0).await.unwrap()), [(h, "allow".to_owned(), 7)]);
+    let rows = store.hourly_counts(b, "policy.decision", 0).await.unwrap();
+    assert!(rows.iter().all(|(k, _)| k.tenant_id == b && k.metric == "policy.decision"));
+
+    // All or nothing: a key of a tenant that does not exist refuses the whole call.
+    let orphan = key(TenantId(Uuid::now_v7()), "policy.decision", h, "allow");
+    let refused = store.add_hourly_counts(&[(key(a, "policy.decision", h, "allow"), 100), (orphan, 1)]).await;
+    assert!(matches!(refused, Err(DomainError::Conflict(_))), "{refused:?}");
+    assert_eq!(sorted(store.hourly_counts(a, "policy.decision", 0).await.unwrap()), all);
 }
 
 pub async fn ping_answers(store: Arc<dyn Store>) {

@@ -1,23 +1,24 @@
 //! The pool, connection checkout and the `Store` port's own methods.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::ports::{ResourceCounts, Store};
+use agentgov_domain::ports::{HourlyKey, ResourceCounts, Store};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
-use diesel::sql_types::{BigInt, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Text, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::pooled_connection::deadpool::{Object, Pool};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, PoolableConnection, RecyclingMethod,
 };
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
-use crate::error;
+use crate::error::{self, TxError};
 use crate::repo::audit::KnownHeads;
 
 /// How long a request waits for a pooled connection before the database counts as
@@ -165,8 +166,70 @@ fn count(n: i64) -> Result<u64> {
     u64::try_from(n).map_err(|_| DomainError::Internal(format!("negative count {n}")))
 }
 
+const ADD_HOURLY_SQL: &str = "\
+INSERT INTO hourly_counts (tenant_id, metric, hour, label, count) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (tenant_id, metric, hour, label) DO UPDATE SET count = hourly_counts.count + excluded.count";
+
+const HOURLY_SQL: &str =
+    "SELECT hour, label, count FROM hourly_counts WHERE tenant_id = $1 AND metric = $2 AND hour >= $3";
+
+#[derive(QueryableByName)]
+struct HourlyRow {
+    #[diesel(sql_type = BigInt)]
+    hour: i64,
+    #[diesel(sql_type = Text)]
+    label: String,
+    #[diesel(sql_type = BigInt)]
+    count: i64,
+}
+
 #[async_trait]
 impl Store for PgStore {
+    async fn add_hourly_counts(&self, counts: &[(HourlyKey, i64)]) -> Result<()> {
+        // One row per key, in one order: concurrent flushes lock rows alike and cannot deadlock.
+        let mut merged: BTreeMap<HourlyKey, i64> = BTreeMap::new();
+        for (key, count) in counts {
+            *merged.entry(key.clone()).or_default() += count;
+        }
+        if merged.is_empty() {
+            return Ok(());
+        }
+        let mut conn = self.tx_conn().await?;
+        let conn: &mut AsyncPgConnection = &mut conn;
+        conn.transaction(async move |conn| -> Result<(), TxError> {
+            for (key, count) in merged {
+                sql_query(ADD_HOURLY_SQL)
+                    .bind::<SqlUuid, _>(key.tenant_id.as_uuid())
+                    .bind::<Text, _>(key.metric)
+                    .bind::<BigInt, _>(key.hour)
+                    .bind::<Text, _>(key.label)
+                    .bind::<BigInt, _>(count)
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(DomainError::from)
+    }
+
+    async fn hourly_counts(&self, tenant: TenantId, metric: &str, from_hour: i64) -> Result<Vec<(HourlyKey, i64)>> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<HourlyRow> = sql_query(HOURLY_SQL)
+            .bind::<SqlUuid, _>(tenant.as_uuid())
+            .bind::<Text, _>(metric)
+            .bind::<BigInt, _>(from_hour)
+            .load(&mut conn)
+            .await
+            .map_err(error::db)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                (HourlyKey { tenant_id: tenant, metric: metric.to_owned(), hour: r.hour, label: r.label }, r.count)
+            })
+            .collect())
+    }
+
     async fn ping(&self) -> Result<()> {
         let mut conn = self.conn().await?;
         sql_query("SELECT 1").execute(&mut conn).await.map_err(error::db)?;

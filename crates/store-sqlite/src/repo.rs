@@ -6,11 +6,12 @@ use agentgov_domain::model::{
     ApiKey, RiskLevels, Role, SecretPurpose, Session, Tenant, TenantSecret, User, UserStatus,
 };
 use agentgov_domain::page::{Page, PageRequest};
-use agentgov_domain::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
+use agentgov_domain::ports::store::{ApiKeyRepo, HourlyKey, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::SqliteConnection;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
 use time::OffsetDateTime;
 
 use crate::SqliteStore;
@@ -490,8 +491,64 @@ impl SessionRepo for SqliteStore {
     }
 }
 
+const ADD_HOURLY_SQL: &str = "\
+INSERT INTO hourly_counts (tenant_id, metric, hour, label, count) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (tenant_id, metric, hour, label) DO UPDATE SET count = count + excluded.count";
+
+const HOURLY_SQL: &str =
+    "SELECT hour, label, count FROM hourly_counts WHERE tenant_id = ? AND metric = ? AND hour >= ?";
+
+#[derive(QueryableByName)]
+struct HourlyRow {
+    #[diesel(sql_type = BigInt)]
+    hour: i64,
+    #[diesel(sql_type = Text)]
+    label: String,
+    #[diesel(sql_type = BigInt)]
+    count: i64,
+}
+
 #[async_trait]
 impl Store for SqliteStore {
+    async fn add_hourly_counts(&self, counts: &[(HourlyKey, i64)]) -> Result<()> {
+        if counts.is_empty() {
+            return Ok(());
+        }
+        let counts = counts.to_vec();
+        self.transaction(move |c| {
+            for (key, count) in counts {
+                diesel::sql_query(ADD_HOURLY_SQL)
+                    .bind::<Text, _>(id_text(key.tenant_id.0))
+                    .bind::<Text, _>(key.metric)
+                    .bind::<BigInt, _>(key.hour)
+                    .bind::<Text, _>(key.label)
+                    .bind::<BigInt, _>(count)
+                    .execute(c)?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn hourly_counts(&self, tenant: TenantId, metric: &str, from_hour: i64) -> Result<Vec<(HourlyKey, i64)>> {
+        let metric = metric.to_owned();
+        self.read(move |c| {
+            let rows: Vec<HourlyRow> = diesel::sql_query(HOURLY_SQL)
+                .bind::<Text, _>(id_text(tenant.0))
+                .bind::<Text, _>(&metric)
+                .bind::<BigInt, _>(from_hour)
+                .load(c)?;
+            Ok(rows
+                .into_iter()
+                .map(|r| {
+                    let key = HourlyKey { tenant_id: tenant, metric: metric.clone(), hour: r.hour, label: r.label };
+                    (key, r.count)
+                })
+                .collect())
+        })
+        .await
+    }
+
     async fn ping(&self) -> Result<()> {
         self.read(|c| {
             diesel::sql_query("SELECT 1").execute(c)?;

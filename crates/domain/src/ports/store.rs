@@ -241,6 +241,17 @@ pub struct ResourceCounts {
     pub api_keys: u64,
 }
 
+/// One tenant's count of one thing in one hour: `metric` names what is counted
+/// (`policy.decision`), `label` the value counted (`allow`, `deny`, `require_approval`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HourlyKey {
+    pub tenant_id: TenantId,
+    pub metric: String,
+    /// Unix time / 3600.
+    pub hour: i64,
+    pub label: String,
+}
+
 /// The Prompt Guard's models, feedback, training tasks and statistics.
 ///
 /// A tenant's model versions are numbered 1, 2, 3… in the order stored; at most one is
@@ -578,6 +589,12 @@ pub trait Store:
     /// Cheap round trip proving the database answers.
     async fn ping(&self) -> Result<()>;
     async fn count_resources(&self, tenant: TenantId) -> Result<ResourceCounts>;
+    /// Adds each count to its key's total (creating it at zero); a key given twice adds
+    /// both. All or nothing: `Conflict` when a key's tenant does not exist.
+    async fn add_hourly_counts(&self, counts: &[(HourlyKey, i64)]) -> Result<()>;
+    /// The tenant's totals of `metric` per hour and label over the hours `from_hour` and
+    /// later, in no particular order.
+    async fn hourly_counts(&self, tenant: TenantId, metric: &str, from_hour: i64) -> Result<Vec<(HourlyKey, i64)>>;
     /// "sqlite" or "postgres", for `/status`.
     fn backend(&self) -> &'static str;
 }

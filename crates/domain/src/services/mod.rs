@@ -39,7 +39,7 @@ pub use policies::{PolicyService, PolicySettings};
 pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
-pub use status::{ComponentHealth, PlatformStatus, Readiness, Stats, StatusService};
+pub use status::{ComponentHealth, DecisionHour, DecisionStats, PlatformStatus, Readiness, Stats, StatusService};
 pub use tenants::{
     CreatedTenant, IssuedSecret, NewTenant, NewWebhookSecret, SECRET_ROTATION_GRACE, SecretInfo, SettingsChange,
     TENANT_SECRET_REMOVED, TENANT_SECRET_ROTATED, TENANT_UPDATED, TenantSecrets, TenantService, TenantView,
@@ -254,6 +254,7 @@ impl Services {
         let siem = SiemService::new(ports.clone(), ports.siem_sinks.to_vec(), settings.siem);
         let (wake_detector, detector_wakeups) = futures::channel::mpsc::channel(1);
         let anomalies = AnomalyService::new(ports.clone(), log.clone(), agents.clone(), wake_detector);
+        let counts = Arc::new(status::HourlyCounter::default());
         let policies = PolicyService::new(
             ports.clone(),
             log.clone(),
@@ -261,6 +262,7 @@ impl Services {
             hitl.clone(),
             anomalies.clone(),
             settings.policies,
+            counts.clone(),
         );
         let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
         let readers =
@@ -277,7 +279,7 @@ impl Services {
             ),
             users: UserService::new(ports.clone(), log.clone(), passwords, auth.clone()),
             api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),
-            status: StatusService::new(ports.clone(), info),
+            status: StatusService::new(ports.clone(), info, counts),
             audit: AuditService::new(ports, log, settings.audit, wake),
             agents,
             webhook,

@@ -1,11 +1,121 @@
 //! Readiness, platform status and dashboard statistics.
 
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+use time::OffsetDateTime;
 
 use super::{Caller, Ports, ServerInfo};
 use crate::error::{DomainError, Result};
+use crate::ids::TenantId;
 use crate::model::Permission;
-use crate::ports::ResourceCounts;
+use crate::ports::{HourlyKey, ResourceCounts, Store};
+
+/// The `metric` of the store's hourly counts that counts answered checks by decision.
+pub const DECISIONS_METRIC: &str = "policy.decision";
+/// The decisions a check can reach, each named in [`DecisionStats`].
+const DECISIONS: [&str; 3] = ["allow", "deny", "require_approval"];
+/// The hours [`DecisionStats`] covers.
+const DECISION_WINDOW_HOURS: i64 = 24;
+
+/// Counts gathered in this process, added to the store's hourly counts by
+/// [`HourlyCounter::flush`] (every few seconds); on failure they are kept for the next.
+#[derive(Debug, Default)]
+pub struct HourlyCounter {
+    pending: Mutex<HashMap<HourlyKey, i64>>,
+}
+
+impl HourlyCounter {
+    pub fn add(&self, tenant: TenantId, metric: &str, at: OffsetDateTime, label: &str) {
+        let key = HourlyKey {
+            tenant_id: tenant,
+            metric: metric.to_owned(),
+            hour: at.unix_timestamp().div_euclid(3600),
+            label: label.to_owned(),
+        };
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(0) += 1;
+    }
+
+    pub async fn flush(&self, store: &dyn Store) -> Result<()> {
+        let counts: Vec<(HourlyKey, i64)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
+        if counts.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = store.add_hourly_counts(&counts).await {
+            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+            for (key, n) in counts {
+                *pending.entry(key).or_insert(0) += n;
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The tenant's counts of `metric` from `from_hour` on: the store's and this process's
+    /// not yet flushed.
+    async fn read(
+        &self,
+        store: &dyn Store,
+        tenant: TenantId,
+        metric: &str,
+        from_hour: i64,
+    ) -> Result<Vec<(HourlyKey, i64)>> {
+        let mut rows = store.hourly_counts(tenant, metric, from_hour).await?;
+        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        rows.extend(
+            pending
+                .iter()
+                .filter(|(k, _)| k.tenant_id == tenant && k.metric == metric && k.hour >= from_hour)
+                .map(|(k, n)| (k.clone(), *n)),
+        );
+        Ok(rows)
+    }
+}
+
+/// Answered checks (each a `policy.decision` record) over the last 24 hours.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct DecisionStats {
+    pub window_hours: i64,
+    pub total: i64,
+    /// Per decision (`allow`, `deny`, `require_approval`), each named.
+    pub by_decision: BTreeMap<String, i64>,
+    /// Every hour of the window, oldest first, empty ones included.
+    pub series: Vec<DecisionHour>,
+}
+
+/// One hour of [`DecisionStats`].
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct DecisionHour {
+    /// The hour's first instant.
+    #[serde(with = "time::serde::rfc3339")]
+    pub hour: OffsetDateTime,
+    pub total: i64,
+    pub by_decision: BTreeMap<String, i64>,
+}
+
+impl DecisionStats {
+    fn of(rows: Vec<(HourlyKey, i64)>, from_hour: i64) -> Self {
+        let zeros = || -> BTreeMap<String, i64> { DECISIONS.iter().map(|d| ((*d).to_owned(), 0)).collect() };
+        let mut series: Vec<DecisionHour> = (from_hour..from_hour + DECISION_WINDOW_HOURS)
+            .map(|h| DecisionHour {
+                hour: OffsetDateTime::from_unix_timestamp(h * 3600).unwrap_or(OffsetDateTime::UNIX_EPOCH),
+                total: 0,
+                by_decision: zeros(),
+            })
+            .collect();
+        let mut by_decision = zeros();
+        for (key, n) in rows {
+            *by_decision.entry(key.label.clone()).or_insert(0) += n;
+            if let Some(hour) = usize::try_from(key.hour - from_hour).ok().and_then(|i| series.get_mut(i)) {
+                hour.total += n;
+                *hour.by_decision.entry(key.label).or_insert(0) += n;
+            }
+        }
+        let total = by_decision.values().sum();
+        DecisionStats { window_hours: DECISION_WINDOW_HOURS, total, by_decision, series }
+    }
+}
 
 /// The health of one backing component.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -49,12 +159,16 @@ pub struct Stats {
     pub counts: ResourceCounts,
     /// Records in the tenant's audit log (its chain's last sequence number).
     pub audit_records: i64,
+    /// Answered checks over the last 24 hours, per hour and decision.
+    pub decisions: DecisionStats,
 }
 
 #[derive(Clone)]
 pub struct StatusService {
     ports: Ports,
     info: ServerInfo,
+    /// Shared with the policy service, which counts every answered check.
+    counts: Arc<HourlyCounter>,
 }
 
 fn component(name: &'static str, backend: &'static str, started: Instant, result: Result<()>) -> ComponentHealth {
@@ -72,8 +186,13 @@ fn component(name: &'static str, backend: &'static str, started: Instant, result
 }
 
 impl StatusService {
-    pub fn new(ports: Ports, info: ServerInfo) -> Self {
-        Self { ports, info }
+    pub fn new(ports: Ports, info: ServerInfo, counts: Arc<HourlyCounter>) -> Self {
+        Self { ports, info, counts }
+    }
+
+    /// Adds the counts gathered since the last flush to the store (run every few seconds).
+    pub async fn flush_counts(&self) -> Result<()> {
+        self.counts.flush(self.ports.store.as_ref()).await
     }
 
     /// Checks the database, the cache and the policy engine concurrently.
@@ -119,6 +238,10 @@ impl StatusService {
         caller.require_permission(Permission::StatsRead)?;
         let counts = self.ports.store.count_resources(caller.tenant_id()).await?;
         let audit_records = self.ports.store.audit_head(caller.tenant_id()).await?.map_or(0, |h| h.seq);
-        Ok(Stats { tenant_id: caller.tenant_id(), generated_at: self.ports.clock.now(), counts, audit_records })
+        let now = self.ports.clock.now();
+        let from_hour = now.unix_timestamp().div_euclid(3600) - (DECISION_WINDOW_HOURS - 1);
+        let rows = self.counts.read(self.ports.store.as_ref(), caller.tenant_id(), DECISIONS_METRIC, from_hour).await?;
+        let decisions = DecisionStats::of(rows, from_hour);
+        Ok(Stats { tenant_id: caller.tenant_id(), generated_at: now, counts, audit_records, decisions })
     }
 }

@@ -16,7 +16,7 @@ use crate::error::{DomainError, Result};
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
 use crate::model::{ApiKey, RiskLevels, SecretPurpose, Session, Tenant, TenantSecret, User, UserStatus};
 use crate::page::{Page, PageRequest};
-use crate::ports::store::{ApiKeyRepo, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
+use crate::ports::store::{ApiKeyRepo, HourlyKey, ResourceCounts, SessionRepo, Store, TenantRepo, UserRepo};
 
 /// Tables keyed by id; `BTreeMap` keeps them in id order, which is creation order for v7 ids.
 #[derive(Debug, Default, Clone)]
@@ -28,6 +28,7 @@ struct Tables {
     sessions: BTreeMap<Uuid, Session>,
     /// SSO identity links: (tenant, issuer, subject) → user.
     sso_links: BTreeMap<(Uuid, String, String), UserId>,
+    hourly_counts: BTreeMap<HourlyKey, i64>,
 }
 
 #[derive(Debug, Default)]
@@ -450,6 +451,26 @@ impl Store for MemoryStore {
         counts.api_keys =
             t.api_keys.values().filter(|k| k.tenant_id == tenant && k.revoked_at.is_none()).count() as u64;
         Ok(counts)
+    }
+
+    async fn add_hourly_counts(&self, counts: &[(HourlyKey, i64)]) -> Result<()> {
+        let mut t = self.lock();
+        if counts.iter().any(|(k, _)| !t.tenants.contains_key(&k.tenant_id.0)) {
+            return Err(conflict("tenant does not exist"));
+        }
+        for (key, count) in counts {
+            *t.hourly_counts.entry(key.clone()).or_default() += count;
+        }
+        Ok(())
+    }
+
+    async fn hourly_counts(&self, tenant: TenantId, metric: &str, from_hour: i64) -> Result<Vec<(HourlyKey, i64)>> {
+        let t = self.lock();
+        Ok(t.hourly_counts
+            .iter()
+            .filter(|(k, _)| k.tenant_id == tenant && k.metric == metric && k.hour >= from_hour)
+            .map(|(k, n)| (k.clone(), *n))
+            .collect())
     }
 
     fn backend(&self) -> &'static str {

@@ -18,6 +18,7 @@ use super::anomalies::{AnomalyService, CheckScore};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::hitl::HitlService;
 use super::snapshots::Snapshots;
+use super::status::{DECISIONS_METRIC, HourlyCounter};
 use super::tenants::TENANT_UPDATED;
 use super::validate::{check_description, check_name, check_object, check_text};
 use super::{Caller, Ports};
@@ -307,6 +308,8 @@ pub struct PolicyService {
     /// reused while the agent is unchanged, so the engine sees the same allocation.
     agent_inputs: moka::sync::Cache<(TenantId, AgentId), Arc<AgentInput>>,
     settings: PolicySettings,
+    /// Answered checks per hour and decision, for `GET /stats`.
+    counts: Arc<HourlyCounter>,
 }
 
 /// Agents whose input form is kept (a few KiB each).
@@ -330,11 +333,12 @@ impl PolicyService {
         hitl: HitlService,
         anomalies: AnomalyService,
         settings: PolicySettings,
+        counts: Arc<HourlyCounter>,
     ) -> Self {
         let cache = Snapshots::new(settings.cache_ttl, 10_000);
         let agent_inputs =
             moka::sync::Cache::builder().max_capacity(AGENT_INPUTS).time_to_live(settings.cache_ttl).build();
-        Self { ports, audit, agents, hitl, anomalies, cache, agent_inputs, settings }
+        Self { ports, audit, agents, hitl, anomalies, cache, agent_inputs, settings, counts }
     }
 
     /// `GET /policies/templates`.
@@ -820,6 +824,7 @@ impl PolicyService {
         event.decision = Some(decision.to_owned());
         event.risk_score = Some(response.risk_score);
         let record = self.audit.record(event).await?;
+        self.counts.add(caller.tenant_id(), DECISIONS_METRIC, record.timestamp, decision);
         response.decision_id = Some(record.id);
         if !response.allowed {
             let data = serde_json::json!({

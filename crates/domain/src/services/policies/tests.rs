@@ -164,6 +164,34 @@ async fn a_template_is_instantiated_with_its_parameters() {
 }
 
 #[tokio::test]
+async fn stats_count_answered_checks_per_hour_and_decision_before_and_after_a_flush() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let other = admin(&h, "globex").await;
+    let bot = agent(&h, &a, "bot", &["read"]).await;
+    h.svc.policies.create(&a, policy("deny weekend", "when day sunday\ndeny not on sundays")).await.unwrap();
+    for context in [json!({}), json!({}), json!({"day": "sunday"})] {
+        h.svc.policies.check(&a, check(&bot, "read", "docs", context)).await.unwrap();
+    }
+    let mut dry = check(&bot, "read", "docs", json!({}));
+    dry.dry_run = true;
+    h.svc.policies.check(&a, dry).await.unwrap();
+    let counted = |s: crate::services::Stats| {
+        let d = s.decisions;
+        let by: Vec<(String, i64)> = d.by_decision.into_iter().collect();
+        (d.total, by, d.series.len(), d.series.last().map(|p| p.total))
+    };
+    let expected = (3, vec![("allow".into(), 2), ("deny".into(), 1), ("require_approval".into(), 0)], 24, Some(3));
+    assert_eq!(counted(h.svc.status.stats(&a).await.unwrap()), expected, "dry runs are not counted");
+    h.svc.status.flush_counts().await.unwrap();
+    assert_eq!(counted(h.svc.status.stats(&a).await.unwrap()), expected, "the same once stored");
+    assert_eq!(h.svc.status.stats(&other).await.unwrap().decisions.total, 0);
+    // A day later they are out of the window.
+    h.clock.advance(std::time::Duration::from_secs(24 * 3600));
+    assert_eq!(h.svc.status.stats(&a).await.unwrap().decisions.total, 0);
+}
+
+#[tokio::test]
 async fn deny_wins_over_approval_and_every_check_is_audited() {
     let h = harness();
     let a = admin(&h, "acme").await;

@@ -49,6 +49,10 @@ from .component_health import ComponentHealth
 from .confirm_request import ConfirmRequest
 from .created_api_key import CreatedApiKey
 from .created_tenant import CreatedTenant
+from .decision_hour import DecisionHour
+from .decision_hour_by_decision import DecisionHourByDecision
+from .decision_stats import DecisionStats
+from .decision_stats_by_decision import DecisionStatsByDecision
 from .detector_train_request import DetectorTrainRequest
 from .discovery_candidate import DiscoveryCandidate
 from .discovery_event import DiscoveryEvent
@@ -222,6 +226,10 @@ __all__ = (
     "ConfirmRequest",
     "CreatedApiKey",
     "CreatedTenant",
+    "DecisionHour",
+    "DecisionHourByDecision",
+    "DecisionStats",
+    "DecisionStatsByDecision",
     "DetectorTrainRequest",
     "DiscoveryCandidate",
     "DiscoveryEvent",

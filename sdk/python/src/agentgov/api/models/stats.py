@@ -10,6 +10,7 @@ from attrs import field as _attrs_field
 from dateutil.parser import isoparse
 
 if TYPE_CHECKING:
+    from ..models.decision_stats import DecisionStats
     from ..models.resource_counts import ResourceCounts
 
 
@@ -23,12 +24,14 @@ class Stats:
     Attributes:
         audit_records (int): Records in the tenant's audit log (its chain's last sequence number).
         counts (ResourceCounts): Counts of a tenant's resources, for `/stats`.
+        decisions (DecisionStats): Answered checks (each a `policy.decision` record) over the last 24 hours.
         generated_at (datetime.datetime):
         tenant_id (UUID): A tenant: the unit of isolation.
     """
 
     audit_records: int
     counts: ResourceCounts
+    decisions: DecisionStats
     generated_at: datetime.datetime
     tenant_id: UUID
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -37,6 +40,8 @@ class Stats:
         audit_records = self.audit_records
 
         counts = self.counts.to_dict()
+
+        decisions = self.decisions.to_dict()
 
         generated_at = self.generated_at.isoformat()
 
@@ -48,6 +53,7 @@ class Stats:
             {
                 "audit_records": audit_records,
                 "counts": counts,
+                "decisions": decisions,
                 "generated_at": generated_at,
                 "tenant_id": tenant_id,
             }
@@ -57,12 +63,15 @@ class Stats:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.decision_stats import DecisionStats
         from ..models.resource_counts import ResourceCounts
 
         d = dict(src_dict)
         audit_records = d.pop("audit_records")
 
         counts = ResourceCounts.from_dict(d.pop("counts"))
+
+        decisions = DecisionStats.from_dict(d.pop("decisions"))
 
         generated_at = isoparse(d.pop("generated_at"))
 
@@ -71,6 +80,7 @@ class Stats:
         stats = cls(
             audit_records=audit_records,
             counts=counts,
+            decisions=decisions,
             generated_at=generated_at,
             tenant_id=tenant_id,
         )

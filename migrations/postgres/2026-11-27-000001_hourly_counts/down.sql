@@ -1,0 +1,1 @@
+DROP TABLE hourly_counts;
