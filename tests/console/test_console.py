@@ -127,6 +127,11 @@ def test_the_audit_view_pages_filters_and_shows_the_chain_verified(browser: WebD
     # The checks of the last day, drawn from GET /stats: the one above required approval.
     chart = browser.find_element(By.CSS_SELECTOR, '#audit-charts svg[aria-label^="Policy checks by decision"]')
     assert "require approval: 1" in chart.get_attribute("innerHTML")
+    # The filtered log exported asynchronously: progress, then a download link.
+    browser.find_element(By.CSS_SELECTOR, "#audit-export button[type=submit]").click()
+    link = wait(browser, 15).until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#export-status a")))
+    assert "Download (1 records" in link.text
+    assert fetch(browser, "GET", link.get_attribute("href"), csrf=False) == 200
     assert axe_violations(browser) == []
     screenshot(browser, "audit")
 
