@@ -31,6 +31,8 @@ pub fn run(skip_tests: bool) -> anyhow::Result<()> {
     cmd::run(cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     step("dependency direction");
     dependency_direction()?;
+    step("no import cycle among the domain's modules");
+    crate::cycles::check(&cmd::root().join("crates").join("domain").join("src"))?;
     crate::deny::run(false)?;
     crate::openapi::run(true)?;
     step("ci: all steps passed");

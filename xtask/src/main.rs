@@ -11,6 +11,7 @@ mod ci;
 mod cmd;
 mod console;
 mod crash;
+mod cycles;
 mod deny;
 mod discovery_eval;
 mod faults;
@@ -33,8 +34,8 @@ usage: cargo xtask <command> [options]
 
 commands:
   ci [--skip-tests]   the same checks CI runs: tests (with Postgres and Redis), rustfmt,
-                      clippy -D warnings, the dependency-direction check, `deny` and
-                      `openapi --check`
+                      clippy -D warnings, the dependency-direction check, the domain's
+                      import-cycle check, `deny` and `openapi --check`
   openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
                       committed file differs
   bench [--skip-postgres] [--audit-records N] [--webhook-events N] [--agents N]

@@ -16,9 +16,10 @@ use std::time::Duration;
 
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use actix_ws::{CloseCode, CloseReason, Message, MessageStream, Session};
+use agentgov_domain::events::CREDENTIALS_CHANGED;
 use agentgov_domain::ids::TenantId;
 use agentgov_domain::ports::Event;
-use agentgov_domain::services::{CREDENTIALS_CHANGED, Caller, Credential, Place, Services, Share};
+use agentgov_domain::services::{Caller, Credential, Place, Services, Share};
 use bytestring::ByteString;
 use futures::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};

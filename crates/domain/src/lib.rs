@@ -4,6 +4,7 @@
 //! depend on it, never the reverse (checked by `cargo xtask ci`).
 
 pub mod error;
+pub mod events;
 pub mod ids;
 pub mod model;
 pub mod net;

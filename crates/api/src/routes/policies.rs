@@ -4,7 +4,8 @@ use actix_web::{HttpResponse, delete, get, post, put, web};
 use agentgov_domain::ids::PolicyId;
 use agentgov_domain::model::Policy;
 use agentgov_domain::page::Page;
-use agentgov_domain::services::policies::{CheckRequest, CheckResponse, PolicyRequest, TemplateView};
+use agentgov_domain::services::check::{CheckRequest, CheckResponse};
+use agentgov_domain::services::policies::{PolicyRequest, TemplateView};
 
 use crate::AppState;
 use crate::extract::{ApiKeyOrJwt, Json, Jwt};

@@ -8,13 +8,53 @@ use serde_json::json;
 
 use super::auth_cache::AuthCache;
 use super::validate::normalize_email;
-use super::{AuditEvent, AuditLog, AuthSettings, Caller, Credential, Ports};
+use super::{AuditEvent, AuditLog, Caller, Credential, Ports};
 use crate::error::{DomainError, Result};
+use crate::events::CREDENTIALS_CHANGED;
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
 use crate::model::{
     Actor, ActorType, ApiKey, ApiKeyKind, Permission, Role, SecretPurpose, Session, TenantSecret, User, UserStatus,
 };
 use crate::secrets::{self, Claims, TOKEN_ISSUER, TokenCodec};
+
+/// Tunables of authentication. Login attempts are limited on three keys (docs/API.md,
+/// "Credentials"): an email from one client address (the only key that holds an attempt back
+/// for long, and only that address), a client address across emails, and an email from every
+/// address (a short ceiling that slows, never locks).
+#[derive(Debug, Clone)]
+pub struct AuthSettings {
+    /// Lifetime of a session JWT and its API key.
+    pub token_ttl: Duration,
+    /// Failed logins of one email from one client address before that pair is held back.
+    /// The first hold ends a minute after the pair's first failure; each later one lasts
+    /// twice the one before, up to `login_window`.
+    pub login_max_failures_per_email_ip: u64,
+    /// Failed logins from one client address (any email) within `login_window` before 429.
+    pub login_max_failures_per_ip: u64,
+    /// Failed logins of one email from every address within a minute before 429; addresses
+    /// the email signed in from lately are exempt.
+    pub login_max_failures_per_email_per_minute: u64,
+    /// The per-address window and the longest hold of an email+address pair.
+    pub login_window: Duration,
+    /// Attempts at `change_password` per user within `login_window` before 429.
+    pub password_change_max_attempts: u64,
+    /// `last_used_at` of an API key is written at most this often.
+    pub key_touch_interval: Duration,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            token_ttl: Duration::from_secs(3600),
+            login_max_failures_per_email_ip: 5,
+            login_max_failures_per_ip: 50,
+            login_max_failures_per_email_per_minute: 10,
+            login_window: Duration::from_secs(900),
+            password_change_max_attempts: 5,
+            key_touch_interval: Duration::from_secs(60),
+        }
+    }
+}
 
 /// The user part of a login response.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -105,11 +145,6 @@ fn address_key(ip: &str) -> String {
 fn rate_limited(counter: crate::ports::Counter) -> DomainError {
     DomainError::RateLimited { retry_after: counter.ttl.max(Duration::from_secs(1)) }
 }
-
-/// Published on the bus after a change that affects authentication in a tenant has
-/// committed (a session ended, a user blocked, demoted or deleted, a key revoked): the
-/// real-time feed checks its sockets' sessions again. Internal: never sent to clients.
-pub const CREDENTIALS_CHANGED: &str = "auth.credentials_changed";
 
 #[derive(Clone)]
 pub struct AuthService {

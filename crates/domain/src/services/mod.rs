@@ -8,11 +8,13 @@ pub mod audit;
 mod auth;
 mod auth_cache;
 mod caller;
+pub mod check;
 pub mod discovery;
 pub mod guard;
 pub mod hitl;
 pub mod passwords;
 pub mod policies;
+mod ports;
 pub mod shares;
 pub mod siem;
 mod snapshots;
@@ -24,123 +26,33 @@ pub mod validate;
 pub mod webhook;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 pub use agents::{AgentService, AgentSettings, BuiltinEmbedder};
 pub use anomalies::{AnomalyParams, AnomalyService, AnomalyStats, AnomalyUpdate, NewAnomalyReport};
 pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};
-pub use auth::{AuthService, CREDENTIALS_CHANGED, LoginResult, LoginUser};
+pub use auth::{AuthService, AuthSettings, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
 pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest};
 pub use policies::{PolicyService, PolicySettings};
+pub use ports::Ports;
 pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
-pub use status::{ComponentHealth, DecisionHour, DecisionStats, PlatformStatus, Readiness, Stats, StatusService};
+pub use status::{
+    ComponentHealth, DecisionHour, DecisionStats, PlatformStatus, Readiness, ServerInfo, Stats, StatusService,
+};
 pub use tenants::{
     CreatedTenant, IssuedSecret, NewTenant, NewWebhookSecret, SECRET_ROTATION_GRACE, SecretInfo, SettingsChange,
-    TENANT_SECRET_REMOVED, TENANT_SECRET_ROTATED, TENANT_UPDATED, TenantSecrets, TenantService, TenantView,
-    UpdateTenant,
+    TenantSecrets, TenantService, TenantView, UpdateTenant,
 };
 pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
 
-use crate::ports::{Cache, CallbackSender, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine, Store};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
-
-/// Every port the services use, built once by the server.
-#[derive(Clone)]
-pub struct Ports {
-    pub store: Arc<dyn Store>,
-    pub cache: Arc<dyn Cache>,
-    pub bus: Arc<dyn EventBus>,
-    pub policy: Arc<dyn PolicyEngine>,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGen>,
-    /// Embeds agents and search queries.
-    pub embedder: Arc<dyn Embedder>,
-    /// Speaks OpenID Connect to the configured SSO providers.
-    pub oidc: Arc<dyn OidcClient>,
-    /// The configured SIEM sinks, each with its name and filter (empty: no forwarding).
-    pub siem_sinks: Arc<[SiemRoute]>,
-    /// Sends the signed HITL callbacks.
-    pub callbacks: Arc<dyn CallbackSender>,
-    /// Runs Rego compilation and evaluation, and the Prompt Guard's costly screenings (the
-    /// encoder stage, very long texts), off the request threads, fairly per tenant.
-    pub offload: Arc<dyn crate::ports::Offload>,
-    /// Runs Argon2 (password hashes and checks) off the request threads, fairly per tenant.
-    pub hashing: Arc<dyn crate::ports::Offload>,
-}
-
-impl Ports {
-    /// Publishes `data` as a `event_type` event of `tenant` on the bus (the real-time feed
-    /// and every replica). A failure is logged, not returned: what it announces has
-    /// happened, and the replicas' caches expire on their own.
-    pub(crate) async fn announce(&self, tenant: crate::ids::TenantId, event_type: &str, data: serde_json::Value) {
-        let event = crate::ports::Event {
-            id: self.ids.new_id(),
-            event_type: event_type.to_owned(),
-            tenant_id: tenant,
-            ts: self.clock.now(),
-            data,
-        };
-        if let Err(e) = self.bus.publish(&event).await {
-            tracing::warn!(error = %e, event_type, "could not publish an event");
-        }
-    }
-}
-
-/// Tunables of authentication. Login attempts are limited on three keys (docs/API.md,
-/// "Credentials"): an email from one client address (the only key that holds an attempt back
-/// for long, and only that address), a client address across emails, and an email from every
-/// address (a short ceiling that slows, never locks).
-#[derive(Debug, Clone)]
-pub struct AuthSettings {
-    /// Lifetime of a session JWT and its API key.
-    pub token_ttl: Duration,
-    /// Failed logins of one email from one client address before that pair is held back.
-    /// The first hold ends a minute after the pair's first failure; each later one lasts
-    /// twice the one before, up to `login_window`.
-    pub login_max_failures_per_email_ip: u64,
-    /// Failed logins from one client address (any email) within `login_window` before 429.
-    pub login_max_failures_per_ip: u64,
-    /// Failed logins of one email from every address within a minute before 429; addresses
-    /// the email signed in from lately are exempt.
-    pub login_max_failures_per_email_per_minute: u64,
-    /// The per-address window and the longest hold of an email+address pair.
-    pub login_window: Duration,
-    /// Attempts at `change_password` per user within `login_window` before 429.
-    pub password_change_max_attempts: u64,
-    /// `last_used_at` of an API key is written at most this often.
-    pub key_touch_interval: Duration,
-}
-
-impl Default for AuthSettings {
-    fn default() -> Self {
-        Self {
-            token_ttl: Duration::from_secs(3600),
-            login_max_failures_per_email_ip: 5,
-            login_max_failures_per_ip: 50,
-            login_max_failures_per_email_per_minute: 10,
-            login_window: Duration::from_secs(900),
-            password_change_max_attempts: 5,
-            key_touch_interval: Duration::from_secs(60),
-        }
-    }
-}
-
-/// Facts about the running server, for `/status`.
-#[derive(Debug, Clone)]
-pub struct ServerInfo {
-    pub version: &'static str,
-    /// "embedded" or "distributed".
-    pub mode: &'static str,
-    pub started_at: time::OffsetDateTime,
-}
 
 /// The secrets the services need.
 #[derive(Clone)]

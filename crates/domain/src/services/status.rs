@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use time::OffsetDateTime;
 
-use super::{Caller, Ports, ServerInfo};
+use super::{Caller, Ports};
 use crate::error::{DomainError, Result};
 use crate::ids::TenantId;
 use crate::model::Permission;
@@ -115,6 +115,15 @@ impl DecisionStats {
         let total = by_decision.values().sum();
         DecisionStats { window_hours: DECISION_WINDOW_HOURS, total, by_decision, series }
     }
+}
+
+/// Facts about the running server, for `/status`.
+#[derive(Debug, Clone)]
+pub struct ServerInfo {
+    pub version: &'static str,
+    /// "embedded" or "distributed".
+    pub mode: &'static str,
+    pub started_at: time::OffsetDateTime,
 }
 
 /// The health of one backing component.

@@ -9,6 +9,7 @@ use super::hitl::MAX_HITL_TIMEOUT_SECS;
 use super::validate::{check_email, check_name, check_password, normalize_email};
 use super::{AgentService, AuditEvent, AuditLog, Caller, PolicyService, Ports};
 use crate::error::{DomainError, Result, Violations};
+use crate::events::{TENANT_SECRET_REMOVED, TENANT_SECRET_ROTATED, TENANT_UPDATED};
 use crate::ids::{ApiKeyId, TenantId, UserId};
 use crate::model::{
     Actor, ApiKey, ApiKeyKind, EffectiveSettings, Permission, RiskLevels, Role, SecretPurpose, Tenant, TenantSecret,
@@ -36,9 +37,6 @@ pub struct NewTenant {
     #[schema(min_length = 12, max_length = 1024)]
     pub admin_password: String,
 }
-
-/// The bus and feed event of a change to a tenant's name or settings.
-pub const TENANT_UPDATED: &str = "tenant.updated";
 
 /// A tenant as the API shows it: its record and the settings in force.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
@@ -152,10 +150,6 @@ pub struct CreatedTenant {
 /// How long a replaced secret still signs callbacks beside the new one (callback) or is
 /// still accepted (webhook), so receivers and senders can switch without a gap.
 pub const SECRET_ROTATION_GRACE: time::Duration = time::Duration::hours(24);
-/// The audit event of a new signing secret (its value is never recorded).
-pub const TENANT_SECRET_ROTATED: &str = "tenant.secret_rotated";
-/// The audit event of a removed webhook secret.
-pub const TENANT_SECRET_REMOVED: &str = "tenant.secret_removed";
 
 /// A signing secret just made: the only time its value is shown.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use super::*;
 use crate::error::DomainError;
+use crate::events::TENANT_UPDATED;
 use crate::model::{EffectiveSettings, Permission, RiskLevels, Role, TenantSettings, UserStatus};
 use crate::page::PageRequest;
-use crate::ports::{AuditRepo, UserRepo};
+use crate::ports::{AuditRepo, Cache, Clock, UserRepo};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
 use crate::testing::{FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
 

@@ -17,13 +17,12 @@ use super::audit::{AuditEvent, AuditLog};
 use super::auth::AuthService;
 use super::{Caller, Credential};
 use crate::error::{DomainError, Result, Violations};
+use crate::events::{AGENT_ACTION, AGENT_HEARTBEAT};
 use crate::ids::{AgentId, AuditId};
 use crate::model::{Actor, ActorType, JsonText, Permission};
 use crate::ports::{Clock, Store};
 use crate::secrets::{INVALID_WEBHOOK_SIGNATURE, STALE_WEBHOOK_SIGNATURE, SignatureHeader, WebhookVerifier};
 
-pub const EVENT_ACTION: &str = "agent.action";
-pub const EVENT_HEARTBEAT: &str = "agent.heartbeat";
 const MAX_DELIVERY_ID_LEN: usize = 200;
 const MAX_ACTION_LEN: usize = 200;
 const MAX_RESOURCE_LEN: usize = 1000;
@@ -81,11 +80,11 @@ impl WebhookService {
         let delivery_id = delivery_id.or(fingerprint.as_deref());
         let (event, payload) = parse_envelope(d.body)?;
         match event.as_str() {
-            EVENT_ACTION => self.action(&caller, payload, delivery_id).await?,
-            EVENT_HEARTBEAT => self.heartbeat(&caller, payload).await?,
+            AGENT_ACTION => self.action(&caller, payload, delivery_id).await?,
+            AGENT_HEARTBEAT => self.heartbeat(&caller, payload).await?,
             other => {
                 return Err(DomainError::BadRequest(format!(
-                    "unknown event type `{other}`: expected {EVENT_ACTION} or {EVENT_HEARTBEAT}"
+                    "unknown event type `{other}`: expected {AGENT_ACTION} or {AGENT_HEARTBEAT}"
                 )));
             }
         }
@@ -151,7 +150,7 @@ impl WebhookService {
             id,
             tenant_id: tenant,
             actor: Actor::new(ActorType::Agent, agent_id),
-            event_type: EVENT_ACTION.to_owned(),
+            event_type: AGENT_ACTION.to_owned(),
             agent_id: Some(agent_id.as_uuid()),
             action,
             resource,

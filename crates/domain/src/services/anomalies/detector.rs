@@ -26,6 +26,7 @@ use uuid::Uuid;
 
 use super::AnomalyService;
 use crate::error::{DomainError, Result};
+use crate::events::{ANOMALY_MODEL_CHANGED, GUARD_BLOCKED};
 use crate::ids::{AgentId, AnomalyId, AnomalyTaskId, AuditId, TenantId};
 use crate::model::{
     Actor, Agent, AnomalyEval, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
@@ -36,12 +37,10 @@ use crate::page::PageRequest;
 use crate::ports::Event;
 use crate::services::Caller;
 use crate::services::audit::{AuditEvent, caller_actor};
-use crate::services::guard::{GUARD_BLOCKED, is_recorded_block};
-use crate::services::policies::round_score;
+use crate::services::check::round_score;
+use crate::services::guard::is_recorded_block;
 use crate::services::snapshots::Snapshots;
 
-/// The bus event that tells every replica a tenant's active detector changed.
-pub const ANOMALY_MODEL_CHANGED: &str = "anomaly.model_changed";
 /// Days of audit history a training reads by default, and at most.
 pub const DEFAULT_WINDOW_DAYS: i32 = 30;
 pub const MAX_WINDOW_DAYS: i32 = 90;

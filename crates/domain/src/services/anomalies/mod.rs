@@ -10,9 +10,7 @@ use std::sync::Arc;
 
 pub(crate) use detector::CheckScore;
 use detector::DetectorState;
-pub use detector::{
-    ANOMALY_MODEL_CHANGED, DetectorMetrics, DetectorRun, DetectorStatus, DetectorTrainRequest, DetectorTrained, warm_up,
-};
+pub use detector::{DetectorMetrics, DetectorRun, DetectorStatus, DetectorTrainRequest, DetectorTrained, warm_up};
 
 use time::OffsetDateTime;
 
@@ -21,6 +19,7 @@ use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::validate::{check_nonblank_description, parse_time};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
+use crate::events::ANOMALY_DETECTED;
 use crate::ids::{AgentId, AnomalyId};
 use crate::model::{
     Actor, AnomalyFilter, AnomalyReport, AnomalySource, AnomalyStatus, AnomalyType, JsonObject, Permission, Role,
@@ -28,8 +27,6 @@ use crate::model::{
 };
 use crate::page::{Page, PageRequest};
 
-/// The bus and feed event of every new report.
-pub const ANOMALY_DETECTED: &str = "anomaly.detected";
 const MAX_DESCRIPTION_LEN: usize = 2000;
 const MAX_EVIDENCE_BYTES: usize = 64 * 1024;
 /// The longest window `/anomalies/stats` counts over.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
+use crate::events::{ANOMALY_DETECTED, ANOMALY_MODEL_CHANGED, GUARD_BLOCKED};
 use crate::model::{Actor, ActorType, Agent};
 use crate::ports::{Clock, Event};
 use crate::services::tests::harness;
@@ -188,7 +189,7 @@ async fn stats_count_by_every_dimension_and_fill_every_bucket() {
 use crate::ids::AnomalyTaskId;
 use crate::model::{JobStatus, Role};
 use crate::ports::AnomalyRepo;
-use crate::services::policies::CheckRequest;
+use crate::services::check::CheckRequest;
 use crate::services::tests::Harness;
 
 fn check(agent: &Agent, action: &str, resource: &str) -> CheckRequest {
@@ -391,7 +392,7 @@ async fn guard_blocks_from_the_bus_count_towards_a_guard_attack() {
     for _ in 0..4 {
         let event = Event {
             id: uuid::Uuid::nil(),
-            event_type: crate::services::guard::GUARD_BLOCKED.into(),
+            event_type: GUARD_BLOCKED.into(),
             tenant_id: a.tenant_id(),
             ts: h.clock.now(),
             data: json!({"agent_id": bot.id}),

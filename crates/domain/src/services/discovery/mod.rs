@@ -41,6 +41,7 @@ use super::snapshots::Snapshots;
 use super::validate::{check_description, check_object, check_text};
 use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
+use crate::events::{DISCOVERY_CANDIDATE, DISCOVERY_DECIDED};
 use crate::ids::{AgentId, CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 use crate::model::{
     Agent, AgentStatus, CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary,
@@ -49,11 +50,6 @@ use crate::model::{
 };
 use crate::page::{Page, PageRequest};
 use crate::ports::Event;
-
-/// The feed event of a new candidate.
-pub const DISCOVERY_CANDIDATE: &str = "discovery.candidate";
-/// The bus event that tells every replica a tenant's decided candidates changed.
-pub const DISCOVERY_DECIDED: &str = "discovery.candidate_decided";
 
 /// Most events in one batch.
 pub const MAX_BATCH: usize = 10_000;

@@ -5,6 +5,7 @@
 use agentgov_detect::discovery::synth::{SynthConfig, SynthEvent, generate};
 
 use super::*;
+use crate::events::DISCOVERY_CANDIDATE;
 use crate::ports::{AgentRepo, Clock, DiscoveryRepo};
 use crate::services::NewApiKey;
 use crate::services::tests::{Harness, harness};

@@ -34,6 +34,7 @@ use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
+use crate::events::{GUARD_BLOCKED, GUARD_MODEL_CHANGED, TENANT_UPDATED};
 use crate::ids::{AgentId, AuditId, GuardFeedbackId, GuardTaskId, TenantId};
 use crate::model::{
     AuditOrigin, AuditRecord, GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback,
@@ -41,13 +42,6 @@ use crate::model::{
     GuardTask, JobStatus, Permission, guard_latency_bucket,
 };
 use crate::ports::{Event, OffloadError};
-
-/// The bus and feed event of a blocked text.
-pub const GUARD_BLOCKED: &str = "guard.blocked";
-/// The bus event that tells every replica a tenant's active model changed.
-pub const GUARD_MODEL_CHANGED: &str = "guard.model_changed";
-/// The audit event of a blocked text.
-const AUDIT_BLOCKED: &str = "guard.blocked";
 
 /// Largest text accepted for screening.
 pub const MAX_PROMPT_BYTES: usize = 512 * 1024;
@@ -437,7 +431,7 @@ struct BlockedDetails {
 /// screening's record is), which no client can choose; this also tells apart a record a
 /// client wrote under that type before the namespace was reserved.
 fn blocked_details(r: &AuditRecord) -> Option<BlockedDetails> {
-    if r.event_type != AUDIT_BLOCKED || r.origin != AuditOrigin::Service {
+    if r.event_type != GUARD_BLOCKED || r.origin != AuditOrigin::Service {
         return None;
     }
     serde_json::from_str::<BlockedDetails>(r.details.as_str()).ok().filter(|d| d.validation_id == r.id.0)
@@ -529,7 +523,7 @@ impl GuardService {
 
     /// A bus event from any replica: a model change drops the tenant's detector.
     pub fn on_event(&self, event: &Event) {
-        if event.event_type == GUARD_MODEL_CHANGED || event.event_type == super::tenants::TENANT_UPDATED {
+        if event.event_type == GUARD_MODEL_CHANGED || event.event_type == TENANT_UPDATED {
             self.forget_tenant(event.tenant_id);
         }
     }
@@ -674,7 +668,7 @@ impl GuardService {
             direction: req.direction,
             excerpt: redacted_excerpt(&req.prompt),
         };
-        let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), AUDIT_BLOCKED)
+        let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), GUARD_BLOCKED)
             .action("validate")
             .resource(format!("guard/{}", v.verdict.as_str()))
             .details_of(&details);

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
+use crate::events::{GUARD_BLOCKED, GUARD_MODEL_CHANGED};
 use crate::model::{AuditEntry, AuditScan, JsonText, SeqOrder};
 use crate::ports::{AuditRepo, GuardRepo};
 use crate::services::NewApiKey;
@@ -218,7 +219,7 @@ async fn feedback_refuses_a_guard_blocked_record_the_service_did_not_write() {
 
     // Through the API, a client cannot write the type at all.
     let forged = crate::services::audit::NewAuditEntry {
-        event_type: AUDIT_BLOCKED.into(),
+        event_type: GUARD_BLOCKED.into(),
         agent_id: None,
         action: Some("validate".into()),
         resource: Some("guard/injection".into()),

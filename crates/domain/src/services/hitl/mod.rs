@@ -26,11 +26,12 @@ use time::OffsetDateTime;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
-use super::policies::{CheckRequest, CheckResponse, action_context, check_agent_action, round_score};
+use super::check::{CheckRequest, CheckResponse, action_context, check_agent_action, round_score};
 use super::shares::{Place, Share, TenantShares};
 use super::validate::{check_description, check_nonblank_description};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
+use crate::events::{HITL_APPROVED, HITL_CALLBACK_FAILED, HITL_CANCELLED, HITL_EXPIRED, HITL_REJECTED, HITL_REQUESTED};
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
 use crate::model::{
     Actor, Agent, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject,
@@ -55,14 +56,6 @@ const CALLBACK_RATE_WINDOW: Duration = Duration::from_secs(60);
 /// What the tenant sees when a receiver answered, but not 2xx: never which status, so the
 /// callbacks cannot tell one kind of listener from another.
 pub const CALLBACK_NOT_2XX: &str = "receiver answered an error status";
-
-pub const HITL_REQUESTED: &str = "hitl.requested";
-pub const HITL_APPROVED: &str = "hitl.approved";
-pub const HITL_REJECTED: &str = "hitl.rejected";
-pub const HITL_EXPIRED: &str = "hitl.expired";
-pub const HITL_CANCELLED: &str = "hitl.cancelled";
-/// Audited when a callback is given up after its last attempt.
-pub const HITL_CALLBACK_FAILED: &str = "hitl.callback_failed";
 
 /// Tunables of approvals.
 #[derive(Debug, Clone)]

@@ -7,13 +7,15 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
+use crate::events::{HITL_REJECTED, HITL_REQUESTED};
 use crate::model::SecretPurpose;
 use crate::model::{ActorType, AuditFilter, AuditScan, SeqOrder};
 use crate::ports::TenantRepo;
 use crate::ports::{AuditRepo, Cache, CallbackError, CallbackFailure, Clock};
 use crate::secrets;
 use crate::services::Settings;
-use crate::services::policies::{CheckRequest, PolicyRequest};
+use crate::services::check::CheckRequest;
+use crate::services::policies::PolicyRequest;
 use crate::services::tests::{Harness, harness, replica};
 
 fn ask(agent: &Agent) -> NewHitlRequest {

@@ -9,45 +9,36 @@ pub mod templates;
 
 use std::sync::Arc;
 
-use agentgov_detect::risk::{self, ActionContext};
+use agentgov_detect::risk;
 use time::OffsetDateTime;
 
 use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
 use super::anomalies::{AnomalyService, CheckScore};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::check::{
+    CheckRequest, CheckResponse, CheckRiskFactor, MatchedPolicy, action_context, round_score, validate_check,
+};
 use super::hitl::HitlService;
 use super::snapshots::Snapshots;
 use super::status::{DECISIONS_METRIC, HourlyCounter};
-use super::tenants::TENANT_UPDATED;
-use super::validate::{check_description, check_name, check_object, check_text};
+use super::validate::{check_description, check_name};
 use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
+use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
 use crate::ids::{AgentId, PolicyId, TenantId};
-use crate::model::{
-    Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, RiskLevel, Role,
-};
+use crate::model::{Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, Role};
 use crate::page::{Page, PageRequest};
 use crate::ports::{CompiledPolicies, Event, OffloadError, PolicyInput, PolicyModule, PolicyOutcome};
 
 const MAX_DESCRIPTION_LEN: usize = 2000;
 /// Largest Rego module accepted.
 pub const MAX_REGO_BYTES: usize = 64 * 1024;
-const MAX_ACTION_LEN: usize = 200;
-const MAX_RESOURCE_LEN: usize = 1000;
-/// A check's `session_id` and `tool_call_id`.
-const MAX_RUN_ID_LEN: usize = 200;
-/// Serialised size limit of a check's `context`.
-const MAX_CONTEXT_BYTES: usize = 16 * 1024;
 /// Wall-clock budget of one check's policy evaluation, every module together, waiting for a
 /// pool thread included: past it the check is denied as not evaluated.
 pub const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
 /// Budget of compiling a tenant's policies, or checking one module on upload.
 pub const COMPILE_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
-/// The bus event that tells every replica a tenant's policies changed.
-pub const POLICY_CHANGED: &str = "policy.changed";
-/// The bus and feed event of a check that denied or needs approval.
-pub const POLICY_DECISION: &str = "policy.decision";
 
 /// Tunables of policy checks.
 #[derive(Debug, Clone)]
@@ -135,107 +126,6 @@ impl PolicyRequest {
     fn description(&self) -> Option<String> {
         self.description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned)
     }
-}
-
-/// `POST /policies/check` (spec 2.4).
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CheckRequest {
-    /// The acting agent (a UUID of the caller's tenant).
-    #[schema(format = Uuid)]
-    pub agent_id: String,
-    /// What the agent wants to do, e.g. `delete`; 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub action: String,
-    /// What it wants to do it to, e.g. `prod/db/customers`; 1 to 1,000 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub resource: String,
-    /// Free-form facts, e.g. `{"consent": true, "environment": "production",
-    /// "record_count": 20}`; at most 16 KiB.
-    #[serde(default)]
-    #[schema(value_type = Object)]
-    pub context: JsonObject,
-    /// Evaluate without recording the decision (for policy authors): no audit record, no
-    /// event, `decision_id` null.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// The conversation or run the action belongs to (the SDK's adapters send it), kept in
-    /// the decision's audit record so that one run can be followed; 1 to 200 characters.
-    #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub session_id: Option<String>,
-    /// The agent framework's id of this tool call, kept in the decision's audit record; 1 to
-    /// 200 characters.
-    #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub tool_call_id: Option<String>,
-}
-
-/// A policy that took part in a decision.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-pub struct MatchedPolicy {
-    pub id: PolicyId,
-    pub name: String,
-    pub version: i64,
-    /// `deny`, `require_approval`, `risk_adjustment` or `error`.
-    pub effect: &'static str,
-    /// The messages of its rule (or the error).
-    pub messages: Vec<String>,
-    /// Its risk adjustment, when that is the effect.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub risk_adjustment: Option<f64>,
-}
-
-/// One reason for the check's risk score.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-pub struct CheckRiskFactor {
-    /// `payments`, `deletion`, `production`, `agent_risk`, `no_consent`, `bulk`,
-    /// `anomaly`, `policy`, … (see docs/policies.md).
-    pub code: String,
-    pub weight: f64,
-    pub evidence: String,
-    pub reason: String,
-}
-
-/// `POST /policies/check` (spec 2.5 and more).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-pub struct CheckResponse {
-    /// Whether the action may go ahead now: no policy denied it and no approval is needed.
-    pub allowed: bool,
-    /// A person must approve the action first (a policy asked, or the risk is at or above
-    /// the approval threshold); `false` when it is denied.
-    pub required_approval: bool,
-    /// From 0 to 1, after the policies' adjustments.
-    pub risk_score: f64,
-    pub risk: RiskLevel,
-    /// Whether the action looks unusual for the agent.
-    pub anomaly: bool,
-    pub reason: String,
-    /// The audit record of this decision; `null` on a dry run.
-    pub decision_id: Option<crate::ids::AuditId>,
-    pub matched_policies: Vec<MatchedPolicy>,
-    pub risk_factors: Vec<CheckRiskFactor>,
-    /// The approval request the check opened when it requires approval (follow it with
-    /// `GET /hitl/status/{id}`); `null` otherwise and on a dry run.
-    pub hitl_request_id: Option<crate::ids::HitlId>,
-    /// How many enabled policies were evaluated.
-    pub policies_evaluated: usize,
 }
 
 /// A template as `GET /policies/templates` lists it.
@@ -884,58 +774,5 @@ fn raise_for_anomaly(response: &mut CheckResponse, anomaly: &CheckScore, setting
 }
 
 /// Validates a check request; the agent id parsed.
-fn validate_check(req: &CheckRequest) -> Result<AgentId> {
-    let mut v = Violations::new();
-    let agent_id = check_agent_action(&mut v, &req.agent_id, &req.action, &req.resource, &req.context);
-    for (field, value) in [("session_id", &req.session_id), ("tool_call_id", &req.tool_call_id)] {
-        if let Some(value) = value {
-            check_text(&mut v, field, value, MAX_RUN_ID_LEN);
-        }
-    }
-    v.into_result()?;
-    agent_id.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))
-}
-
-/// The fields a check and an approval request share: an agent id (parsed when it is a
-/// UUID), an action, a resource and a context, each within its limits.
-pub(crate) fn check_agent_action(
-    v: &mut Violations,
-    agent_id: &str,
-    action: &str,
-    resource: &str,
-    context: &JsonObject,
-) -> Option<AgentId> {
-    let parsed = agent_id.trim().parse::<AgentId>().ok();
-    v.check(parsed.is_some(), "agent_id", "must be a UUID");
-    check_text(v, "action", action, MAX_ACTION_LEN);
-    check_text(v, "resource", resource, MAX_RESOURCE_LEN);
-    check_object(v, "context", context, MAX_CONTEXT_BYTES);
-    parsed
-}
-
-/// A risk score as answered and stored: within 0 and 1, to four decimals.
-pub(crate) fn round_score(score: f64) -> f64 {
-    (score.clamp(0.0, 1.0) * 1e4).round() / 1e4
-}
-
-/// What the risk model reads from the check's context (docs/policies.md names the keys).
-pub(crate) fn action_context<'a>(agent: &Agent, context: &'a JsonObject) -> ActionContext<'a> {
-    let flag = |keys: &[&str]| keys.iter().any(|k| context.get(*k).and_then(serde_json::Value::as_bool) == Some(true));
-    let consent =
-        ["consent", "consent_given"].iter().find_map(|k| context.get(*k).and_then(serde_json::Value::as_bool));
-    let environment = ["environment", "env"].iter().find_map(|k| context.get(*k).and_then(serde_json::Value::as_str));
-    let record_count = ["record_count", "count", "records", "batch_size"]
-        .iter()
-        .find_map(|k| context.get(*k).and_then(serde_json::Value::as_u64));
-    ActionContext {
-        agent_risk: agent.risk_score,
-        personal_data: flag(&["personal_data", "contains_pii", "pii"]),
-        consent,
-        environment,
-        record_count,
-        anomaly_score: 0.0,
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -5,11 +5,12 @@
 use serde_json::json;
 
 use super::*;
-use crate::model::RiskLevels;
+use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
 use crate::model::{AuditFilter, AuditScan, SeqOrder};
+use crate::model::{RiskLevel, RiskLevels};
 use crate::ports::{AuditRepo, Clock};
 use crate::services::agents::AgentRequest;
-use crate::services::tenants::{SettingsChange, TENANT_UPDATED, UpdateTenant};
+use crate::services::tenants::{SettingsChange, UpdateTenant};
 use crate::services::tests::{Harness, harness, replica};
 
 async fn admin(h: &Harness, tenant: &str) -> Caller {

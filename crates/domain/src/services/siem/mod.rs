@@ -25,41 +25,7 @@ use crate::model::{
     Actor, ActorType, AuditFilter, AuditHash, AuditOrigin, AuditRecord, AuditScan, JsonText, Role, SeqOrder,
     SiemSinkState,
 };
-use crate::ports::SiemSink;
-
-/// Which audit records a sink wants.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SiemFilter {
-    /// Event types to send; a pattern ending in `*` matches by prefix (`policy.*`). Empty:
-    /// every type.
-    pub event_types: Vec<String>,
-    /// Lowest [`AuditRecord::severity`] to send (0 sends everything).
-    pub min_severity: u8,
-}
-
-impl SiemFilter {
-    pub fn matches(&self, record: &AuditRecord) -> bool {
-        let typed = self.event_types.is_empty()
-            || self.event_types.iter().any(|p| match p.strip_suffix('*') {
-                Some(prefix) => record.event_type.starts_with(prefix),
-                None => record.event_type == *p,
-            });
-        typed && record.severity() >= self.min_severity
-    }
-}
-
-/// One configured sink.
-#[derive(Clone)]
-pub struct SiemRoute {
-    /// The sink's configured name; its cursors and totals are stored under it, so renaming
-    /// a sink starts it afresh.
-    pub name: String,
-    pub sink: Arc<dyn SiemSink>,
-    pub filter: SiemFilter,
-    /// A sink new to the store starts at each tenant's current head instead of forwarding
-    /// the history.
-    pub from_latest: bool,
-}
+pub use crate::ports::siem::{SiemFilter, SiemRoute};
 
 /// Tunables of forwarding.
 #[derive(Debug, Clone)]

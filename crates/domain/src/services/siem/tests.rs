@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use super::*;
 use crate::ids::TenantId;
 use crate::model::AuditEntry;
+use crate::ports::SiemSink;
 use crate::ports::{AuditRepo, SiemRepo};
 use crate::services::tests::{Harness, harness};
 
