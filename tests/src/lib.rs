@@ -1,6 +1,6 @@
 //! Black-box test harness: starts a real agentgov server (embedded SQLite in a temp dir,
 //! in-process cache) on an ephemeral port and talks to it over HTTP.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::net::TcpListener;
 

@@ -4,7 +4,7 @@
 //! Signature, audience, expiry, `at_hash` and key rotation are tested against a stub provider
 //! in `crates/sso-oidc/tests/stub_provider.rs`, which can forge what a real provider won't.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -49,7 +49,6 @@ pub fn parse<'a>(args: &'a [String], switches: &[&str], numbers: &[(&str, u64)])
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

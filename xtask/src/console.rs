@@ -94,7 +94,6 @@ pub(crate) fn audit_first_page(base: &str, email: &str, password: &str, runs: u3
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     /// `cargo test --workspace` runs the console's browser tests: a skip line without
     /// Chromium or Python, a failure in CI.

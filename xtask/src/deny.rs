@@ -132,7 +132,6 @@ fn install() -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use std::ffi::OsStr;
 
     use super::*;

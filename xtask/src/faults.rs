@@ -1088,7 +1088,6 @@ fn ms(d: Duration) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

@@ -289,7 +289,6 @@ fn print_report(target: &str, r: &Report, crashed: bool, log: &Path) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

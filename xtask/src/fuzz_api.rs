@@ -222,7 +222,6 @@ fn install_schemathesis() -> anyhow::Result<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

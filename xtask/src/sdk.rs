@@ -237,7 +237,6 @@ fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     /// `cargo test --workspace` runs the SDK's checks and tests: a skip line without Python
     /// 3.10 or later, a failure in CI.

@@ -306,7 +306,6 @@ fn slope(points: &[(f64, f64)]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

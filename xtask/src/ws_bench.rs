@@ -324,7 +324,6 @@ fn id_and_ts(text: &str) -> Option<(&str, time::OffsetDateTime)> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

@@ -2,7 +2,7 @@
 //! `AGENTGOV_TEST_REDIS_URL` (skipped when unset, failing when unset in CI). Every factory
 //! call gets its own key prefix or channel, so tests never see each other's data.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,8 +3,6 @@
 //! The shipped default detector screens a 2 KB prompt: plain prose (the common case), an
 //! attack planted at its end, and one hidden in base64; plus the parts of a screen alone.
 
-#![allow(clippy::unwrap_used)]
-
 use std::hint::black_box;
 
 use agentgov_detect::guard::{self, Direction, Screen, features, leak, normalize, rules};

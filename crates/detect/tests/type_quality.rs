@@ -7,7 +7,7 @@
 //! fixture's labels and the confusion matrix; run with `-- --nocapture`. Only a sanity
 //! floor is asserted.
 
-#[allow(dead_code)] // the queries serve the search-quality test
+#[expect(dead_code, reason = "the queries serve the search-quality test")]
 mod fixtures;
 
 use agentgov_detect::classify::{AGENT_TYPES, SEEDS, TEMPERATURE, TypeClassifier, TypePrediction};

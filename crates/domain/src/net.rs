@@ -250,7 +250,6 @@ pub fn is_local_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

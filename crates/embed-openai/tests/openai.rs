@@ -1,7 +1,7 @@
 //! `OpenAiEmbedder` against a real HTTP stub of an OpenAI-compatible embeddings service,
 //! served by actix-web on 127.0.0.1:0 (loopback only).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};

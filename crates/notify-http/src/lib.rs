@@ -190,7 +190,6 @@ impl CallbackSender for HttpCallbacks {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use std::collections::{HashMap, VecDeque};
     use std::sync::Mutex;

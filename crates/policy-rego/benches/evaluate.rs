@@ -3,7 +3,7 @@
 //! The five typical policies are the built-in templates with their defaults, evaluated
 //! against the input document a policy check builds.
 
-#![allow(clippy::unwrap_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 #[path = "../tests/common/mod.rs"]
 mod common;

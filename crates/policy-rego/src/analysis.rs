@@ -268,7 +268,7 @@ fn visit_shallow(e: &Expr, f: &mut dyn FnMut(&Expr)) {
 
 fn walk(e: &Expr, f: &mut dyn FnMut(&Expr), comprehensions: bool) {
     f(e);
-    #[allow(unreachable_patterns)] // variants behind regorus features this crate does not enable
+    #[expect(unreachable_patterns, reason = "variants behind regorus features this crate does not enable")]
     match e {
         Expr::String { .. }
         | Expr::RawString { .. }
@@ -321,7 +321,6 @@ fn walk(e: &Expr, f: &mut dyn FnMut(&Expr), comprehensions: bool) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use super::*;
 

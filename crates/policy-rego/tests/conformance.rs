@@ -1,7 +1,7 @@
 //! The Rego that policy authors rely on (docs/policies.md), evaluated through the port on
 //! both of regorus's evaluators: every case must give the expected outcome on the VM path
 //! (`Backend::Auto`) and on the interpreter alike.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 mod common;
 

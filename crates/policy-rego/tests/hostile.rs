@@ -2,7 +2,7 @@
 //! at upload unless that argument is a small literal (with the position), and stored
 //! modules that slipped in earlier are refused at compile time the same way, so no check
 //! ever runs them. Every module here aborted, hung or panicked the process before.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use agentgov_domain::ids::PolicyId;
 use agentgov_domain::ports::{PolicyEngine, PolicyModule};

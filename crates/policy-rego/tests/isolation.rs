@@ -1,5 +1,5 @@
 //! Several policies in one compiled set: each evaluated as if alone.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! `validate`: the first error of a module alone, at its 1-based line and column.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use agentgov_domain::ports::{PolicyEngine, RegoDiagnostic};
 use agentgov_policy_rego::RegoEngine;

@@ -835,7 +835,6 @@ impl fmt::Debug for Config {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn with(f: impl FnOnce(&mut Config)) -> Config {
@@ -930,7 +929,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::result_large_err)] // figment's Jail API, not ours
+    #[expect(clippy::result_large_err, reason = "figment's Jail API, not ours")]
     fn environment_overrides_file_and_typos_fail_fast() {
         figment::Jail::expect_with(|jail| {
             jail.create_file("agentgov.toml", "bind = \"127.0.0.1:9000\"\ntoken_ttl_secs = 120\n")?;
@@ -946,7 +945,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::result_large_err)] // figment's Jail API, not ours
+    #[expect(clippy::result_large_err, reason = "figment's Jail API, not ours")]
     fn callback_receivers_default_to_public_only_and_take_a_list_of_ranges() {
         let loopback = "127.0.0.1".parse().unwrap();
         assert!(!Config::default().callback_receivers().unwrap().permits(loopback));
@@ -972,7 +971,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::result_large_err)] // figment's Jail API, not ours
+    #[expect(clippy::result_large_err, reason = "figment's Jail API, not ours")]
     fn env_names_are_the_variables_load_accepts() {
         let names = Config::env_names();
         let defaults = serde_json::to_value(Config::default()).unwrap();

@@ -260,7 +260,6 @@ impl SiemSinkConfig {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn syslog() -> SiemSinkConfig {

@@ -675,7 +675,6 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

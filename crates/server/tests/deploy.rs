@@ -3,7 +3,7 @@
 //! pod sees them pass `Config::load`, the probes hit routes that exist, and the ports agree.
 //! The YAML is read as text (no YAML parser among the dependencies): the checks below only
 //! rely on the simple, two-space-indented layout the files use, and fail loudly otherwise.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -119,7 +119,7 @@ fn every_agentgov_variable_in_deploy_is_one_the_config_accepts() {
 }
 
 #[test]
-#[allow(clippy::result_large_err)] // figment's Jail API, not ours
+#[expect(clippy::result_large_err, reason = "figment's Jail API, not ours")]
 fn configmap_and_secret_hold_only_variables_the_config_reads_and_load_as_a_pod_sees_them() {
     let accepted: BTreeSet<String> = Config::env_names().into_iter().collect();
     let mut env = top_level_map(&k8s("configmap.yaml"), "data");

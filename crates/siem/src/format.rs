@@ -333,7 +333,6 @@ pub fn hec(r: &AuditRecord, event: Value, host: &str, source: &str, sourcetype: 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use agentgov_domain::ids::{AuditId, TenantId};
     use agentgov_domain::model::{Actor, ActorType, AuditHash, AuditOrigin, JsonText};
     use time::OffsetDateTime;

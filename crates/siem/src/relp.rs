@@ -259,7 +259,6 @@ impl SiemSink for RelpSink {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use tokio::net::TcpListener;
 
     use super::*;

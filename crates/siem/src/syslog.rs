@@ -410,7 +410,6 @@ impl SiemSink for SyslogSink {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use tokio::io::{AsyncRead, AsyncReadExt};
     use tokio::net::TcpListener;
 

@@ -1,8 +1,6 @@
 //! Helpers the sinks' tests share: records, a self-signed `localhost` certificate with a TLS
 //! acceptor for it, and captured log lines.
 
-#![allow(clippy::unwrap_used)]
-
 use std::sync::{Arc, Mutex};
 
 use agentgov_domain::ids::{AuditId, TenantId};

@@ -556,7 +556,6 @@ impl<'c> AsyncHttpClient<'c> for ProviderHttp {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use agentgov_domain::ids::TenantId;
     use agentgov_domain::model::Role;
 

@@ -3,7 +3,7 @@
 //! (Ed25519 keys made from fixed seeds), to check key rotation and every refusal.
 //! `tests/tests/sso_adapter.rs` runs the whole flow against a real provider.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

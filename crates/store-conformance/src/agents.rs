@@ -1,6 +1,6 @@
 //! Conformance of the `AgentRepo` port: the registry, its filters, heartbeats, embeddings and
 //! the search index's version. Expanded by `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::HashSet;
 use std::sync::Arc;

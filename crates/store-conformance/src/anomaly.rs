@@ -5,7 +5,7 @@
 //! versions (numbered per tenant, at most one active, none when off) and training tasks (one
 //! pending per tenant, claimed under a lease, completed into a new version). Expanded by
 //! `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::HashMap;
 use std::sync::Arc;

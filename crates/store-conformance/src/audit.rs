@@ -1,6 +1,6 @@
 //! Conformance of the `AuditRepo` and `ExportRepo` ports: the chain, filters, keyset scans,
 //! and export jobs with leases. Expanded by `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

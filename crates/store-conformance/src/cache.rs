@@ -5,7 +5,7 @@
 //! Timing: TTLs and windows are short (about a second) so the suite stays quick, and the
 //! margins are wide enough for a Redis round trip on a slow CI machine.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! expected status) and clustering jobs (one active per tenant, claimed under a lease,
 //! completed with their candidates in one transaction). Expanded by
 //! `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

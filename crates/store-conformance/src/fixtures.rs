@@ -1,6 +1,6 @@
 //! Records for store tests: fresh ids, microsecond-exact times, and a seeded tenant. Used by
 //! the conformance suite and by each adapter's own tests.
-#![allow(clippy::unwrap_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::collections::BTreeMap;
 use std::time::Duration;

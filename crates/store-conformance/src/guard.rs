@@ -2,7 +2,7 @@
 //! feedback, training tasks (one pending per tenant, claimed under a lease, completed into
 //! a new version), and the hourly screening counts. Expanded by `store_conformance_tests!`
 //! with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

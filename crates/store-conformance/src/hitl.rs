@@ -3,7 +3,7 @@
 //! and are found across tenants by the expiry job (pending past their expiry) and the
 //! callback sender (callbacks due); a final request's callback is replaced on its own.
 //! Expanded by `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Conformance of the `PolicyRepo` port: tenant policies, their unique names, lists, the
 //! enabled set checks evaluate, and updates guarded by the version the writer read.
 //! Expanded by `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 

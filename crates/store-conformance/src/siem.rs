@@ -2,7 +2,7 @@
 //! expired, renewed by their holder, one winner among racers) and SIEM sinks (registered
 //! once, cursors per tenant that only move forward, backlog and queue depth computed from
 //! the audit heads, delivery totals). Expanded by `store_conformance_tests!` with the rest.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The repository conformance suite: one function per behaviour of the `Store` port, run by
 //! every adapter through `store_conformance_tests!`. Each function gets a fresh, empty store.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
 use std::time::Duration;

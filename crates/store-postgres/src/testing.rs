@@ -1,5 +1,5 @@
 //! Test support (feature `testing`): a fresh, empty schema per test, dropped afterwards.
-#![allow(clippy::expect_used)]
+#![expect(clippy::expect_used, reason = "test code: a failed expect is a failed test")]
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
 

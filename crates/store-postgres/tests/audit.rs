@@ -2,7 +2,7 @@
 //! store's back is caught by verification, the append-only trigger, appends from several
 //! replicas at once, and concurrent claims of export jobs. The ports' behaviour in general
 //! is pinned by the conformance suite (`conformance.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 mod common;
 

@@ -1,6 +1,5 @@
 //! The shared repository conformance suite, run against PostgreSQL (one schema per test).
 //! Without `AGENTGOV_TEST_DATABASE_URL` the tests skip, except in CI, where they fail.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

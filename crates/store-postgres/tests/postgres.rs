@@ -1,7 +1,7 @@
 //! Postgres-specific behaviour: connecting, migrations, isolation by schema, and the
 //! last-admin rule under concurrency. The port's behaviour in general is pinned by the
 //! conformance suite (`conformance.rs`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 mod common;
 

@@ -232,7 +232,6 @@ fn run_once(conn: &mut SqliteConnection, catch_up: &CatchUp, catch_up_pages: i32
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use diesel::sql_query;
 

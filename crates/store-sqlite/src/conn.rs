@@ -108,7 +108,6 @@ impl Readers {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use diesel::sql_types::Integer;
     use diesel::{QueryableByName, RunQueryDsl, sql_query};

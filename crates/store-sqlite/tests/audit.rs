@@ -1,6 +1,6 @@
 //! The audit log on SQLite: tampering made evident by the hash chain, the append-only
 //! triggers, concurrent appends, and the query plans of keyset scans.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! The repository conformance suite against SQLite: a fresh temp-file database per test.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::expect_used, reason = "test code: a failed expect is a failed test")]
 
 use std::sync::Arc;
 

@@ -1,6 +1,5 @@
 //! Behaviour particular to the SQLite adapter: file creation, migrations, one writer under
 //! concurrent requests, and unreadable stored data.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! Black-box HTTP tests: one binary, a module per area of the spec.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 mod agents;
 mod anomalies;

@@ -686,7 +686,6 @@ impl ChainVerifier {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -250,7 +250,6 @@ pub struct ClusterJob {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -62,7 +62,6 @@ impl Passwords {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use std::any::Any;
     use std::sync::Mutex;

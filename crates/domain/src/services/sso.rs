@@ -369,7 +369,6 @@ fn same_browser(pending: &Pending, binding: Option<&str>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::model::Role;
     use crate::ports::{Cache, UserRepo, VerifiedIdentity};

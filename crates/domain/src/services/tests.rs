@@ -1,5 +1,4 @@
 //! Service behaviour against in-memory fakes of every port.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -138,7 +138,6 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::unwrap_used)]
     fn the_email_pattern_says_what_the_check_accepts() {
         let pattern = regex::Regex::new(EMAIL_PATTERN).unwrap();
         for e in [
@@ -176,7 +175,6 @@ mod tests {
 
     /// The patterns the OpenAPI document states accept exactly what the checks accept.
     #[test]
-    #[allow(clippy::unwrap_used)]
     fn patterns_say_what_the_checks_accept() {
         let samples = [
             "fine",

@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test binary that includes this module uses a part of it")]
 
 use agentgov_domain::ids::PolicyId;
 use agentgov_domain::ports::PolicyModule;

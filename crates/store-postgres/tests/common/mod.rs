@@ -1,5 +1,6 @@
 //! A fresh schema per test: created, migrated, and dropped again when the guard goes.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, reason = "each test binary that includes this module uses a part of it")]
+#![expect(clippy::expect_used, reason = "test code: a failed expect is a failed test")]
 
 use agentgov_store_postgres::PgStore;
 pub use agentgov_store_postgres::testing::SchemaGuard;

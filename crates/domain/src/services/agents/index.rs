@@ -202,7 +202,6 @@ impl AgentIndex {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
 
     use agentgov_detect::embed::HashingEmbedder;
     use uuid::Uuid;

@@ -1,5 +1,4 @@
 //! The agent registry against in-memory fakes.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

@@ -37,7 +37,7 @@ const TOP_AGENTS: usize = 10;
 /// The `source` a client may report, as the document states it.
 #[derive(utoipa::ToSchema)]
 #[schema(rename_all = "snake_case")]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "never built: it only names the values in the OpenAPI document")]
 enum ReportSource {
     Manual,
     Guard,

@@ -1,5 +1,4 @@
 //! Anomaly reports against in-memory fakes: filing, validation, labels, statistics.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! The discovery service against in-memory fakes: validation, attribution, batches,
 //! clustering jobs, confirmation and dismissal, isolation and permissions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use agentgov_detect::discovery::synth::{SynthConfig, SynthEvent, generate};
 

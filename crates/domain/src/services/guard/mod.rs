@@ -122,7 +122,7 @@ pub struct Validation {
 /// The `category` of feedback that says a text is an attack, as the document states it.
 #[derive(utoipa::ToSchema)]
 #[schema(rename_all = "snake_case")]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "never built: it only names the values in the OpenAPI document")]
 enum AttackCategory {
     Injection,
     Jailbreak,

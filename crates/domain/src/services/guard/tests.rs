@@ -1,6 +1,5 @@
 //! The guard service against in-memory fakes: screening, auditing, permissions, the
 //! training lifecycle (feedback, versions, rollback, cancel), statistics and isolation.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 use crate::events::{GUARD_BLOCKED, GUARD_MODEL_CHANGED};

@@ -1,6 +1,5 @@
 //! Approval requests against in-memory fakes: every transition, the 409 and expiry cases,
 //! the lease, long-poll wake-ups and signed callbacks with retries.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

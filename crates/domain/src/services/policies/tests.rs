@@ -1,6 +1,5 @@
 //! Policies and checks against in-memory fakes (the fake engine's line language is described
 //! in `testing/fakes.rs`; the real Rego behaviour is tested in `agentgov-policy-rego`).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
 

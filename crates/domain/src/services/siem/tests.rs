@@ -1,5 +1,4 @@
 //! SIEM forwarding against the in-memory store and a recording sink.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
