@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use time::OffsetDateTime;
@@ -53,13 +53,22 @@ impl IdGen for SeqIds {
     }
 }
 
-/// A cache whose entries never expire by themselves; TTLs are recorded, not enforced.
+/// An in-memory cache that keeps every promise of the `Cache` port (entries, counters and
+/// places expire after their TTL, by the wall clock), so it passes the same conformance
+/// suite as the real adapters; it can also be made to fail as a dead Redis would.
 #[derive(Debug, Default)]
 pub struct FakeCache {
-    values: Mutex<HashMap<String, Vec<u8>>>,
-    counters: Mutex<HashMap<String, Counter>>,
-    places: Mutex<HashMap<String, std::collections::HashSet<String>>>,
+    values: Mutex<HashMap<String, (Vec<u8>, Instant)>>,
+    counters: Mutex<HashMap<String, (u64, Instant)>>,
+    places: Mutex<HashMap<String, HashMap<String, Instant>>>,
     down: std::sync::atomic::AtomicBool,
+}
+
+/// Longest TTL kept (as the real adapters cap it): `Instant` arithmetic cannot overflow.
+const MAX_TTL: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
+fn deadline(ttl: Duration) -> Instant {
+    Instant::now() + ttl.min(MAX_TTL)
 }
 
 impl FakeCache {
@@ -71,59 +80,77 @@ impl FakeCache {
     fn up(&self) -> Result<()> {
         if self.down.load(Ordering::SeqCst) { Err(DomainError::Unavailable("cache".into())) } else { Ok(()) }
     }
+
+    fn values(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Vec<u8>, Instant)>> {
+        let mut values = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        values.retain(|_, (_, until)| *until > now);
+        values
+    }
+
+    fn counters(&self) -> std::sync::MutexGuard<'_, HashMap<String, (u64, Instant)>> {
+        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        counters.retain(|_, (_, until)| *until > now);
+        counters
+    }
+}
+
+fn counter((count, until): (u64, Instant)) -> Counter {
+    Counter { count, ttl: until.saturating_duration_since(Instant::now()) }
 }
 
 #[async_trait]
 impl Cache for FakeCache {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         self.up()?;
-        Ok(self.values.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned())
+        Ok(self.values().get(key).map(|(v, _)| v.clone()))
     }
-    async fn set(&self, key: &str, value: &[u8], _ttl: Duration) -> Result<()> {
+    async fn set(&self, key: &str, value: &[u8], ttl: Duration) -> Result<()> {
         self.up()?;
-        self.values.lock().unwrap_or_else(|e| e.into_inner()).insert(key.to_owned(), value.to_vec());
+        self.values().insert(key.to_owned(), (value.to_vec(), deadline(ttl)));
         Ok(())
     }
     async fn delete(&self, key: &str) -> Result<()> {
         self.up()?;
-        self.values.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
-        self.counters.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+        self.values().remove(key);
+        self.counters().remove(key);
         Ok(())
     }
     async fn take(&self, key: &str) -> Result<Option<Vec<u8>>> {
         self.up()?;
-        Ok(self.values.lock().unwrap_or_else(|e| e.into_inner()).remove(key))
+        Ok(self.values().remove(key).map(|(v, _)| v))
     }
     async fn incr(&self, key: &str, window: Duration) -> Result<Counter> {
         self.up()?;
-        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
-        let c = counters.entry(key.to_owned()).or_insert(Counter { count: 0, ttl: window });
-        c.count += 1;
-        Ok(*c)
+        let mut counters = self.counters();
+        // The window is fixed at the first increment.
+        let c = counters.entry(key.to_owned()).or_insert((0, deadline(window)));
+        c.0 += 1;
+        Ok(counter(*c))
     }
     async fn decr(&self, key: &str) -> Result<()> {
         self.up()?;
-        if let Some(c) = self.counters.lock().unwrap_or_else(|e| e.into_inner()).get_mut(key) {
-            c.count = c.count.saturating_sub(1);
+        if let Some(c) = self.counters().get_mut(key) {
+            c.0 = c.0.saturating_sub(1);
         }
         Ok(())
     }
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         self.up()?;
-        Ok(self.counters.lock().unwrap_or_else(|e| e.into_inner()).get(key).copied())
+        Ok(self.counters().get(key).copied().map(counter))
     }
-    async fn hold_place(&self, key: &str, holder: &str, cap: u64, _ttl: Duration) -> Result<bool> {
+    async fn hold_place(&self, key: &str, holder: &str, cap: u64, ttl: Duration) -> Result<bool> {
         self.up()?;
+        let now = Instant::now();
         let mut places = self.places.lock().unwrap_or_else(|e| e.into_inner());
         let held = places.entry(key.to_owned()).or_default();
-        if held.contains(holder) {
+        held.retain(|_, until| *until > now);
+        if held.contains_key(holder) || u64::try_from(held.len()).unwrap_or(u64::MAX) < cap {
+            held.insert(holder.to_owned(), deadline(ttl));
             return Ok(true);
         }
-        if u64::try_from(held.len()).unwrap_or(u64::MAX) >= cap {
-            return Ok(false);
-        }
-        held.insert(holder.to_owned());
-        Ok(true)
+        Ok(false)
     }
     async fn release_place(&self, key: &str, holder: &str) -> Result<()> {
         self.up()?;
@@ -146,20 +173,27 @@ impl Cache for FakeCache {
     }
 }
 
-/// A bus that records what was published; subscriptions see nothing.
-#[derive(Debug, Default)]
+/// A bus that records what was published (`published`, for the domain's tests) and delivers
+/// each event to every subscription open at the time, in order. Clones share one bus, as two
+/// replicas on one Redis would.
+#[derive(Debug, Default, Clone)]
 pub struct FakeBus {
-    pub published: Mutex<Vec<Event>>,
+    pub published: Arc<Mutex<Vec<Event>>>,
+    subscribers: Arc<Mutex<Vec<futures::channel::mpsc::UnboundedSender<Event>>>>,
 }
 
 #[async_trait]
 impl EventBus for FakeBus {
     async fn publish(&self, event: &Event) -> Result<()> {
         self.published.lock().unwrap_or_else(|e| e.into_inner()).push(event.clone());
+        // A dropped subscription's sender fails and is forgotten.
+        self.subscribers.lock().unwrap_or_else(|e| e.into_inner()).retain(|s| s.unbounded_send(event.clone()).is_ok());
         Ok(())
     }
     async fn subscribe(&self) -> Result<EventStream> {
-        Ok(Box::pin(futures::stream::empty()))
+        let (sender, receiver) = futures::channel::mpsc::unbounded();
+        self.subscribers.lock().unwrap_or_else(|e| e.into_inner()).push(sender);
+        Ok(Box::pin(receiver))
     }
     fn backend(&self) -> &'static str {
         "fake"

@@ -569,7 +569,7 @@ async fn callbacks_are_rate_limited_per_tenant() {
 
     assert_eq!(h.svc.hitl.step(&mut worker).await.unwrap().callbacks_sent, 0, "not before the window ends");
     h.clock.advance(Duration::from_secs(61));
-    // The window ends (the fake cache records TTLs without enforcing them).
+    // The window ends (the cache counts wall-clock time, which the test clock does not move).
     h.cache.delete(&format!("hitl-callbacks:{}", a.tenant_id())).await.unwrap();
     h.svc.hitl.step(&mut worker).await.unwrap();
     assert_eq!(h.callbacks.sent().len(), 4, "sent in the next window");
