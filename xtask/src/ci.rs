@@ -9,9 +9,20 @@ use crate::cmd::{self, cargo, step};
 const TEST_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
 const TEST_REDIS_URL: &str = "redis://127.0.0.1:6379";
 
-/// Infrastructure crates the core must never reach, directly or transitively.
-const CORE_BANNED: &[&str] =
-    &["actix-web", "actix-http", "diesel", "diesel-async", "redis", "deadpool-redis", "regorus", "reqwest", "tokio"];
+/// Infrastructure crates the core must never reach, directly or transitively, and the
+/// OpenAPI derives (the domain's `openapi` feature, which only `api` turns on).
+const CORE_BANNED: &[&str] = &[
+    "actix-web",
+    "actix-http",
+    "diesel",
+    "diesel-async",
+    "redis",
+    "deadpool-redis",
+    "regorus",
+    "reqwest",
+    "tokio",
+    "utoipa",
+];
 /// Storage and policy engines the HTTP layer must reach only through the domain's ports.
 const API_BANNED: &[&str] = &["diesel", "redis", "regorus", "reqwest"];
 

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 /// One invalid field of a request, as reported in a 422 body.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FieldError {
     /// Path of the field, e.g. `email` or `permissions[2]`.
     pub field: String,

@@ -86,7 +86,8 @@ pub fn encode_cursor(id: Uuid) -> String {
 }
 
 /// One page of a list: `{"items": [...], "next_cursor": "..." | null}`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Page<T> {
     pub items: Vec<T>,
     /// Pass as `cursor` to get the next page; `null` on the last page.

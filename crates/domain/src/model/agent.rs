@@ -7,7 +7,8 @@ use crate::ids::{AgentId, TenantId};
 
 /// An agent's lifecycle state as stored. An `active` agent that has not been seen for the
 /// configured time is *reported* as `inactive` (see [`Agent::effective_status`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AgentStatus {
     Active,
@@ -33,9 +34,8 @@ impl AgentStatus {
 
 /// A risk level: by default `low` (< 0.3), `medium` (< 0.6), `high` (< 0.85), `critical`;
 /// a tenant may move the bounds ([`RiskLevels`]).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RiskLevel {
     Low,
@@ -69,14 +69,15 @@ impl RiskLevel {
 
 /// Where the levels above `low` begin: a score below `medium` is low, below `high` medium,
 /// below `critical` high, and the rest critical. Each is above the one before, within (0, 1].
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RiskLevels {
-    #[schema(exclusive_minimum = 0, maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 1))]
     pub medium: f64,
-    #[schema(exclusive_minimum = 0, maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 1))]
     pub high: f64,
-    #[schema(exclusive_minimum = 0, maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 1))]
     pub critical: f64,
 }
 
@@ -129,7 +130,8 @@ impl RiskLevels {
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
 /// A registered agent.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Agent {
     pub id: AgentId,
     pub tenant_id: TenantId,
@@ -141,7 +143,7 @@ pub struct Agent {
     pub description: Option<String>,
     pub capabilities: Vec<String>,
     /// What the agent may touch, e.g. `{"payments": "write", "crm": ["read"]}`.
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub permissions: JsonObject,
     pub status: AgentStatus,
     /// The type inferred from name, description and capabilities by the built-in classifier.
@@ -149,7 +151,7 @@ pub struct Agent {
     pub risk: RiskLevel,
     /// From 0 to 1.
     pub risk_score: f64,
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub metadata: JsonObject,
     /// The last heartbeat; `null` before the first.
     #[serde(with = "time::serde::rfc3339::option")]

@@ -50,11 +50,12 @@ string_enum!(
 /// `created_at` in columns (lists filter on them, statistics group by them) and the whole
 /// record as the JSON text of its `Serialize` form (which leaves out `tenant_id`); reading
 /// it back, they set `tenant_id` from its column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyReport {
     pub id: AnomalyId,
     #[serde(skip, default = "nil_tenant")]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub agent_id: AgentId,
     #[serde(rename = "type")]
@@ -64,7 +65,7 @@ pub struct AnomalyReport {
     pub score: f64,
     pub description: String,
     /// What triggered it: the events and features behind a detector's report.
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub evidence: JsonObject,
     pub source: AnomalySource,
     pub status: AnomalyStatus,
@@ -119,7 +120,8 @@ pub struct AnomalyCount {
 }
 
 /// How well a detector version separates anomalies from ordinary behaviour on one set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyEval {
     /// Anomalies in the set (labelled `resolved`, or injected).
     pub positives: i64,
@@ -139,11 +141,12 @@ pub struct AnomalyEval {
 /// Adapters keep `tenant_id`, `version` and `active` in columns and the rest as the JSON
 /// text of its `Serialize` form (which leaves out `tenant_id`; `active` is read from its
 /// column).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyModelInfo {
     pub version: i32,
     #[serde(skip, default = "nil_tenant")]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     #[serde(skip_deserializing)]
     pub active: bool,
@@ -175,12 +178,13 @@ pub struct AnomalyModelRecord {
 }
 
 /// An asynchronous training run of a tenant's anomaly detector.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyTask {
     #[serde(rename = "task_id")]
     pub id: AnomalyTaskId,
     #[serde(skip, default = "nil_tenant")]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub requested_by: Actor,
     pub status: JobStatus,
@@ -198,10 +202,10 @@ pub struct AnomalyTask {
     #[serde(with = "time::serde::rfc3339::option")]
     pub finished_at: Option<OffsetDateTime>,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub attempts: i32,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub lease: Option<Lease>,
 }
 

@@ -3,7 +3,8 @@ use time::OffsetDateTime;
 use crate::ids::{ApiKeyId, SessionId, TenantId, UserId};
 use crate::model::Permission;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ApiKeyKind {
     /// Created through `POST /api-keys` or with a tenant; lives until revoked or expired.
@@ -30,7 +31,8 @@ impl ApiKeyKind {
 }
 
 /// An API key. The secret itself is never stored: only its SHA-256 (`key_hash`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApiKey {
     pub id: ApiKeyId,
     pub tenant_id: TenantId,
@@ -40,7 +42,7 @@ pub struct ApiKey {
     /// The visible part of the key, `agk_<8 chars>`; unique.
     pub prefix: String,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub key_hash: Vec<u8>,
     pub permissions: Vec<Permission>,
     pub kind: ApiKeyKind,

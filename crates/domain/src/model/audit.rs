@@ -22,7 +22,8 @@ use crate::ids::{AuditId, TenantId};
 use crate::ports::clock::truncate_to_micros;
 
 /// Who caused an audited event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ActorType {
     /// An AI agent (webhook events, policy checks on its behalf).
@@ -161,7 +162,8 @@ pub fn client_event_type_pattern() -> String {
 /// not write event types of the service's namespaces, so a record of such a type is the
 /// service's. Records written before that rule (agentgov before issue 32) under a type of
 /// those namespaces also read `service`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AuditOrigin {
     /// Recorded by the service (its own events, and the webhook's `agent.action`).
@@ -191,7 +193,8 @@ impl fmt::Display for AuditOrigin {
 }
 
 /// `{"type": "user", "id": "0193…"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Actor {
     #[serde(rename = "type")]
     pub kind: ActorType,
@@ -343,11 +346,12 @@ impl From<AuditRecord> for AuditEntry {
 }
 
 /// One record of the audit log.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditRecord {
     pub id: AuditId,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     /// Position in the tenant's chain: 1, 2, 3… without gaps.
     pub seq: i64,
@@ -366,13 +370,13 @@ pub struct AuditRecord {
     pub decision: Option<String>,
     pub risk_score: Option<f64>,
     /// Free-form JSON object: input, output, reasoning, context…
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: JsonText,
     /// Hash of the previous record of the tenant (64 zeros for the first).
-    #[schema(value_type = String, example = "0000000000000000000000000000000000000000000000000000000000000000")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0000000000000000000000000000000000000000000000000000000000000000"))]
     pub prev_hash: AuditHash,
     /// SHA-256 of `prev_hash` and the record's canonical bytes, hex.
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub hash: AuditHash,
 }
 
@@ -495,7 +499,8 @@ fn link(prev: &AuditHash, canonical: &[u8]) -> AuditHash {
 
 /// Which records of a tenant a list, export or count covers. Every field narrows; `from` is
 /// inclusive and `to` exclusive; `min_seq`/`max_seq` are inclusive.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AuditFilter {
     pub agent_id: Option<Uuid>,
@@ -588,7 +593,8 @@ impl ChainHead {
 }
 
 /// Why a chain failed verification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ChainFault {
     /// A record's fields no longer hash to its stored `hash` (it was altered).
@@ -600,7 +606,8 @@ pub enum ChainFault {
 }
 
 /// Outcome of `GET /audit/verify`.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChainVerification {
     pub valid: bool,
     /// Records checked.
@@ -612,7 +619,7 @@ pub struct ChainVerification {
     /// The chain's head as stored: its last sequence number (0 when the log is empty) and
     /// hash. Record them elsewhere to detect a rewrite of the whole chain later.
     pub head_seq: i64,
-    #[schema(value_type = String)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub head_hash: AuditHash,
 }
 

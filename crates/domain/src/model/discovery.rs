@@ -20,7 +20,8 @@ fn nil_tenant() -> TenantId {
 }
 
 /// What became of an ingested event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EventDisposition {
     /// Unattributed activity: clustering groups it into candidates.
@@ -53,11 +54,12 @@ impl EventDisposition {
 /// Adapters keep `id`, `tenant_id` and `disposition` in columns and the whole record as the
 /// JSON text of its `Serialize` form (which leaves out `tenant_id`); reading it back, they
 /// set `tenant_id` from its column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoveryEvent {
     pub id: DiscoveryEventId,
     #[serde(skip, default = "nil_tenant")]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     /// Who saw it: a gateway, proxy or log source.
     pub source: String,
@@ -87,7 +89,7 @@ pub struct DiscoveryEvent {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub agent_id: Option<AgentId>,
     #[serde(skip_serializing_if = "JsonObject::is_empty", default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub attributes: JsonObject,
     pub disposition: EventDisposition,
     /// The registered agent it belongs to (`attributed`).
@@ -100,7 +102,8 @@ pub struct DiscoveryEvent {
 }
 
 /// A candidate's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CandidateStatus {
     Pending,
@@ -127,7 +130,8 @@ impl CandidateStatus {
 
 /// One value of a fingerprint's field and the share of the candidate's events (among those
 /// that carry the field) that have it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FingerprintValue {
     pub value: String,
     pub share: f64,
@@ -136,7 +140,8 @@ pub struct FingerprintValue {
 /// The attributes that define a candidate: per normalised field (`host`, `process`,
 /// `user_agent`, `ip_prefix`, `api_key_fingerprint`, `agent_id`, `endpoint`, `model`,
 /// `tool_calls`, `source`), its commonest values. Future events are matched against it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct Fingerprint(pub BTreeMap<String, Vec<FingerprintValue>>);
 
@@ -144,11 +149,12 @@ pub struct Fingerprint(pub BTreeMap<String, Vec<FingerprintValue>>);
 ///
 /// Adapters keep `id`, `tenant_id` and `status` in columns and the whole record as the JSON
 /// text of its `Serialize` form, as for [`DiscoveryEvent`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoveryCandidate {
     pub id: CandidateId,
     #[serde(skip, default = "nil_tenant")]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub status: CandidateStatus,
     pub suggested_name: String,
@@ -205,7 +211,8 @@ pub struct ClusterOutcome {
 }
 
 /// Counts of a finished clustering job.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClusterSummary {
     /// Shadow events read.
     pub events: i64,
@@ -221,11 +228,12 @@ pub struct ClusterSummary {
 }
 
 /// An asynchronous clustering run over a tenant's shadow events.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClusterJob {
     pub id: ClusterJobId,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub requested_by: Actor,
     pub status: JobStatus,
@@ -241,10 +249,10 @@ pub struct ClusterJob {
     #[serde(with = "time::serde::rfc3339::option")]
     pub finished_at: Option<OffsetDateTime>,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub attempts: i32,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub lease: Option<Lease>,
 }
 

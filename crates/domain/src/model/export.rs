@@ -13,7 +13,8 @@ use crate::ids::{ExportJobId, TenantId};
 use crate::model::audit::{Actor, AuditFilter};
 
 /// File formats of an export.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
     /// One JSON record per line (`application/x-ndjson`).
@@ -54,7 +55,8 @@ impl ExportFormat {
 }
 
 /// States of an asynchronous job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum JobStatus {
     Queued,
@@ -88,11 +90,12 @@ impl JobStatus {
 }
 
 /// An asynchronous export of the audit log.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExportJob {
     pub id: ExportJobId,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub requested_by: Actor,
     pub format: ExportFormat,
@@ -119,15 +122,15 @@ pub struct ExportJob {
     pub expires_at: Option<OffsetDateTime>,
     /// Chunks of the finished file in the store.
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub chunks: i32,
     /// How many times a worker has claimed the job.
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub attempts: i32,
     /// The claim of the worker running the job, and until when it holds.
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub lease: Option<Lease>,
 }
 

@@ -9,7 +9,8 @@ use super::export::{JobStatus, Lease};
 use crate::ids::{GuardFeedbackId, GuardTaskId, TenantId};
 
 /// What a text is: benign, or one of the three kinds of attack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GuardLabel {
     Benign,
@@ -37,7 +38,8 @@ impl GuardLabel {
 }
 
 /// Which way a screened text goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GuardDirection {
     /// A prompt on its way into a model.
@@ -48,7 +50,8 @@ pub enum GuardDirection {
 }
 
 /// A score per kind of attack (0..1).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardScores {
     pub injection: f64,
     pub jailbreak: f64,
@@ -56,7 +59,8 @@ pub struct GuardScores {
 }
 
 /// Precision, recall and F1 of one class on a held-out split.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardClassMetrics {
     pub label: GuardLabel,
     pub precision: f64,
@@ -67,7 +71,8 @@ pub struct GuardClassMetrics {
 }
 
 /// How a model did on the held-out split of its training data, at its threshold.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardMetrics {
     /// Held-out texts.
     pub holdout_size: i64,
@@ -82,12 +87,13 @@ pub struct GuardMetrics {
 }
 
 /// A trained model version of a tenant (without its weights).
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardModelInfo {
     /// 1, 2, 3… per tenant; 0 is the built-in default, which is never stored.
     pub version: i32,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     /// Whether validation uses this version now.
     pub active: bool,
@@ -112,7 +118,8 @@ pub struct GuardModelRecord {
 }
 
 /// What feedback says of a text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum GuardFeedbackKind {
     /// The text was flagged but is benign.
@@ -135,11 +142,12 @@ impl GuardFeedbackKind {
 }
 
 /// A labelled text a tenant's next model learns from.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardFeedback {
     pub id: GuardFeedbackId,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub kind: GuardFeedbackKind,
     /// The label the text trains as: `benign` for a false positive, else the attack's kind.
@@ -147,7 +155,7 @@ pub struct GuardFeedback {
     /// The validation it is about, when given by id.
     pub validation_id: Option<uuid::Uuid>,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub text: String,
     pub created_by: Actor,
     #[serde(with = "time::serde::rfc3339")]
@@ -155,24 +163,26 @@ pub struct GuardFeedback {
 }
 
 /// A labelled text sent with a training request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardExample {
-    #[schema(pattern = r"\S")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"\S"))]
     pub text: String,
     pub label: GuardLabel,
 }
 
 /// An asynchronous training run of a tenant's detector.
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardTask {
     #[serde(rename = "task_id")]
     pub id: GuardTaskId,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     /// Not shown: the status endpoint takes no credentials (who asked is in the audit log).
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub requested_by: Actor,
     pub status: JobStatus,
     /// From 0 to 1.
@@ -189,10 +199,10 @@ pub struct GuardTask {
     #[serde(with = "time::serde::rfc3339::option")]
     pub finished_at: Option<OffsetDateTime>,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub attempts: i32,
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub lease: Option<Lease>,
 }
 

@@ -47,7 +47,8 @@ string_enum!(
 );
 
 /// The delivery of a request's outcome to its `callback_url`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HitlCallback {
     pub url: String,
     pub status: CallbackStatus,
@@ -98,18 +99,19 @@ impl HitlCallback {
 /// ([`HitlRequest::callback_due_at`]) in columns and the whole record as the JSON text of
 /// its `Serialize` form (which leaves out `tenant_id`); reading it back, they set
 /// `tenant_id` from its column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HitlRequest {
     pub id: HitlId,
     #[serde(skip, default = "nil_tenant")]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub agent_id: AgentId,
     /// The agent's name when the request was made.
     pub agent_name: String,
     pub action: String,
     pub resource: String,
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub context: JsonObject,
     /// Why approval is asked for.
     pub reason: String,

@@ -6,7 +6,8 @@ use crate::ids::{PolicyId, TenantId, UserId};
 
 /// A Rego policy of one tenant. The Rego contract (the input document and the rules a
 /// module may define) is in `docs/policies.md`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Policy {
     pub id: PolicyId,
     pub tenant_id: TenantId,

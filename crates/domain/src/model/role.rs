@@ -4,9 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A user's role, ordered lowest to highest: `viewer < analyst < admin < super_admin`.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Viewer,
@@ -83,41 +82,42 @@ impl FromStr for Role {
 }
 
 /// A permission carried by an API key. Strings are `area:verb`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Permission {
-    #[schema(rename = "agents:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "agents:read"))]
     AgentsRead,
-    #[schema(rename = "agents:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "agents:write"))]
     AgentsWrite,
-    #[schema(rename = "policies:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "policies:read"))]
     PoliciesRead,
-    #[schema(rename = "policies:check")]
+    #[cfg_attr(feature = "openapi", schema(rename = "policies:check"))]
     PoliciesCheck,
-    #[schema(rename = "policies:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "policies:write"))]
     PoliciesWrite,
-    #[schema(rename = "audit:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "audit:read"))]
     AuditRead,
-    #[schema(rename = "audit:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "audit:write"))]
     AuditWrite,
-    #[schema(rename = "anomalies:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "anomalies:read"))]
     AnomaliesRead,
-    #[schema(rename = "anomalies:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "anomalies:write"))]
     AnomaliesWrite,
-    #[schema(rename = "hitl:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "hitl:read"))]
     HitlRead,
-    #[schema(rename = "hitl:request")]
+    #[cfg_attr(feature = "openapi", schema(rename = "hitl:request"))]
     HitlRequest,
-    #[schema(rename = "discovery:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "discovery:read"))]
     DiscoveryRead,
-    #[schema(rename = "discovery:write")]
+    #[cfg_attr(feature = "openapi", schema(rename = "discovery:write"))]
     DiscoveryWrite,
-    #[schema(rename = "guard:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "guard:read"))]
     GuardRead,
-    #[schema(rename = "guard:validate")]
+    #[cfg_attr(feature = "openapi", schema(rename = "guard:validate"))]
     GuardValidate,
-    #[schema(rename = "guard:manage")]
+    #[cfg_attr(feature = "openapi", schema(rename = "guard:manage"))]
     GuardManage,
-    #[schema(rename = "stats:read")]
+    #[cfg_attr(feature = "openapi", schema(rename = "stats:read"))]
     StatsRead,
 }
 
@@ -205,6 +205,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "openapi")]
     fn the_documented_permissions_are_the_wire_names() {
         use utoipa::PartialSchema;
         let schema = serde_json::to_value(Permission::schema()).unwrap();

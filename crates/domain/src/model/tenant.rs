@@ -4,7 +4,8 @@ use super::RiskLevels;
 use crate::ids::TenantId;
 
 /// A customer organisation; every other record belongs to exactly one tenant.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Tenant {
     pub id: TenantId,
     /// Unique across the server.
@@ -29,7 +30,8 @@ impl Tenant {
 }
 
 /// What a tenant chose for itself (stored as JSON; a field left out follows the server).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TenantSettings {
     /// A policy check whose risk score is at or above this needs approval (0 < t ≤ 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,7 +50,8 @@ pub struct TenantSettings {
 }
 
 /// The settings a tenant's policy checks and agents use.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EffectiveSettings {
     pub approval_threshold: f64,
     pub risk_levels: RiskLevels,

@@ -3,7 +3,8 @@ use time::OffsetDateTime;
 use crate::ids::{TenantId, UserId};
 use crate::model::Role;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum UserStatus {
     Active,
@@ -28,7 +29,8 @@ impl UserStatus {
 }
 
 /// A person who signs in to one tenant.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct User {
     pub id: UserId,
     pub tenant_id: TenantId,
@@ -39,7 +41,7 @@ pub struct User {
     pub status: UserStatus,
     /// Argon2id PHC string. Never serialised.
     #[serde(skip)]
-    #[schema(ignore)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub password_hash: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,

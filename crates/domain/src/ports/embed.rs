@@ -7,7 +7,8 @@ use async_trait::async_trait;
 use crate::error::Result;
 
 /// Which model made a vector: vectors of different models are never compared.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EmbeddingModel {
     pub name: String,
     pub version: i32,

@@ -10,9 +10,10 @@ use crate::error::Result;
 use crate::ids::TenantId;
 
 /// One event, as sent on the WebSocket feed: `{"id", "type", "tenant_id", "ts", "data"}`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Event {
-    #[schema(value_type = String, format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub id: Uuid,
     #[serde(rename = "type")]
     pub event_type: String,

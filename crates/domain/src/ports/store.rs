@@ -232,7 +232,8 @@ pub const EXPORT_LIMIT_REACHED: &str = "export limit reached";
 pub const CALLBACK_LIMIT_REACHED: &str = "open callback limit reached";
 
 /// Counts of a tenant's resources, for `/stats`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResourceCounts {
     pub users: u64,
     pub active_users: u64,

@@ -14,18 +14,22 @@ use crate::page::{Page, PageRequest};
 use crate::secrets;
 
 /// `POST /api-keys`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewApiKey {
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub name: String,
     /// Permission strings such as `guard:manage`. Defaults to every permission the creator's
     /// role holds; may not exceed it.
-    #[schema(value_type = Option<Vec<Permission>>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<Permission>>))]
     pub permissions: Option<Vec<String>>,
     /// When the key stops working; must be in the future. Never, if absent.
     #[serde(default, with = "time::serde::rfc3339::option")]
@@ -33,7 +37,8 @@ pub struct NewApiKey {
 }
 
 /// A new key: the record, and the full secret shown this once.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedApiKey {
     #[serde(flatten)]
     pub key: ApiKey,

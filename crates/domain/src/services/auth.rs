@@ -57,7 +57,8 @@ impl Default for AuthSettings {
 }
 
 /// The user part of a login response.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoginUser {
     pub id: UserId,
     pub email: String,
@@ -65,7 +66,8 @@ pub struct LoginUser {
 }
 
 /// What a successful login hands out (spec 2.2).
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoginResult {
     pub access_token: String,
     /// Always `Bearer`.

@@ -17,30 +17,37 @@ const MAX_RUN_ID_LEN: usize = 200;
 const MAX_CONTEXT_BYTES: usize = 16 * 1024;
 
 /// `POST /policies/check` (spec 2.4).
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CheckRequest {
     /// The acting agent (a UUID of the caller's tenant).
-    #[schema(format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
     pub agent_id: String,
     /// What the agent wants to do, e.g. `delete`; 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub action: String,
     /// What it wants to do it to, e.g. `prod/db/customers`; 1 to 1,000 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 1000,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub resource: String,
     /// Free-form facts, e.g. `{"consent": true, "environment": "production",
     /// "record_count": 20}`; at most 16 KiB.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub context: JsonObject,
     /// Evaluate without recording the decision (for policy authors): no audit record, no
     /// event, `decision_id` null.
@@ -49,25 +56,32 @@ pub struct CheckRequest {
     /// The conversation or run the action belongs to (the SDK's adapters send it), kept in
     /// the decision's audit record so that one run can be followed; 1 to 200 characters.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub session_id: Option<String>,
     /// The agent framework's id of this tool call, kept in the decision's audit record; 1 to
     /// 200 characters.
     #[serde(default)]
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub tool_call_id: Option<String>,
 }
 
 /// A policy that took part in a decision.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchedPolicy {
     pub id: PolicyId,
     pub name: String,
@@ -82,7 +96,8 @@ pub struct MatchedPolicy {
 }
 
 /// One reason for the check's risk score.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CheckRiskFactor {
     /// `payments`, `deletion`, `production`, `agent_risk`, `no_consent`, `bulk`,
     /// `anomaly`, `policy`, … (see docs/policies.md).
@@ -93,7 +108,8 @@ pub struct CheckRiskFactor {
 }
 
 /// `POST /policies/check` (spec 2.5 and more).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CheckResponse {
     /// Whether the action may go ahead now: no policy denied it and no approval is needed.
     pub allowed: bool,

@@ -41,7 +41,8 @@ impl Default for SsoSettings {
 }
 
 /// A provider as `GET /auth/sso/providers` shows it (no secrets).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProviderView {
     pub id: String,
     pub name: String,
@@ -49,14 +50,15 @@ pub struct ProviderView {
 }
 
 /// `POST /auth/sso/exchange`.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ExchangeRequest {
     /// The `code` the provider sent back.
-    #[schema(min_length = 1, max_length = 4096, pattern = r"\S")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 4096, pattern = r"\S"))]
     pub code: String,
     /// The `state` the provider sent back.
-    #[schema(min_length = 1, max_length = 512, pattern = r"\S")]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 512, pattern = r"\S"))]
     pub state: String,
     /// The provider the sign-in was started with; refused (401) when it is not.
     pub provider: Option<String>,

@@ -74,7 +74,8 @@ impl HourlyCounter {
 }
 
 /// Answered checks (each a `policy.decision` record) over the last 24 hours.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DecisionStats {
     pub window_hours: i64,
     pub total: i64,
@@ -85,7 +86,8 @@ pub struct DecisionStats {
 }
 
 /// One hour of [`DecisionStats`].
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DecisionHour {
     /// The hour's first instant.
     #[serde(with = "time::serde::rfc3339")]
@@ -127,7 +129,8 @@ pub struct ServerInfo {
 }
 
 /// The health of one backing component.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentHealth {
     /// `database`, `cache` or `policy_engine`.
     pub name: &'static str,
@@ -140,14 +143,16 @@ pub struct ComponentHealth {
     pub error: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Readiness {
     pub ready: bool,
     pub components: Vec<ComponentHealth>,
 }
 
 /// `GET /status`.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlatformStatus {
     /// `ok`, or `degraded` when a component is down.
     pub status: &'static str,
@@ -160,7 +165,8 @@ pub struct PlatformStatus {
 }
 
 /// `GET /stats`: counts of the caller's tenant's resources.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Stats {
     pub tenant_id: crate::ids::TenantId,
     #[serde(with = "time::serde::rfc3339")]

@@ -19,27 +19,35 @@ use crate::page::{Page, PageRequest};
 use crate::secrets::{self, AdminKey};
 
 /// `POST /tenants`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewTenant {
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub name: String,
-    #[schema(
-        max_length = 254,
-        pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]+@[^@\s.\u0000-\u001f\u007f-\u009f][^@\s\u0000-\u001f\u007f-\u009f]*\.[^@\s\u0000-\u001f\u007f-\u009f]*[^@\s.\u0000-\u001f\u007f-\u009f]$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 254,
+            pattern = r"^[^@\s\u0000-\u001f\u007f-\u009f]+@[^@\s.\u0000-\u001f\u007f-\u009f][^@\s\u0000-\u001f\u007f-\u009f]*\.[^@\s\u0000-\u001f\u007f-\u009f]*[^@\s.\u0000-\u001f\u007f-\u009f]$"
+        )
     )]
     pub admin_email: String,
     /// At least 12 characters.
-    #[schema(min_length = 12, max_length = 1024)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 12, max_length = 1024))]
     pub admin_password: String,
 }
 
 /// A tenant as the API shows it: its record and the settings in force.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TenantView {
     #[serde(flatten)]
     pub tenant: Tenant,
@@ -49,14 +57,18 @@ pub struct TenantView {
 }
 
 /// `PATCH /tenant` and `PATCH /tenants/{id}`: what is left out stays as it is.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UpdateTenant {
     /// Unique across the server; 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "crate::model::object::option")]
@@ -65,25 +77,26 @@ pub struct UpdateTenant {
 
 /// A change of settings: a field given sets it, `null` returns it to the server's default,
 /// and a field left out stays as it is.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SettingsChange {
     /// Above 0 and at most 1.
     #[serde(default, deserialize_with = "given")]
-    #[schema(value_type = Option<f64>, exclusive_minimum = 0, maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>, exclusive_minimum = 0, maximum = 1))]
     pub approval_threshold: Option<Option<f64>>,
     /// All three bounds, rising, within (0, 1]. Agents are re-levelled at once.
     #[serde(default, deserialize_with = "crate::model::object::given")]
-    #[schema(value_type = Option<RiskLevels>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<RiskLevels>))]
     pub risk_levels: Option<Option<RiskLevels>>,
     /// Above 0 and below 1: the Prompt Guard's threshold for this tenant, over its model's.
     #[serde(default, deserialize_with = "given")]
-    #[schema(value_type = Option<f64>, exclusive_minimum = 0, exclusive_maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>, exclusive_minimum = 0, exclusive_maximum = 1))]
     pub guard_threshold: Option<Option<f64>>,
     /// 1 to 604,800 (seven days): how long an approval request that names no
     /// `timeout_seconds` waits for a decision.
     #[serde(default, deserialize_with = "given")]
-    #[schema(value_type = Option<u32>, minimum = 1, maximum = 604800)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<u32>, minimum = 1, maximum = 604800))]
     pub hitl_timeout_secs: Option<Option<u32>>,
 }
 
@@ -135,7 +148,8 @@ impl SettingsChange {
 
 /// `201` of `POST /tenants`: the tenant, its first admin, and an API key and callback
 /// signing secret shown this once.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedTenant {
     pub tenant: TenantView,
     pub admin_user: User,
@@ -152,7 +166,8 @@ pub struct CreatedTenant {
 pub const SECRET_ROTATION_GRACE: time::Duration = time::Duration::hours(24);
 
 /// A signing secret just made: the only time its value is shown.
-#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IssuedSecret {
     /// `whsec_` and 43 characters; its UTF-8 bytes are the HMAC-SHA256 key.
     pub secret: String,
@@ -161,7 +176,8 @@ pub struct IssuedSecret {
 }
 
 /// A tenant's signing secret, without its value.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SecretInfo {
     pub purpose: SecretPurpose,
     #[serde(with = "time::serde::rfc3339")]
@@ -187,7 +203,8 @@ impl SecretInfo {
 }
 
 /// `GET /tenant/secrets`: which signing secrets the tenant has.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TenantSecrets {
     /// Signs the tenant's HITL callbacks (made with the tenant).
     pub callback: Option<SecretInfo>,
@@ -197,7 +214,8 @@ pub struct TenantSecrets {
 }
 
 /// `POST /tenant/webhook-secret`.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewWebhookSecret {
     /// Refuse the untimestamped `sha256=` form for this tenant (default true: only

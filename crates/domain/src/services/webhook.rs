@@ -31,7 +31,8 @@ pub const TIMESTAMP_REQUIRED: &str =
     "this tenant accepts only timestamped webhook signatures: X-Webhook-Signature: t=<unix seconds>,v1=<hex>";
 
 /// `{"status": "ok", "event": "<type>"}`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WebhookAck {
     /// Always `ok`.
     pub status: &'static str,

@@ -95,46 +95,57 @@ impl Embedder for BuiltinEmbedder {
 
 /// `POST /agents/register` and `PUT /agents/{id}` (a full update: what is left out is
 /// reset to its default, except `status`, which an update without it keeps).
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AgentRequest {
     /// Unique within the tenant; 1 to 200 characters, not all blank, no control characters
     /// (stored trimmed).
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub name: String,
     /// The declared type, e.g. `llm`; 1 to 50 characters, as `name`.
     #[serde(rename = "type")]
-    #[schema(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 50,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub agent_type: String,
     /// At most 2,000 characters; no control characters but newlines and tabs.
-    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")
+    )]
     pub description: Option<String>,
     /// At most 100, each 1 to 200 characters without white space at either end or control
     /// characters, no duplicates.
     #[serde(default)]
-    #[schema(schema_with = capabilities_schema)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = capabilities_schema))]
     pub capabilities: Vec<String>,
     /// A JSON object of resource → access, e.g. `{"payments": "write"}`; at most 16 KiB.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub permissions: JsonObject,
     /// A JSON object; at most 16 KiB.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub metadata: JsonObject,
     /// Default `active` when registering; kept when left out of an update.
     pub status: Option<AgentStatus>,
 }
 
 /// `capabilities` as the OpenAPI document states it.
+#[cfg(feature = "openapi")]
 pub(crate) fn capabilities_schema() -> utoipa::openapi::schema::Array {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Type};
     let item = ObjectBuilder::new()
@@ -151,24 +162,26 @@ pub(crate) fn capabilities_schema() -> utoipa::openapi::schema::Array {
 }
 
 /// `POST /agents/{id}/heartbeat` (and the webhook's `agent.heartbeat`).
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HeartbeatRequest {
     /// The agent's own report; a `suspended` agent cannot lift its suspension this way.
     pub status: Option<AgentStatus>,
     /// Replaces the stored metadata.
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub metadata: Option<JsonObject>,
 }
 
 /// The filters of `GET /agents`, as sent.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
 #[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 pub struct AgentListParams {
     /// Declared type, exact.
     #[serde(rename = "type")]
-    #[param(rename = "type")]
+    #[cfg_attr(feature = "openapi", param(rename = "type"))]
     pub agent_type: Option<String>,
     /// `active`, `inactive` (including active agents not seen lately) or `suspended`.
     pub status: Option<String>,
@@ -179,7 +192,8 @@ pub struct AgentListParams {
 }
 
 /// One search result: the agent and how well it matches (cosine similarity, -1 to 1).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SearchHit {
     #[serde(flatten)]
     pub agent: Agent,
@@ -187,7 +201,8 @@ pub struct SearchHit {
 }
 
 /// `GET /agents/search`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SearchResults {
     /// Best first.
     pub items: Vec<SearchHit>,
@@ -196,7 +211,8 @@ pub struct SearchResults {
 }
 
 /// A registered agent near another in embedding space.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Neighbour {
     pub id: AgentId,
     pub name: String,
@@ -204,7 +220,8 @@ pub struct Neighbour {
 }
 
 /// What an agent's embedding is made of.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EmbeddingSummary {
     pub model: String,
     pub model_version: i32,
@@ -218,7 +235,8 @@ pub struct EmbeddingSummary {
 }
 
 /// One reason an agent's risk is what it is.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RiskFactor {
     /// The category, e.g. `payments`, `deletion`, `shell`, `credentials`, `pii`.
     pub code: String,
@@ -230,7 +248,8 @@ pub struct RiskFactor {
 }
 
 /// `GET /agents/{id}/details`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentDetails {
     #[serde(flatten)]
     pub agent: Agent,

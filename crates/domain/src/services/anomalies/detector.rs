@@ -65,17 +65,19 @@ const ACTIVE_TTL: Duration = Duration::from_secs(600);
 const DETECTOR_ACTOR: &str = "anomaly-detector";
 
 /// `POST /anomalies/detector/train`.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DetectorTrainRequest {
     /// Days of audit history to learn from, 1 to 90 (default 30).
-    #[schema(minimum = 1, maximum = 90)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 90))]
     pub window_days: Option<i32>,
 }
 
 /// `GET /anomalies/detector/status`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-#[schema(as = AnomalyDetectorStatus)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = AnomalyDetectorStatus))]
 pub struct DetectorStatus {
     /// The active version; 0 when the detector is off (never trained, or rolled back to 0).
     pub version: i32,
@@ -96,8 +98,9 @@ pub struct DetectorStatus {
 }
 
 /// `GET /anomalies/detector/metrics`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
-#[schema(as = AnomalyDetectorMetrics)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = AnomalyDetectorMetrics))]
 pub struct DetectorMetrics {
     /// The active version; 0 when off (the synthetic figures are then those a training
     /// reaches with the default options).

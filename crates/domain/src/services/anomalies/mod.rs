@@ -35,8 +35,8 @@ const MAX_STATS_DAYS: i64 = 90;
 const TOP_AGENTS: usize = 10;
 
 /// The `source` a client may report, as the document states it.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(rename_all = "snake_case"))]
 #[expect(dead_code, reason = "never built: it only names the values in the OpenAPI document")]
 enum ReportSource {
     Manual,
@@ -44,35 +44,40 @@ enum ReportSource {
 }
 
 /// `POST /anomalies/report`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewAnomalyReport {
     /// The agent it is about (a UUID of the caller's tenant).
-    #[schema(format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
     pub agent_id: String,
     #[serde(rename = "type")]
     pub anomaly_type: AnomalyType,
     pub severity: Severity,
     /// From 0 to 1; by default from the severity (0.25, 0.5, 0.75, 0.95).
-    #[schema(minimum = 0, maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1))]
     pub score: Option<f64>,
     /// What was seen; 1 to 2,000 characters.
-    #[schema(
-        max_length = 2000,
-        pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 2000,
+            pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub description: String,
     /// What backs it (events, features); at most 64 KiB of JSON.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub evidence: JsonObject,
     /// `manual` (default) or `guard`; `detector` is the server's own.
-    #[schema(value_type = Option<ReportSource>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<ReportSource>))]
     pub source: Option<AnomalySource>,
 }
 
 /// `PUT /anomalies/{id}`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AnomalyUpdate {
     /// `open`, `acknowledged`, `resolved` (a real anomaly, dealt with) or `false_positive`.
@@ -80,38 +85,39 @@ pub struct AnomalyUpdate {
 }
 
 /// The filters of `GET /anomalies` and `GET /anomalies/stats`, as sent.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
 #[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 pub struct AnomalyParams {
     /// Page size, 1 to 500 (default 50); lists only.
-    #[param(minimum = 1, maximum = 500)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 500))]
     pub limit: Option<i64>,
     /// `next_cursor` of the previous page; lists only.
-    #[param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$")]
+    #[cfg_attr(feature = "openapi", param(pattern = r"^([A-Za-z0-9_-]{21}[AQgw])?$"))]
     pub cursor: Option<String>,
-    #[param(format = Uuid)]
+    #[cfg_attr(feature = "openapi", param(format = Uuid))]
     pub agent_id: Option<String>,
     /// `unusual_action`, `unusual_resource`, `rate_spike`, `off_hours`, `denied_burst`,
     /// `guard_attack` or `manual`.
     #[serde(rename = "type")]
-    #[param(rename = "type", value_type = Option<crate::model::anomaly::AnomalyType>)]
+    #[cfg_attr(feature = "openapi", param(rename = "type", value_type = Option<crate::model::anomaly::AnomalyType>))]
     pub anomaly_type: Option<String>,
     /// `low`, `medium`, `high` or `critical`.
-    #[param(value_type = Option<crate::model::anomaly::Severity>)]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<crate::model::anomaly::Severity>))]
     pub severity: Option<String>,
     /// `open`, `acknowledged`, `resolved` or `false_positive`.
-    #[param(value_type = Option<crate::model::anomaly::AnomalyStatus>)]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<crate::model::anomaly::AnomalyStatus>))]
     pub status: Option<String>,
     /// Reports created at or after this instant (RFC 3339). Stats: default 24 hours
     /// before `to`.
-    #[param(format = DateTime)]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub from: Option<String>,
     /// Reports created before this instant (RFC 3339). Stats: default now.
-    #[param(format = DateTime)]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub to: Option<String>,
     /// Stats only: `hour` (default) or `day`.
-    #[param(value_type = Option<Bucket>)]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<Bucket>))]
     pub bucket: Option<String>,
 }
 
@@ -168,7 +174,8 @@ impl AnomalyParams {
 }
 
 /// The width of a `series` bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Bucket {
     Hour,
@@ -185,14 +192,16 @@ impl Bucket {
 }
 
 /// One agent's count in `top_agents`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentCount {
     pub agent_id: AgentId,
     pub count: i64,
 }
 
 /// One bucket of `series`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeriesPoint {
     /// The bucket's first instant.
     #[serde(with = "time::serde::rfc3339")]
@@ -203,7 +212,8 @@ pub struct SeriesPoint {
 }
 
 /// `GET /anomalies/stats`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyStats {
     #[serde(with = "time::serde::rfc3339")]
     pub from: OffsetDateTime,

@@ -65,7 +65,8 @@ const MAX_RESOURCE_LEN: usize = 1000;
 const MAX_DECISION_LEN: usize = 50;
 
 /// `POST /audit/log`: an entry written by an agent or SDK. The actor is the credential used.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewAuditEntry {
     /// Dotted lower-case name in a namespace of the client's own, e.g. `app.tool_call`. The
@@ -73,94 +74,122 @@ pub struct NewAuditEntry {
     /// `auth.`, `discovery.`, `guard.`, `hitl.`, `policy.`, `tenant.`, `user.`, and
     /// `agentgov.`, `export.`, `service.`, `siem.`, `sso.`, `system.`, `webhook.`) are
     /// reserved (422): the record's `origin` is `client`.
-    #[schema(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$"))]
     pub event_type: String,
     pub agent_id: Option<Uuid>,
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub action: Option<String>,
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 1000,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub resource: Option<String>,
     /// E.g. `allow`, `deny`, `approval_required`.
-    #[schema(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 50,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub decision: Option<String>,
     /// From 0 to 1.
-    #[schema(minimum = 0, maximum = 1)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1))]
     pub risk_score: Option<f64>,
     /// A JSON object: input, output, reasoning, context…
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub details: Option<serde_json::Value>,
 }
 
 /// The filters of `GET /audit` and the exports, as sent (validated by the service).
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams))]
 #[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 pub struct AuditFilterParams {
     /// Only records about this agent (UUID).
-    #[schema(format = Uuid)]
-    #[param(format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
+    #[cfg_attr(feature = "openapi", param(format = Uuid))]
     pub agent_id: Option<String>,
     /// Exact, e.g. `policy.decision`: dotted lower-case words, at most 100 characters.
-    #[schema(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
-    #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$"))]
+    #[cfg_attr(feature = "openapi", param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$"))]
     pub event_type: Option<String>,
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
-    #[param(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        param(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub action: Option<String>,
-    #[schema(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 50,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
-    #[param(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        param(
+            min_length = 1,
+            max_length = 50,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub decision: Option<String>,
     /// `agent`, `user`, `api_key` or `system`.
-    #[schema(value_type = Option<crate::model::audit::ActorType>)]
-    #[param(value_type = Option<crate::model::audit::ActorType>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::model::audit::ActorType>))]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<crate::model::audit::ActorType>))]
     pub actor_type: Option<String>,
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 1000,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
-    #[param(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        param(
+            min_length = 1,
+            max_length = 1000,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub actor_id: Option<String>,
     /// Records at or after this instant (RFC 3339).
-    #[schema(format = DateTime)]
-    #[param(format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub from: Option<String>,
     /// Records before this instant (RFC 3339); a range that ends before it begins holds
     /// nothing.
-    #[schema(format = DateTime)]
-    #[param(format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub to: Option<String>,
 }
 
@@ -217,7 +246,8 @@ impl AuditFilterParams {
 }
 
 /// `POST /audit/export/async`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewExport {
     pub format: ExportFormat,

@@ -114,7 +114,8 @@ impl Default for DiscoverySettings {
 }
 
 /// One observed event (`POST /discovery/ingest`, and each item of a batch).
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IngestEvent {
     /// Who saw it (a gateway, proxy or log source): 1 to 100 characters.
@@ -142,22 +143,24 @@ pub struct IngestEvent {
     pub agent_id: Option<String>,
     /// Anything else the source reports; a JSON object of at most 16 KiB.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub attributes: JsonObject,
 }
 
 /// `POST /discovery/ingest/batch`.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct IngestBatch {
     /// 1 to 10,000 events, each as for `/discovery/ingest` (an `IngestEvent`); invalid ones
     /// (of any JSON value) are reported and the rest kept, so the list takes any value.
-    #[schema(value_type = Vec<Value>, min_items = 1, max_items = 10000)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Value>, min_items = 1, max_items = 10000))]
     pub events: Vec<serde_json::Value>,
 }
 
 /// An event that was not kept, and why.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ItemError {
     /// Its position in `events` (from 0).
     pub index: usize,
@@ -165,7 +168,8 @@ pub struct ItemError {
 }
 
 /// The answer of `POST /discovery/ingest/batch`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IngestReport {
     /// Events stored.
     pub accepted: usize,
@@ -180,34 +184,48 @@ pub struct IngestReport {
 }
 
 /// Overrides when confirming a candidate (each defaults to the suggestion).
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmRequest {
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub name: Option<String>,
     #[serde(rename = "type")]
-    #[schema(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 50,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub agent_type: Option<String>,
-    #[schema(schema_with = crate::services::agents::capabilities_schema, nullable)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::services::agents::capabilities_schema, nullable))]
     pub capabilities: Option<Vec<String>>,
-    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")
+    )]
     pub description: Option<String>,
 }
 
 /// `POST /discovery/candidates/{id}/dismiss`.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DismissRequest {
     /// Why (at most 1,000 characters).
-    #[schema(max_length = 1000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 1000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")
+    )]
     pub reason: Option<String>,
 }
 
@@ -220,8 +238,9 @@ pub struct Confirmed {
 }
 
 /// `GET /discovery/candidates` query.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 pub struct CandidateListParams {
     /// `pending`, `confirmed` or `dismissed`.
     pub status: Option<String>,

@@ -78,16 +78,17 @@ impl Default for GuardSettings {
 }
 
 /// `POST /guard/validate`.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ValidateRequest {
     /// The text to screen: a prompt, or a model's output (`direction: "output"`); 1 byte to
     /// 512 KiB. Long texts are read whole, in windows.
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub prompt: String,
     /// The agent the text is for or from (a UUID of the caller's tenant); recorded with a
     /// blocked text.
-    #[schema(format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
     pub agent_id: Option<String>,
     /// The application's system prompt, at most 64 KiB: an output that repeats it is
     /// leakage.
@@ -98,7 +99,8 @@ pub struct ValidateRequest {
 }
 
 /// The answer of `POST /guard/validate`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Validation {
     /// `false` when the text is an attack.
     pub safe: bool,
@@ -115,13 +117,13 @@ pub struct Validation {
     /// Time spent screening, in milliseconds.
     pub latency_ms: f64,
     /// Refer to this validation in feedback; a blocked one is the id of its audit record.
-    #[schema(value_type = String, format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Uuid))]
     pub validation_id: Uuid,
 }
 
 /// The `category` of feedback that says a text is an attack, as the document states it.
-#[derive(utoipa::ToSchema)]
-#[schema(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(rename_all = "snake_case"))]
 #[expect(dead_code, reason = "never built: it only names the values in the OpenAPI document")]
 enum AttackCategory {
     Injection,
@@ -130,38 +132,41 @@ enum AttackCategory {
 }
 
 /// `POST /guard/detector/feedback`: a validation (by id) or a text, and what it really is.
-#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FeedbackRequest {
     /// A blocked validation of the tenant (its text is taken from its audit record).
-    #[schema(format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
     pub validation_id: Option<String>,
     /// The text itself, at most 16 KiB (required for a validation that was not blocked).
-    #[schema(pattern = r"\S")]
+    #[cfg_attr(feature = "openapi", schema(pattern = r"\S"))]
     pub prompt: Option<String>,
     /// `false_positive` (the text is benign) or `attack`.
-    #[schema(value_type = crate::model::guard::GuardFeedbackKind)]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::model::guard::GuardFeedbackKind))]
     pub label: String,
     /// For an attack: `injection`, `jailbreak` or `leakage`. Default: the blocked
     /// validation's verdict, else the detector's likeliest kind.
-    #[schema(value_type = Option<AttackCategory>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<AttackCategory>))]
     pub category: Option<String>,
 }
 
 /// `POST /guard/detector/train` (JSON form): labelled examples to learn from besides the
 /// built-in corpus and the tenant's feedback.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TrainRequest {
     /// At most 10,000, each text at most 16 KiB.
     #[serde(default, deserialize_with = "crate::model::object::vec")]
-    #[schema(max_items = 10000)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10000))]
     pub examples: Vec<GuardExample>,
 }
 
 /// `GET /guard/detector/status`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[schema(as = GuardDetectorStatus)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = GuardDetectorStatus))]
 pub struct DetectorStatus {
     /// The active version (0: the built-in default).
     pub version: i32,
@@ -184,8 +189,9 @@ pub struct DetectorStatus {
 }
 
 /// `GET /guard/detector/metrics`: the active model on the held-out split of its data.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[schema(as = GuardDetectorMetrics)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = GuardDetectorMetrics))]
 pub struct DetectorMetrics {
     pub version: i32,
     pub metrics: GuardMetrics,
@@ -196,7 +202,8 @@ pub struct DetectorMetrics {
 }
 
 /// One stage of the detector and whether it runs.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardStage {
     /// `rules`, `ngram` or `encoder`.
     pub name: &'static str,
@@ -212,7 +219,8 @@ pub struct GuardStage {
 }
 
 /// The benign texts a model's thresholds were calibrated on.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardCalibration {
     pub set: String,
     /// Texts in it (0 when not known).
@@ -222,7 +230,8 @@ pub struct GuardCalibration {
 }
 
 /// `GET /guard/stats`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardStats {
     /// The window counted: the last `window_hours` hours, this one included.
     pub window_hours: i64,
@@ -241,7 +250,8 @@ pub struct GuardStats {
 }
 
 /// One hour of [`GuardStats`].
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardStatsHour {
     /// The hour's first instant.
     #[serde(with = "time::serde::rfc3339")]
@@ -252,7 +262,8 @@ pub struct GuardStatsHour {
 }
 
 /// `GET /guard/health`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardHealth {
     pub status: &'static str,
     pub builtin_model: &'static str,

@@ -112,38 +112,48 @@ impl Default for HitlSettings {
 }
 
 /// `POST /hitl/request`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewHitlRequest {
     /// The agent that wants to act (a UUID of the caller's tenant).
-    #[schema(format = Uuid)]
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
     pub agent_id: String,
     /// 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub action: String,
     /// 1 to 1,000 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 1000,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub resource: String,
     /// Free-form facts for the approver; at most 16 KiB.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub context: JsonObject,
     /// Why approval is needed; 1 to 2,000 characters.
-    #[schema(
-        max_length = 2000,
-        pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 2000,
+            pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub reason: String,
     /// 1 to 604,800; the tenant's `hitl_timeout_secs` (an hour unless set) when left out.
-    #[schema(minimum = 1, maximum = 604800)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 604800))]
     pub timeout_seconds: Option<i64>,
     /// `http` or `https` URL that receives the outcome as a signed POST. Its host must be
     /// public (loopback, private, link-local and other internal addresses, and names such
@@ -152,11 +162,15 @@ pub struct NewHitlRequest {
 }
 
 /// The optional body of `POST /hitl/approve/{id}` and `/hitl/reject/{id}`.
-#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct HitlDecision {
     /// At most 2,000 characters.
-    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")
+    )]
     pub comment: Option<String>,
 }
 

@@ -80,31 +80,39 @@ impl PolicySettings {
 }
 
 /// A template and the values of its parameters, in place of `rego`.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TemplateUse {
     /// A template id from `GET /policies/templates`.
     pub id: String,
     /// Values for some or all of its parameters; the rest take their defaults.
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub parameters: JsonObject,
 }
 
 /// `POST /policies` and `PUT /policies/{id}` (a full update). Exactly one of `rego` and
 /// `template` is given.
-#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PolicyRequest {
     /// Unique within the tenant; 1 to 200 characters.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
     )]
     pub name: String,
     /// At most 2,000 characters.
-    #[schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")
+    )]
     pub description: Option<String>,
     /// A Rego module (see docs/policies.md); at most 64 KiB.
     pub rego: Option<String>,
@@ -129,7 +137,8 @@ impl PolicyRequest {
 }
 
 /// A template as `GET /policies/templates` lists it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TemplateView {
     pub id: &'static str,
     pub name: &'static str,
@@ -139,7 +148,8 @@ pub struct TemplateView {
     pub rego: String,
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TemplateParameterView {
     pub name: &'static str,
     #[serde(rename = "type")]

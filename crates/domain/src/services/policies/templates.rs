@@ -11,7 +11,8 @@ use crate::model::JsonObject;
 const PLACEHOLDER: &str = "__PARAMS__";
 
 /// The JSON type a parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ParameterKind {
     Number,

@@ -75,7 +75,8 @@ impl Operator {
 /// platform-wide state; a tenant's Super Admin sees what concerns its own tenant only: the
 /// sink's filter and its tenant's backlog, never the destination, the totals over every
 /// tenant or the last error (which another tenant's records may have caused).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SinkStatus {
     /// The configured name.
     pub name: String,
@@ -104,19 +105,20 @@ pub struct SinkStatus {
     pub failed_total: Option<u64>,
     /// The operator only.
     #[serde(with = "time::serde::rfc3339::option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub last_success_at: Option<OffsetDateTime>,
     /// The operator only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     /// The operator only.
     #[serde(with = "time::serde::rfc3339::option", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub last_error_at: Option<OffsetDateTime>,
 }
 
 /// `GET /siem/status`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SiemStatus {
     /// Whether any sink is configured.
     pub enabled: bool,
@@ -126,7 +128,8 @@ pub struct SiemStatus {
 }
 
 /// One sink's answer to the test event.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SinkTestResult {
     pub name: String,
     pub kind: &'static str,
@@ -143,7 +146,8 @@ pub struct SinkTestResult {
 }
 
 /// `POST /siem/test`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SiemTestReport {
     /// The id of the test event (`siem.test`), to find it in the SIEM. It is not part of
     /// any tenant's audit log.
