@@ -6,20 +6,13 @@
 //! it returns (the WAL is synced on each commit), which the audit log requires. WAL
 //! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`).
 
-mod agents;
-mod anomaly;
-mod audit;
 mod checkpoint;
 mod conn;
-mod discovery;
 mod error;
-mod guard;
-mod hitl;
-mod policies;
 mod repo;
 mod rows;
 mod schema;
-mod siem;
+mod store;
 
 use std::path::Path;
 

@@ -28,7 +28,7 @@ use time::OffsetDateTime;
 
 use crate::SqliteStore;
 use crate::error::TxError;
-use crate::guard::check_tenant;
+use crate::repo::check_tenant;
 use crate::rows::{HitlBody, HitlRow, convert, id_text};
 use crate::schema::hitl_requests;
 

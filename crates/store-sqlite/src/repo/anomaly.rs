@@ -41,7 +41,7 @@ use uuid::Uuid;
 
 use crate::SqliteStore;
 use crate::error::{TxError, TxResult};
-use crate::guard::check_tenant;
+use crate::repo::check_tenant;
 use crate::rows::{
     AnomalyBody, AnomalyModelInfoRow, AnomalyModelRow, AnomalyRow, AnomalyTaskRow, convert, id_text, parse_id,
 };

@@ -24,8 +24,8 @@ use diesel::sqlite::Sqlite;
 use diesel::upsert::excluded;
 
 use crate::SqliteStore;
-use crate::audit::ceil_micros;
 use crate::error::TxResult;
+use crate::repo::ceil_micros;
 use crate::rows::{AgentRow, EmbeddingRow, VectorRow, convert, id_text, object_text};
 use crate::schema::{agent_embeddings, agent_index_versions, agents};
 

@@ -23,7 +23,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::SqliteStore;
-use crate::guard::check_tenant;
+use crate::repo::check_tenant;
 use crate::rows::{id_text, parse_id};
 use crate::schema::{leases, siem_sinks};
 
