@@ -333,3 +333,18 @@ def test_an_analyst_suspends_and_reactivates_an_agent_and_confirms_a_shadow_agen
     assert "scraper.py (100 %)" in card.text, "the evidence is shown"
     card.find_element(By.XPATH, ".//button[.='Confirm and register']").click()
     wait(browser).until(ec.text_to_be_present_in_element((By.ID, "discovery-status"), "Registered"))
+
+
+def test_tenant_settings_send_only_what_was_changed(browser: WebDriver, tenant: Tenant) -> None:
+    sign_in(browser, tenant.url, tenant.email, tenant.password)
+    browser.get(f"{tenant.url}/console/#tenant")
+    threshold = wait(browser).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, "#tenant-form input[name=approval_threshold]"))
+    )
+    threshold.clear()
+    threshold.send_keys("0.7")
+    browser.find_element(By.CSS_SELECTOR, "#tenant-form button[type=submit]").click()
+    wait(browser).until(ec.text_to_be_present_in_element((By.ID, "tenant-status"), "Saved."))
+    settings = tenant.admin.api.get_httpx_client().get("/api/v1/tenant").json()["settings"]
+    # The defaults left alone stay defaults: only the threshold became the tenant's own.
+    assert settings == {"approval_threshold": 0.7}, settings

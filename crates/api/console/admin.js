@@ -149,19 +149,31 @@ async function showTenant() {
       num("Risk level: critical from", "critical", e.risk_levels.critical, { min: "0", max: "1" }),
       h("button", { type: "submit" }, "Save"),
     );
+    // Only what was changed is sent: a setting left alone stays as it is (the server's default
+    // stays a default), and one emptied returns to the default (`null`).
+    const before = values(form);
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       attempt("tenant-status", async () => {
-        const v = values(form);
-        const settings = {
-          approval_threshold: Number(v.approval_threshold),
-          guard_threshold: v.guard_threshold ? Number(v.guard_threshold) : null,
-          hitl_timeout_secs: Number(v.hitl_timeout_secs),
-          risk_levels: { medium: Number(v.medium), high: Number(v.high), critical: Number(v.critical) },
-        };
-        await call("PATCH", `${api}/tenant`, { name: v.name, settings });
-        say("tenant-status", "Saved.");
+        const now = values(form);
+        const changed = (name) => (now[name] ?? "") !== (before[name] ?? "");
+        const number = (name) => (now[name] === undefined ? null : Number(now[name]));
+        const settings = {};
+        for (const name of ["approval_threshold", "guard_threshold", "hitl_timeout_secs"]) {
+          if (changed(name)) settings[name] = number(name);
+        }
+        if (["medium", "high", "critical"].some(changed)) {
+          settings.risk_levels = ["medium", "high", "critical"].some((l) => now[l] === undefined)
+            ? null
+            : { medium: Number(now.medium), high: Number(now.high), critical: Number(now.critical) };
+        }
+        const body = {};
+        if (changed("name")) body.name = now.name;
+        if (Object.keys(settings).length) body.settings = settings;
+        if (!Object.keys(body).length) return say("tenant-status", "Nothing changed.");
+        await call("PATCH", `${api}/tenant`, body);
         await showTenant();
+        say("tenant-status", "Saved.");
       });
     });
     add(body, h("h3", {}, "Change"), form);
