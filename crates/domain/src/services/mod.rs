@@ -9,6 +9,7 @@ mod auth;
 mod auth_cache;
 mod caller;
 pub mod check;
+mod counts;
 pub mod discovery;
 pub mod guard;
 pub mod hitl;

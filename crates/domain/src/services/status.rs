@@ -1,11 +1,12 @@
 //! Readiness, platform status and dashboard statistics.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use time::OffsetDateTime;
 
+use super::counts::{PendingCounts, hour_of, hour_start};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result};
 use crate::ids::TenantId;
@@ -19,37 +20,23 @@ const DECISIONS: [&str; 3] = ["allow", "deny", "require_approval"];
 /// The hours [`DecisionStats`] covers.
 const DECISION_WINDOW_HOURS: i64 = 24;
 
-/// Counts gathered in this process, added to the store's hourly counts by
-/// [`HourlyCounter::flush`] (every few seconds); on failure they are kept for the next.
+/// The checks' decisions counted in this process, added to the store's hourly counts every
+/// few seconds ([`StatusService::flush_counts`]).
 #[derive(Debug, Default)]
-pub struct HourlyCounter {
-    pending: Mutex<HashMap<HourlyKey, i64>>,
-}
+pub struct HourlyCounter(PendingCounts<HourlyKey>);
 
 impl HourlyCounter {
     pub fn add(&self, tenant: TenantId, metric: &str, at: OffsetDateTime, label: &str) {
-        let key = HourlyKey {
+        self.0.add(HourlyKey {
             tenant_id: tenant,
             metric: metric.to_owned(),
-            hour: at.unix_timestamp().div_euclid(3600),
+            hour: hour_of(at),
             label: label.to_owned(),
-        };
-        *self.pending.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(0) += 1;
+        });
     }
 
-    pub async fn flush(&self, store: &dyn Store) -> Result<()> {
-        let counts: Vec<(HourlyKey, i64)> = self.pending.lock().unwrap_or_else(|e| e.into_inner()).drain().collect();
-        if counts.is_empty() {
-            return Ok(());
-        }
-        if let Err(e) = store.add_hourly_counts(&counts).await {
-            let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            for (key, n) in counts {
-                *pending.entry(key).or_insert(0) += n;
-            }
-            return Err(e);
-        }
-        Ok(())
+    async fn flush(&self, store: &dyn Store) -> Result<()> {
+        self.0.flush(async |counts| store.add_hourly_counts(counts).await).await
     }
 
     /// The tenant's counts of `metric` from `from_hour` on: the store's and this process's
@@ -62,13 +49,7 @@ impl HourlyCounter {
         from_hour: i64,
     ) -> Result<Vec<(HourlyKey, i64)>> {
         let mut rows = store.hourly_counts(tenant, metric, from_hour).await?;
-        let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        rows.extend(
-            pending
-                .iter()
-                .filter(|(k, _)| k.tenant_id == tenant && k.metric == metric && k.hour >= from_hour)
-                .map(|(k, n)| (k.clone(), *n)),
-        );
+        rows.extend(self.0.matching(|k| k.tenant_id == tenant && k.metric == metric && k.hour >= from_hour));
         Ok(rows)
     }
 }
@@ -100,11 +81,7 @@ impl DecisionStats {
     fn of(rows: Vec<(HourlyKey, i64)>, from_hour: i64) -> Self {
         let zeros = || -> BTreeMap<String, i64> { DECISIONS.iter().map(|d| ((*d).to_owned(), 0)).collect() };
         let mut series: Vec<DecisionHour> = (from_hour..from_hour + DECISION_WINDOW_HOURS)
-            .map(|h| DecisionHour {
-                hour: OffsetDateTime::from_unix_timestamp(h * 3600).unwrap_or(OffsetDateTime::UNIX_EPOCH),
-                total: 0,
-                by_decision: zeros(),
-            })
+            .map(|h| DecisionHour { hour: hour_start(h), total: 0, by_decision: zeros() })
             .collect();
         let mut by_decision = zeros();
         for (key, n) in rows {
@@ -254,7 +231,7 @@ impl StatusService {
         let counts = self.ports.store.count_resources(caller.tenant_id()).await?;
         let audit_records = self.ports.store.audit_head(caller.tenant_id()).await?.map_or(0, |h| h.seq);
         let now = self.ports.clock.now();
-        let from_hour = now.unix_timestamp().div_euclid(3600) - (DECISION_WINDOW_HOURS - 1);
+        let from_hour = hour_of(now) - (DECISION_WINDOW_HOURS - 1);
         let rows = self.counts.read(self.ports.store.as_ref(), caller.tenant_id(), DECISIONS_METRIC, from_hour).await?;
         let decisions = DecisionStats::of(rows, from_hour);
         Ok(Stats { tenant_id: caller.tenant_id(), generated_at: now, counts, audit_records, decisions })

@@ -21,7 +21,7 @@ mod tests;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentgov_detect::guard::{self as detect, Detector, Example, Label, Screen, TrainOptions};
@@ -31,6 +31,7 @@ use uuid::Uuid;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::counts::{PendingCounts, hour_of, hour_start};
 use super::snapshots::Snapshots;
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -309,7 +310,7 @@ struct Inner {
     settings: GuardSettings,
     active: Snapshots<TenantId, Active>,
     /// Counts not yet added to the store.
-    stats: Mutex<HashMap<GuardStatsKey, i64>>,
+    stats: PendingCounts<GuardStatsKey>,
     wake: futures::channel::mpsc::Sender<()>,
     /// When this process started: when it trained the built-in model.
     started: time::OffsetDateTime,
@@ -514,7 +515,7 @@ impl GuardService {
     ) -> Self {
         let active = Snapshots::new(settings.cache_ttl, 10_000);
         let started = ports.clock.now();
-        let stats = Mutex::default();
+        let stats = PendingCounts::default();
         Self { inner: Arc::new(Inner { ports, log, agents, settings, active, stats, wake, started }) }
     }
 
@@ -697,31 +698,16 @@ impl GuardService {
     }
 
     fn count(&self, tenant: TenantId, verdict: GuardLabel, elapsed: Duration) {
-        let hour = self.ports().clock.now().unix_timestamp().div_euclid(3600);
+        let hour = hour_of(self.ports().clock.now());
         let micros = i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX);
-        let key = GuardStatsKey { tenant_id: tenant, hour, verdict, bucket: guard_latency_bucket(micros) };
-        let mut stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
-        *stats.entry(key).or_insert(0) += 1;
+        self.inner.stats.add(GuardStatsKey { tenant_id: tenant, hour, verdict, bucket: guard_latency_bucket(micros) });
     }
 
     /// Adds the counts gathered since the last flush to the store (run every few seconds);
     /// on failure they are kept for the next.
     pub async fn flush_stats(&self) -> Result<()> {
-        let counts: Vec<(GuardStatsKey, i64)> = {
-            let mut stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
-            stats.drain().collect()
-        };
-        if counts.is_empty() {
-            return Ok(());
-        }
-        if let Err(e) = self.ports().store.add_guard_stats(&counts).await {
-            let mut stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
-            for (key, n) in counts {
-                *stats.entry(key).or_insert(0) += n;
-            }
-            return Err(e);
-        }
-        Ok(())
+        let store = &self.ports().store;
+        self.inner.stats.flush(async |counts| store.add_guard_stats(counts).await).await
     }
 
     /// The tenant's screenings over the last `window_hours` hours (1 to 720, default 24).
@@ -732,23 +718,14 @@ impl GuardService {
             return Err(DomainError::invalid("window_hours", "must be between 1 and 720"));
         }
         let tenant = caller.tenant_id();
-        let from_hour = self.ports().clock.now().unix_timestamp().div_euclid(3600) - (window - 1);
+        let from_hour = hour_of(self.ports().clock.now()) - (window - 1);
         let mut rows = self.ports().store.guard_stats(tenant, from_hour).await?;
-        {
-            let stats = self.inner.stats.lock().unwrap_or_else(|e| e.into_inner());
-            rows.extend(
-                stats.iter().filter(|(k, _)| k.tenant_id == tenant && k.hour >= from_hour).map(|(k, n)| (*k, *n)),
-            );
-        }
+        rows.extend(self.inner.stats.matching(|k| k.tenant_id == tenant && k.hour >= from_hour));
         let zeros = || -> HashMap<GuardLabel, i64> { GuardLabel::ALL.iter().map(|l| (*l, 0)).collect() };
         let mut by_verdict = zeros();
         let mut buckets = [0i64; GUARD_LATENCY_BUCKETS_US.len()];
         let mut series: Vec<GuardStatsHour> = (from_hour..from_hour + window)
-            .map(|h| GuardStatsHour {
-                hour: time::OffsetDateTime::from_unix_timestamp(h * 3600).unwrap_or(time::OffsetDateTime::UNIX_EPOCH),
-                total: 0,
-                by_verdict: zeros(),
-            })
+            .map(|h| GuardStatsHour { hour: hour_start(h), total: 0, by_verdict: zeros() })
             .collect();
         for (key, n) in rows {
             *by_verdict.entry(key.verdict).or_insert(0) += n;
