@@ -20,8 +20,8 @@
 mod tests;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use agentgov_detect::guard::{self as detect, Detector, Example, Label, Screen, TrainOptions};
