@@ -551,7 +551,6 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     let policy = policy_engine(config)?;
     let clock = Arc::new(SystemClock);
     let ports = Ports {
-        store,
         cache,
         bus,
         policy,
@@ -661,7 +660,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         started_at: agentgov_domain::ports::Clock::now(clock.as_ref()),
     };
     let bus = ports.bus.clone();
-    let (services, background) = Services::new(ports, secrets, settings, info.clone());
+    let (services, background) = Services::new(ports, store, secrets, settings, info.clone());
     let hitl_wakeups = spawn_background(&services, background, config.audit_export_worker);
     let work = LeaseWork { hitl_wakeups, hitl_poll: Duration::from_millis(config.hitl_poll_ms) };
     let feed = Feed::new(FeedSettings {

@@ -46,16 +46,18 @@ pub struct CreatedApiKey {
     pub api_key: String,
 }
 
+super::ports::repos!(Repos { api_keys: ApiKeyRepo, users: UserRepo });
 #[derive(Clone)]
 pub struct ApiKeyService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     auth: AuthService,
 }
 
 impl ApiKeyService {
-    pub fn new(ports: Ports, audit: AuditLog, auth: AuthService) -> Self {
-        Self { ports, audit, auth }
+    pub fn new(ports: Ports, repos: Repos, audit: AuditLog, auth: AuthService) -> Self {
+        Self { ports, repos, audit, auth }
     }
 
     async fn audited(&self, caller: &Caller, event_type: &str, key: &ApiKey) {
@@ -107,7 +109,7 @@ impl ApiKeyService {
             last_used_at: None,
             revoked_at: None,
         };
-        self.ports.store.insert_api_key(&key).await?;
+        self.repos.api_keys.insert_api_key(&key).await?;
         self.audited(caller, "api_key.created", &key).await;
         Ok(CreatedApiKey { key, api_key: generated.full })
     }
@@ -115,14 +117,14 @@ impl ApiKeyService {
     /// Admins see every key of their tenant; other users their own.
     pub async fn list(&self, caller: &Caller, page: &PageRequest) -> Result<Page<ApiKey>> {
         let owner = if caller.role() >= Role::Admin { None } else { Some(caller.user.id) };
-        self.ports.store.list_api_keys(caller.tenant_id(), owner, page).await
+        self.repos.api_keys.list_api_keys(caller.tenant_id(), owner, page).await
     }
 
     /// Revokes a key at once. Users revoke their own keys; admins any key of their tenant
     /// whose owner's role is not above theirs.
     pub async fn revoke(&self, caller: &Caller, id: ApiKeyId) -> Result<()> {
         let not_found = || DomainError::not_found("API key", id);
-        let key = self.ports.store.get_api_key(caller.tenant_id(), id).await?.ok_or_else(not_found)?;
+        let key = self.repos.api_keys.get_api_key(caller.tenant_id(), id).await?.ok_or_else(not_found)?;
         if key.revoked_at.is_some() {
             return Err(not_found());
         }
@@ -131,12 +133,12 @@ impl ApiKeyService {
                 return Err(DomainError::Forbidden("only an admin can revoke another user's key".into()));
             }
             // As with users themselves: nobody manages the keys of a role above theirs.
-            let owner = self.ports.store.get_user(caller.tenant_id(), key.user_id).await?;
+            let owner = self.repos.users.get_user(caller.tenant_id(), key.user_id).await?;
             if owner.is_some_and(|o| o.role > caller.role()) {
                 return Err(DomainError::Forbidden("cannot revoke a key of a user whose role is above yours".into()));
             }
         }
-        self.ports.store.revoke_api_key(caller.tenant_id(), id, self.ports.clock.now()).await?;
+        self.repos.api_keys.revoke_api_key(caller.tenant_id(), id, self.ports.clock.now()).await?;
         self.auth.credentials_changed(caller.tenant_id()).await;
         self.audited(caller, "api_key.revoked", &key).await;
         Ok(())

@@ -148,8 +148,10 @@ fn rate_limited(counter: crate::ports::Counter) -> DomainError {
     DomainError::RateLimited { retry_after: counter.ttl.max(Duration::from_secs(1)) }
 }
 
+super::ports::repos!(Repos { users: UserRepo, sessions: SessionRepo, api_keys: ApiKeyRepo, tenants: TenantRepo });
 #[derive(Clone)]
 pub struct AuthService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     cache: AuthCache,
@@ -161,13 +163,14 @@ pub struct AuthService {
 impl AuthService {
     pub fn new(
         ports: Ports,
+        repos: Repos,
         audit: AuditLog,
         passwords: super::passwords::Passwords,
         tokens: TokenCodec,
         settings: AuthSettings,
     ) -> Self {
         let cache = AuthCache::new(ports.cache.clone());
-        Self { ports, audit, cache, passwords, tokens, settings }
+        Self { ports, repos, audit, cache, passwords, tokens, settings }
     }
 
     /// Signs in with email and password. `client_ip` keys the per-address limits.
@@ -185,7 +188,7 @@ impl AuthService {
         let (found, verified) = if password.chars().count() > secrets::MAX_PASSWORD_LEN {
             (None, false)
         } else {
-            let user = self.ports.store.find_user_by_email(&email).await?;
+            let user = self.repos.users.find_user_by_email(&email).await?;
             let hash = user.as_ref().and_then(|u| u.password_hash.as_deref());
             // Verify even for an unknown email, so timing does not reveal which emails exist.
             let verified = self.passwords.verify(user.as_ref().map(|u| u.tenant_id), password, hash).await?;
@@ -337,7 +340,7 @@ impl AuthService {
             last_used_at: None,
             revoked_at: None,
         };
-        self.ports.store.insert_session(&session, Some(&key)).await?;
+        self.repos.sessions.insert_session(&session, Some(&key)).await?;
         let claims = Claims {
             sub: user.id,
             tid: user.tenant_id,
@@ -374,8 +377,8 @@ impl AuthService {
         let (session, user) = match epoch.and_then(|e| self.cache.session(claims.jti, e)) {
             Some(hit) => hit,
             None => {
-                let session = self.ports.store.get_session(claims.tid, claims.jti).await?.ok_or(revoked.clone())?;
-                let user = self.ports.store.get_user(claims.tid, claims.sub).await?;
+                let session = self.repos.sessions.get_session(claims.tid, claims.jti).await?.ok_or(revoked.clone())?;
+                let user = self.repos.users.get_user(claims.tid, claims.sub).await?;
                 let user = user.ok_or_else(|| DomainError::Unauthorized("user no longer exists".into()))?;
                 if let Some(e) = epoch {
                     self.cache.put_session(e, session.clone(), user.clone());
@@ -409,8 +412,8 @@ impl AuthService {
         let (key, user) = match epoch.and_then(|e| self.cache.key(prefix, e)) {
             Some(hit) => hit,
             None => {
-                let key = self.ports.store.find_api_key_by_prefix(prefix).await?.ok_or_else(invalid)?;
-                let user = self.ports.store.get_user(key.tenant_id, key.user_id).await?;
+                let key = self.repos.api_keys.find_api_key_by_prefix(prefix).await?.ok_or_else(invalid)?;
+                let user = self.repos.users.get_user(key.tenant_id, key.user_id).await?;
                 let user = user.ok_or_else(|| DomainError::Unauthorized("user no longer exists".into()))?;
                 match epoch {
                     Some(e) => self.cache.put_key(e, key.clone(), user.clone()),
@@ -445,7 +448,7 @@ impl AuthService {
         if !stale {
             return;
         }
-        match self.ports.store.touch_api_key(key.id, now).await {
+        match self.repos.api_keys.touch_api_key(key.id, now).await {
             Ok(()) => {
                 if let Some(e) = epoch {
                     key.last_used_at = Some(now);
@@ -465,7 +468,7 @@ impl AuthService {
         if let Some(hit) = epoch.and_then(|e| self.cache.webhook_secret(tenant, e)) {
             return Ok((caller, hit));
         }
-        let secret = self.ports.store.get_tenant_secret(tenant, SecretPurpose::Webhook).await?;
+        let secret = self.repos.tenants.get_tenant_secret(tenant, SecretPurpose::Webhook).await?;
         if let Some(e) = epoch {
             self.cache.put_webhook_secret(e, tenant, secret.clone());
         }
@@ -488,7 +491,7 @@ impl AuthService {
             ));
         };
         let now = self.ports.clock.now();
-        self.ports.store.revoke_session(caller.tenant_id(), session_id, now).await?;
+        self.repos.sessions.revoke_session(caller.tenant_id(), session_id, now).await?;
         self.credentials_changed(caller.tenant_id()).await;
         self.revoke_in_cache(&[session_id], Duration::try_from(expires_at - now).unwrap_or(Duration::ZERO)).await;
         let event = AuditEvent::new(caller.tenant_id(), Actor::new(ActorType::User, caller.user.id), "auth.logout")
@@ -503,7 +506,7 @@ impl AuthService {
     /// their password.
     pub async fn revoke_user_sessions(&self, tenant: TenantId, user: UserId, keep: Option<SessionId>) -> Result<()> {
         let now = self.ports.clock.now();
-        let revoked = self.ports.store.revoke_user_sessions(tenant, user, keep, now).await?;
+        let revoked = self.repos.sessions.revoke_user_sessions(tenant, user, keep, now).await?;
         self.credentials_changed(tenant).await;
         // A revoked session's token lives at most one token lifetime.
         self.revoke_in_cache(&revoked, self.settings.token_ttl).await;

@@ -53,6 +53,7 @@ pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
 
+use crate::ports::Store;
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 
 /// The secrets the services need.
@@ -139,37 +140,85 @@ impl Services {
         self.anomalies.forget_detectors();
     }
 
-    pub fn new(ports: Ports, secrets: Secrets, settings: Settings, info: ServerInfo) -> (Self, Background) {
+    /// Builds every service from the shared `ports` and the `store`, of which each service is
+    /// handed only the repositories it uses.
+    pub fn new(
+        ports: Ports,
+        store: Arc<dyn Store>,
+        secrets: Secrets,
+        settings: Settings,
+        info: ServerInfo,
+    ) -> (Self, Background) {
         let (log, audit_writer) =
-            AuditLog::new(ports.store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
+            AuditLog::new(store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
         let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
         let passwords = passwords::Passwords::new(secrets.hasher, ports.hashing.clone());
-        let auth = AuthService::new(ports.clone(), log.clone(), passwords.clone(), secrets.tokens, settings.auth);
-        let agents = AgentService::new(ports.clone(), log.clone(), ports.embedder.clone(), settings.agents);
+        let auth = AuthService::new(
+            ports.clone(),
+            auth::Repos::of(&store),
+            log.clone(),
+            passwords.clone(),
+            secrets.tokens,
+            settings.auth,
+        );
+        let agents = AgentService::new(
+            ports.clone(),
+            agents::Repos::of(&store),
+            log.clone(),
+            ports.embedder.clone(),
+            settings.agents,
+        );
         let webhook = WebhookService::new(
             secrets.webhook.clone(),
             auth.clone(),
             agents.clone(),
             log.clone(),
-            ports.store.clone(),
+            store.clone(),
             ports.clock.clone(),
         );
         let tenant_defaults = settings.policies.tenant_defaults();
         let (wake_hitl, hitl_wakeups) = futures::channel::mpsc::channel(1);
-        let hitl =
-            HitlService::new(ports.clone(), log.clone(), agents.clone(), tenant_defaults, settings.hitl, wake_hitl);
+        let hitl = HitlService::new(
+            ports.clone(),
+            hitl::Repos::of(&store),
+            log.clone(),
+            agents.clone(),
+            tenant_defaults,
+            settings.hitl,
+            wake_hitl,
+        );
         let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
-        let guard = GuardService::new(ports.clone(), log.clone(), agents.clone(), settings.guard, wake_training);
+        let guard = GuardService::new(
+            ports.clone(),
+            guard::Repos::of(&store),
+            log.clone(),
+            agents.clone(),
+            settings.guard,
+            wake_training,
+        );
         let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
-        let discovery =
-            DiscoveryService::new(ports.clone(), log.clone(), agents.clone(), settings.discovery, wake_clustering);
-        let sso = SsoService::new(ports.clone(), auth.clone(), log.clone(), settings.sso);
-        let siem = SiemService::new(ports.clone(), ports.siem_sinks.to_vec(), settings.siem);
+        let discovery = DiscoveryService::new(
+            ports.clone(),
+            discovery::Repos::of(&store),
+            log.clone(),
+            agents.clone(),
+            settings.discovery,
+            wake_clustering,
+        );
+        let sso = SsoService::new(ports.clone(), sso::Repos::of(&store), auth.clone(), log.clone(), settings.sso);
+        let siem = SiemService::new(ports.clone(), siem::Repos::of(&store), ports.siem_sinks.to_vec(), settings.siem);
         let (wake_detector, detector_wakeups) = futures::channel::mpsc::channel(1);
-        let anomalies = AnomalyService::new(ports.clone(), log.clone(), agents.clone(), wake_detector);
+        let anomalies = AnomalyService::new(
+            ports.clone(),
+            anomalies::Repos::of(&store),
+            log.clone(),
+            agents.clone(),
+            wake_detector,
+        );
         let counts = Arc::new(status::HourlyCounter::default());
         let policies = PolicyService::new(
             ports.clone(),
+            policies::Repos::of(&store),
             log.clone(),
             agents.clone(),
             hitl.clone(),
@@ -183,6 +232,7 @@ impl Services {
         let services = Self {
             tenants: TenantService::new(
                 ports.clone(),
+                tenants::Repos::of(&store),
                 log.clone(),
                 passwords.clone(),
                 secrets.admin_key,
@@ -190,10 +240,10 @@ impl Services {
                 readers,
                 auth.clone(),
             ),
-            users: UserService::new(ports.clone(), log.clone(), passwords, auth.clone()),
-            api_keys: ApiKeyService::new(ports.clone(), log.clone(), auth.clone()),
-            status: StatusService::new(ports.clone(), info, counts),
-            audit: AuditService::new(ports, log, settings.audit, wake),
+            users: UserService::new(ports.clone(), users::Repos::of(&store), log.clone(), passwords, auth.clone()),
+            api_keys: ApiKeyService::new(ports.clone(), api_keys::Repos::of(&store), log.clone(), auth.clone()),
+            status: StatusService::new(ports.clone(), store.clone(), info, counts),
+            audit: AuditService::new(ports, audit::Repos::of(&store), log, settings.audit, wake),
             agents,
             webhook,
             policies,

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 
 use crate::ports::siem::SiemRoute;
-use crate::ports::{Cache, CallbackSender, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine, Store};
+use crate::ports::{Cache, CallbackSender, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine};
 
-/// Every port the services use, built once by the server.
+/// Every port the services share, built once by the server. The store is not here: each
+/// service is handed only the repositories it uses (its `Repos`, declared with [`repos!`]).
 #[derive(Clone)]
 pub struct Ports {
-    pub store: Arc<dyn Store>,
     pub cache: Arc<dyn Cache>,
     pub bus: Arc<dyn EventBus>,
     pub policy: Arc<dyn PolicyEngine>,
@@ -28,6 +28,30 @@ pub struct Ports {
     /// Runs Argon2 (password hashes and checks) off the request threads, fairly per tenant.
     pub hashing: Arc<dyn crate::ports::Offload>,
 }
+
+/// Declares the repositories a service uses, as one `Arc<dyn …Repo>` field per repository
+/// trait, and `of(store)` to narrow the whole store to them (trait upcasting: the object is
+/// shared, only the view is narrower).
+///
+/// ```ignore
+/// repos!(Repos { hitl: HitlRepo, tenants: TenantRepo });
+/// ```
+macro_rules! repos {
+    ($name:ident { $($field:ident: $repo:ident),+ $(,)? }) => {
+        /// The repositories this service uses, and no others.
+        #[derive(Clone)]
+        pub struct $name {
+            $(pub $field: std::sync::Arc<dyn crate::ports::$repo>,)+
+        }
+
+        impl $name {
+            pub fn of(store: &std::sync::Arc<dyn crate::ports::Store>) -> Self {
+                Self { $($field: store.clone(),)+ }
+            }
+        }
+    };
+}
+pub(crate) use repos;
 
 impl Ports {
     /// Publishes `data` as a `event_type` event of `tenant` on the bus (the real-time feed

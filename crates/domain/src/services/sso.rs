@@ -97,12 +97,14 @@ fn state_key(state: &str) -> String {
     format!("sso-state:{state}")
 }
 
+super::ports::repos!(Repos { users: UserRepo });
 #[derive(Clone)]
 pub struct SsoService {
     inner: Arc<Inner>,
 }
 
 struct Inner {
+    repos: Repos,
     ports: Ports,
     auth: AuthService,
     log: AuditLog,
@@ -111,9 +113,16 @@ struct Inner {
 }
 
 impl SsoService {
-    pub fn new(ports: Ports, auth: AuthService, log: AuditLog, settings: SsoSettings) -> Self {
+    pub fn new(ports: Ports, repos: Repos, auth: AuthService, log: AuditLog, settings: SsoSettings) -> Self {
         Self {
-            inner: Arc::new(Inner { ports, auth, log, providers: settings.providers, state_ttl: settings.state_ttl }),
+            inner: Arc::new(Inner {
+                ports,
+                repos,
+                auth,
+                log,
+                providers: settings.providers,
+                state_ttl: settings.state_ttl,
+            }),
         }
     }
 
@@ -239,12 +248,12 @@ impl SsoService {
             self.refused(provider, &email, "domain_not_allowed").await;
             return Err(DomainError::Forbidden("this e-mail domain may not sign in with this provider".into()));
         }
-        let store = &self.inner.ports.store;
-        let linked = store.find_user_by_sso_identity(provider.tenant_id, &provider.issuer, subject).await?;
+        let repos = &self.inner.repos;
+        let linked = repos.users.find_user_by_sso_identity(provider.tenant_id, &provider.issuer, subject).await?;
         let user = match linked.clone() {
             Some(user) => user,
             None => {
-                let user = match store.find_user_by_email(&email).await? {
+                let user = match repos.users.find_user_by_email(&email).await? {
                     Some(user) if user.tenant_id != provider.tenant_id => {
                         self.refused(provider, &email, "other_tenant").await;
                         return Err(DomainError::Forbidden("this account cannot sign in with this provider".into()));
@@ -260,7 +269,7 @@ impl SsoService {
                         ));
                     }
                 };
-                if store.sso_subject_of(provider.tenant_id, user.id, &provider.issuer).await?.is_some() {
+                if repos.users.sso_subject_of(provider.tenant_id, user.id, &provider.issuer).await?.is_some() {
                     // The address was registered again at the provider under another account.
                     self.refused(provider, &email, "linked_to_another_subject").await;
                     return Err(DomainError::Forbidden(
@@ -297,14 +306,14 @@ impl SsoService {
             updated_at: now,
             last_login_at: None,
         };
-        match self.inner.ports.store.insert_user(&user).await {
+        match self.inner.repos.users.insert_user(&user).await {
             Ok(()) => {}
             // Created by a concurrent first sign-in: use that one.
             Err(DomainError::Conflict(_)) => {
                 return self
                     .inner
-                    .ports
-                    .store
+                    .repos
+                    .users
                     .find_user_by_email(email)
                     .await?
                     .filter(|u| u.tenant_id == provider.tenant_id)
@@ -324,12 +333,13 @@ impl SsoService {
     /// concurrent first sign-in of the same identity may have linked it already: that is
     /// fine when it linked this user, refused otherwise.
     async fn link(&self, provider: &SsoProvider, user: &User, subject: &str, email: &str) -> Result<()> {
-        let store = &self.inner.ports.store;
+        let repos = &self.inner.repos;
         let now = self.inner.ports.clock.now();
-        match store.link_sso_identity(provider.tenant_id, user.id, &provider.issuer, subject, now).await {
+        match repos.users.link_sso_identity(provider.tenant_id, user.id, &provider.issuer, subject, now).await {
             Ok(()) => {}
             Err(DomainError::Conflict(_)) => {
-                let holder = store.find_user_by_sso_identity(provider.tenant_id, &provider.issuer, subject).await?;
+                let holder =
+                    repos.users.find_user_by_sso_identity(provider.tenant_id, &provider.issuer, subject).await?;
                 if holder.is_some_and(|u| u.id == user.id) {
                     return Ok(());
                 }

@@ -158,6 +158,9 @@ pub struct Stats {
 #[derive(Clone)]
 pub struct StatusService {
     ports: Ports,
+    /// The whole store: the status reports on it as one component (its backend, whether it
+    /// answers) besides reading the tenant, its resources and its hourly counts.
+    store: Arc<dyn Store>,
     info: ServerInfo,
     /// Shared with the policy service, which counts every answered check.
     counts: Arc<HourlyCounter>,
@@ -178,20 +181,20 @@ fn component(name: &'static str, backend: &'static str, started: Instant, result
 }
 
 impl StatusService {
-    pub fn new(ports: Ports, info: ServerInfo, counts: Arc<HourlyCounter>) -> Self {
-        Self { ports, info, counts }
+    pub fn new(ports: Ports, store: Arc<dyn Store>, info: ServerInfo, counts: Arc<HourlyCounter>) -> Self {
+        Self { ports, store, info, counts }
     }
 
     /// Adds the counts gathered since the last flush to the store (run every few seconds).
     pub async fn flush_counts(&self) -> Result<()> {
-        self.counts.flush(self.ports.store.as_ref()).await
+        self.counts.flush(self.store.as_ref()).await
     }
 
     /// Checks the database, the cache and the policy engine concurrently.
     pub async fn readiness(&self) -> Readiness {
         let db = async {
             let t = Instant::now();
-            component("database", self.ports.store.backend(), t, self.ports.store.ping().await)
+            component("database", self.store.backend(), t, self.store.ping().await)
         };
         let cache = async {
             let t = Instant::now();
@@ -208,7 +211,6 @@ impl StatusService {
     pub async fn status(&self, caller: &Caller) -> Result<PlatformStatus> {
         caller.require_permission(Permission::StatsRead)?;
         let tenant = self
-            .ports
             .store
             .get_tenant(caller.tenant_id())
             .await?
@@ -228,11 +230,11 @@ impl StatusService {
     /// Needs `stats:read`.
     pub async fn stats(&self, caller: &Caller) -> Result<Stats> {
         caller.require_permission(Permission::StatsRead)?;
-        let counts = self.ports.store.count_resources(caller.tenant_id()).await?;
-        let audit_records = self.ports.store.audit_head(caller.tenant_id()).await?.map_or(0, |h| h.seq);
+        let counts = self.store.count_resources(caller.tenant_id()).await?;
+        let audit_records = self.store.audit_head(caller.tenant_id()).await?.map_or(0, |h| h.seq);
         let now = self.ports.clock.now();
         let from_hour = hour_of(now) - (DECISION_WINDOW_HOURS - 1);
-        let rows = self.counts.read(self.ports.store.as_ref(), caller.tenant_id(), DECISIONS_METRIC, from_hour).await?;
+        let rows = self.counts.read(self.store.as_ref(), caller.tenant_id(), DECISIONS_METRIC, from_hour).await?;
         let decisions = DecisionStats::of(rows, from_hour);
         Ok(Stats { tenant_id: caller.tenant_id(), generated_at: now, counts, audit_records, decisions })
     }

@@ -232,8 +232,10 @@ pub(crate) struct SettingsReaders {
     pub(crate) guard: super::guard::GuardService,
 }
 
+super::ports::repos!(Repos { tenants: TenantRepo });
 #[derive(Clone)]
 pub struct TenantService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     passwords: super::passwords::Passwords,
@@ -244,8 +246,10 @@ pub struct TenantService {
 }
 
 impl TenantService {
+    #[expect(clippy::too_many_arguments, reason = "built once, by the composition root: one argument per collaborator")]
     pub(crate) fn new(
         ports: Ports,
+        repos: Repos,
         audit: AuditLog,
         passwords: super::passwords::Passwords,
         admin_key: AdminKey,
@@ -253,7 +257,7 @@ impl TenantService {
         readers: SettingsReaders,
         auth: super::AuthService,
     ) -> Self {
-        Self { ports, audit, passwords, admin_key, defaults, readers, auth }
+        Self { ports, repos, audit, passwords, admin_key, defaults, readers, auth }
     }
 
     fn view(&self, tenant: Tenant) -> TenantView {
@@ -311,7 +315,7 @@ impl TenantService {
             revoked_at: None,
         };
         let secret = TenantSecret::generate(tenant.id, SecretPurpose::Callback, false, now)?;
-        self.ports.store.create_tenant(&tenant, &admin, &key, &secret).await?;
+        self.repos.tenants.create_tenant(&tenant, &admin, &key, &secret).await?;
         let event = AuditEvent::new(tenant.id, Actor::system(by), "tenant.created")
             .action("created")
             .resource(format!("tenants/{}", tenant.id))
@@ -329,12 +333,12 @@ impl TenantService {
     }
 
     pub async fn list(&self, page: &PageRequest) -> Result<Page<TenantView>> {
-        let found = self.ports.store.list_tenants(page).await?;
+        let found = self.repos.tenants.list_tenants(page).await?;
         Ok(Page { items: found.items.into_iter().map(|t| self.view(t)).collect(), next_cursor: found.next_cursor })
     }
 
     async fn stored(&self, id: TenantId) -> Result<Tenant> {
-        self.ports.store.get_tenant(id).await?.ok_or_else(|| DomainError::not_found("tenant", id))
+        self.repos.tenants.get_tenant(id).await?.ok_or_else(|| DomainError::not_found("tenant", id))
     }
 
     /// `GET /tenants/{id}` (admin key).
@@ -372,8 +376,8 @@ impl TenantService {
         let (tenant, now) = (caller.tenant_id(), self.ports.clock.now());
         let info = |s: Option<TenantSecret>| s.map(|s| SecretInfo::of(&s, now));
         Ok(TenantSecrets {
-            callback: info(self.ports.store.get_tenant_secret(tenant, SecretPurpose::Callback).await?),
-            webhook: info(self.ports.store.get_tenant_secret(tenant, SecretPurpose::Webhook).await?),
+            callback: info(self.repos.tenants.get_tenant_secret(tenant, SecretPurpose::Callback).await?),
+            webhook: info(self.repos.tenants.get_tenant_secret(tenant, SecretPurpose::Webhook).await?),
         })
     }
 
@@ -399,7 +403,7 @@ impl TenantService {
     pub async fn delete_webhook_secret(&self, caller: &Caller) -> Result<()> {
         caller.require_role(Role::Admin)?;
         let tenant = caller.tenant_id();
-        if !self.ports.store.delete_tenant_secret(tenant, SecretPurpose::Webhook).await? {
+        if !self.repos.tenants.delete_tenant_secret(tenant, SecretPurpose::Webhook).await? {
             return Err(DomainError::not_found("webhook secret", "of this tenant"));
         }
         self.auth.credentials_changed(tenant).await;
@@ -413,13 +417,13 @@ impl TenantService {
 
     async fn rotate(&self, caller: &Caller, purpose: SecretPurpose, require_timestamp: bool) -> Result<IssuedSecret> {
         let (tenant, now) = (caller.tenant_id(), self.ports.clock.now());
-        let before = self.ports.store.get_tenant_secret(tenant, purpose).await?;
+        let before = self.repos.tenants.get_tenant_secret(tenant, purpose).await?;
         let secret = TenantSecret {
             previous_until: before.as_ref().map(|_| now + SECRET_ROTATION_GRACE),
             previous: before.map(|b| b.secret),
             ..TenantSecret::generate(tenant, purpose, require_timestamp, now)?
         };
-        self.ports.store.put_tenant_secret(&secret).await?;
+        self.repos.tenants.put_tenant_secret(&secret).await?;
         let info = SecretInfo::of(&secret, now);
         let event = AuditEvent::new(tenant, caller_actor(caller), TENANT_SECRET_ROTATED)
             .action("rotated")
@@ -449,7 +453,7 @@ impl TenantService {
             ..before.clone()
         };
         let view = self.view(after);
-        let relevelled = self.ports.store.update_tenant(&view.tenant, &view.effective_settings.risk_levels).await?;
+        let relevelled = self.repos.tenants.update_tenant(&view.tenant, &view.effective_settings.risk_levels).await?;
         self.readers.policies.forget_tenant(id);
         self.readers.agents.forget_snapshots();
         self.readers.guard.forget_tenant(id);

@@ -79,7 +79,6 @@ fn build_with(
     let oidc = Arc::new(FakeOidc::default());
     let callbacks = Arc::new(FakeCallbacks::default());
     let ports = Ports {
-        store: store.clone(),
         cache: cache.clone(),
         bus: bus.clone(),
         policy: Arc::new(FakePolicyEngine),
@@ -99,7 +98,7 @@ fn build_with(
         webhook: crate::secrets::WebhookVerifier::new(b"webhook-secret-for-unit-tests-0123456789"),
     };
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
-    let (svc, background) = Services::new(ports.clone(), secrets, settings, info);
+    let (svc, background) = Services::new(ports.clone(), store.clone(), secrets, settings, info);
     tokio::spawn(background.audit_writer.run());
     Harness { svc, clock, cache, store, bus, oidc, callbacks, ports, ids }
 }

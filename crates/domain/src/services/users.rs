@@ -63,8 +63,10 @@ pub struct UpdateUser {
     pub name: Option<String>,
 }
 
+super::ports::repos!(Repos { users: UserRepo });
 #[derive(Clone)]
 pub struct UserService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     passwords: super::passwords::Passwords,
@@ -72,8 +74,14 @@ pub struct UserService {
 }
 
 impl UserService {
-    pub fn new(ports: Ports, audit: AuditLog, passwords: super::passwords::Passwords, auth: AuthService) -> Self {
-        Self { ports, audit, passwords, auth }
+    pub fn new(
+        ports: Ports,
+        repos: Repos,
+        audit: AuditLog,
+        passwords: super::passwords::Passwords,
+        auth: AuthService,
+    ) -> Self {
+        Self { ports, repos, audit, passwords, auth }
     }
 
     /// Records an admin change to `user`, made by `caller`.
@@ -110,14 +118,14 @@ impl UserService {
             updated_at: now,
             last_login_at: None,
         };
-        self.ports.store.insert_user(&user).await.map_err(unusable_email)?;
+        self.repos.users.insert_user(&user).await.map_err(unusable_email)?;
         self.audited(caller, "user.created", &user, json!({"email": user.email, "role": user.role})).await;
         Ok(user)
     }
 
     pub async fn list(&self, caller: &Caller, page: &PageRequest) -> Result<Page<User>> {
         caller.require_role(Role::Admin)?;
-        self.ports.store.list_users(caller.tenant_id(), page).await
+        self.repos.users.list_users(caller.tenant_id(), page).await
     }
 
     pub async fn get(&self, caller: &Caller, id: UserId) -> Result<User> {
@@ -174,7 +182,7 @@ impl UserService {
     pub async fn set_role_as_operator(&self, email: &str, role: Role, by: &str) -> Result<User> {
         let email = normalize_email(email);
         let mut user =
-            self.ports.store.find_user_by_email(&email).await?.ok_or_else(|| DomainError::not_found("user", &email))?;
+            self.repos.users.find_user_by_email(&email).await?.ok_or_else(|| DomainError::not_found("user", &email))?;
         let previous = user.role;
         if previous == role {
             return Ok(user);
@@ -219,7 +227,7 @@ impl UserService {
     pub async fn delete(&self, caller: &Caller, id: UserId) -> Result<()> {
         caller.require_role(Role::Admin)?;
         let user = self.find_manageable(caller, id).await?;
-        self.ports.store.delete_user(user.tenant_id, user.id).await?;
+        self.repos.users.delete_user(user.tenant_id, user.id).await?;
         self.auth.credentials_changed(user.tenant_id).await;
         self.audited(caller, "user.deleted", &user, json!({"email": user.email, "role": user.role})).await;
         // Their sessions are gone with them; mark the tokens revoked for the fast path.
@@ -248,13 +256,13 @@ impl UserService {
 
     async fn save(&self, mut user: User) -> Result<User> {
         user.updated_at = self.ports.clock.now();
-        self.ports.store.update_user(&user).await.map_err(unusable_email)?;
+        self.repos.users.update_user(&user).await.map_err(unusable_email)?;
         self.auth.credentials_changed(user.tenant_id).await;
         Ok(user)
     }
 
     async fn find(&self, caller: &Caller, id: UserId) -> Result<User> {
-        self.ports.store.get_user(caller.tenant_id(), id).await?.ok_or_else(|| DomainError::not_found("user", id))
+        self.repos.users.get_user(caller.tenant_id(), id).await?.ok_or_else(|| DomainError::not_found("user", id))
     }
 
     /// A user the caller may change: in their tenant, with a role no higher than theirs.

@@ -20,7 +20,7 @@ use crate::error::{DomainError, Result, Violations};
 use crate::events::{AGENT_ACTION, AGENT_HEARTBEAT};
 use crate::ids::{AgentId, AuditId};
 use crate::model::{Actor, ActorType, JsonText, Permission};
-use crate::ports::{Clock, Store};
+use crate::ports::{AuditRepo, Clock};
 use crate::secrets::{INVALID_WEBHOOK_SIGNATURE, STALE_WEBHOOK_SIGNATURE, SignatureHeader, WebhookVerifier};
 
 const MAX_DELIVERY_ID_LEN: usize = 200;
@@ -56,7 +56,7 @@ pub struct WebhookService {
     agents: AgentService,
     audit: AuditLog,
     /// To tell a repeated delivery from another conflict.
-    store: Arc<dyn Store>,
+    records: Arc<dyn AuditRepo>,
     clock: Arc<dyn Clock>,
 }
 
@@ -66,10 +66,10 @@ impl WebhookService {
         auth: AuthService,
         agents: AgentService,
         audit: AuditLog,
-        store: Arc<dyn Store>,
+        records: Arc<dyn AuditRepo>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        Self { verifier, auth, agents, audit, store, clock }
+        Self { verifier, auth, agents, audit, records, clock }
     }
 
     pub async fn receive(&self, d: Delivery<'_>) -> Result<WebhookAck> {
@@ -161,7 +161,7 @@ impl WebhookService {
         };
         match (self.audit.record(event).await, id) {
             (Ok(_), _) => Ok(()),
-            (Err(DomainError::Conflict(_)), Some(id)) if self.store.get_audit(tenant, id).await?.is_some() => Ok(()),
+            (Err(DomainError::Conflict(_)), Some(id)) if self.records.get_audit(tenant, id).await?.is_some() => Ok(()),
             (Err(e), _) => Err(e),
         }
     }

@@ -16,7 +16,7 @@ use agentgov_detect::embed::dot;
 
 use crate::error::Result;
 use crate::ids::{AgentId, TenantId};
-use crate::ports::{EmbeddingModel, Store};
+use crate::ports::{AgentRepo, EmbeddingModel};
 
 /// Bytes of vectors kept across all tenants before the least used are dropped.
 const MAX_INDEX_BYTES: u64 = 512 * 1024 * 1024;
@@ -168,7 +168,7 @@ impl AgentIndex {
     /// length), best first, skipping `exclude`.
     pub async fn nearest(
         &self,
-        store: &dyn Store,
+        store: &dyn AgentRepo,
         tenant: TenantId,
         query: &[f32],
         limit: usize,
@@ -179,7 +179,7 @@ impl AgentIndex {
     }
 
     /// The tenant's index at the store's current version, rebuilt if stale.
-    async fn current(&self, store: &dyn Store, tenant: TenantId) -> Result<Arc<TenantIndex>> {
+    async fn current(&self, store: &dyn AgentRepo, tenant: TenantId) -> Result<Arc<TenantIndex>> {
         // The version is read before the vectors: if a write lands in between, the index
         // holds newer vectors than its version says and is rebuilt once more next time,
         // never the reverse.

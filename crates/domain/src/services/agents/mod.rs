@@ -269,8 +269,10 @@ struct Derived {
     text: String,
 }
 
+super::ports::repos!(Repos { agents: AgentRepo, tenants: TenantRepo });
 #[derive(Clone)]
 pub struct AgentService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     embedder: Arc<dyn Embedder>,
@@ -286,10 +288,25 @@ fn not_found(id: AgentId) -> DomainError {
 }
 
 impl AgentService {
-    pub fn new(ports: Ports, audit: AuditLog, embedder: Arc<dyn Embedder>, settings: AgentSettings) -> Self {
+    pub fn new(
+        ports: Ports,
+        repos: Repos,
+        audit: AuditLog,
+        embedder: Arc<dyn Embedder>,
+        settings: AgentSettings,
+    ) -> Self {
         let index = AgentIndex::new(embedder.model().clone());
         let snapshots = Snapshots::new(settings.snapshot_ttl, 100_000);
-        Self { ports, audit, embedder, classifier: Arc::new(TypeClassifier::builtin()), index, snapshots, settings }
+        Self {
+            ports,
+            repos,
+            audit,
+            embedder,
+            classifier: Arc::new(TypeClassifier::builtin()),
+            index,
+            snapshots,
+            settings,
+        }
     }
 
     /// The embedding model in use, for `/status`.
@@ -349,7 +366,7 @@ impl AgentService {
     /// makes its embedding.
     async fn prepare(&self, agent: &mut Agent) -> Result<AgentEmbedding> {
         let d = self.derive(agent);
-        let levels = match self.ports.store.get_tenant(agent.tenant_id).await? {
+        let levels = match self.repos.tenants.get_tenant(agent.tenant_id).await? {
             Some(tenant) => tenant.settings.risk_levels.unwrap_or_default(),
             None => return Err(DomainError::not_found("tenant", agent.tenant_id)),
         };
@@ -417,7 +434,7 @@ impl AgentService {
             updated_at: now,
         };
         let embedding = self.prepare(&mut agent).await?;
-        self.ports.store.insert_agent(&agent, &embedding).await?;
+        self.repos.agents.insert_agent(&agent, &embedding).await?;
         self.record(caller, "agent.registered", &agent).await;
         Ok(self.reported(agent))
     }
@@ -447,7 +464,7 @@ impl AgentService {
             stale_before: self.stale_before(),
         };
         v.into_result()?;
-        let found = self.ports.store.list_agents(caller.tenant_id(), &filter, &page).await?;
+        let found = self.repos.agents.list_agents(caller.tenant_id(), &filter, &page).await?;
         Ok(Page { items: found.items.into_iter().map(|a| self.reported(a)).collect(), next_cursor: found.next_cursor })
     }
 
@@ -456,7 +473,7 @@ impl AgentService {
     }
 
     async fn stored_in(&self, tenant: TenantId, id: AgentId) -> Result<Agent> {
-        self.ports.store.get_agent(tenant, id).await?.ok_or_else(|| not_found(id))
+        self.repos.agents.get_agent(tenant, id).await?.ok_or_else(|| not_found(id))
     }
 
     /// The tenant's agent as reported, for a policy check (which checks its own
@@ -504,16 +521,16 @@ impl AgentService {
         let agent = self.stored(caller, id).await?;
         let derived = self.derive(&agent);
         let tenant = caller.tenant_id();
-        let embedding = match self.ports.store.get_agent_embedding(tenant, id).await? {
+        let embedding = match self.repos.agents.get_agent_embedding(tenant, id).await? {
             Some(e) => {
                 let comparable = e.model == self.model().name && e.model_version == self.model().version;
                 let near = if comparable {
-                    self.index.nearest(self.ports.store.as_ref(), tenant, &e.vector, NEIGHBOURS, Some(id)).await?
+                    self.index.nearest(self.repos.agents.as_ref(), tenant, &e.vector, NEIGHBOURS, Some(id)).await?
                 } else {
                     Vec::new()
                 };
                 let ids: Vec<AgentId> = near.iter().map(|(id, _)| *id).collect();
-                let agents = self.ports.store.get_agents(tenant, &ids).await?;
+                let agents = self.repos.agents.get_agents(tenant, &ids).await?;
                 let neighbours = near
                     .into_iter()
                     .filter_map(|(nid, score)| {
@@ -556,7 +573,7 @@ impl AgentService {
             ..stored
         };
         let embedding = self.prepare(&mut agent).await?;
-        self.ports.store.update_agent(&agent, &embedding).await?;
+        self.repos.agents.update_agent(&agent, &embedding).await?;
         self.record(caller, "agent.updated", &agent).await;
         Ok(self.reported(agent))
     }
@@ -565,7 +582,7 @@ impl AgentService {
     pub async fn delete(&self, caller: &Caller, id: AgentId) -> Result<()> {
         caller.require_permission(Permission::AgentsWrite)?;
         let agent = self.stored(caller, id).await?;
-        self.ports.store.delete_agent(caller.tenant_id(), id).await?;
+        self.repos.agents.delete_agent(caller.tenant_id(), id).await?;
         self.record(caller, "agent.deleted", &agent).await;
         Ok(())
     }
@@ -585,7 +602,7 @@ impl AgentService {
         if stored.status == AgentStatus::Suspended && req.status.is_some_and(|s| s != AgentStatus::Suspended) {
             return Err(DomainError::Conflict("the agent is suspended; only an update (PUT) can reinstate it".into()));
         }
-        let current = self.ports.store.get_agent_embedding(tenant, id).await?;
+        let current = self.repos.agents.get_agent_embedding(tenant, id).await?;
         let text = embedding_text(&stored, &flatten_permissions(&stored.permissions));
         let model = self.model();
         let fresh = current.is_some_and(|e| {
@@ -596,7 +613,7 @@ impl AgentService {
         });
         let embedding = if fresh { None } else { Some(self.embedding(text).await?) };
         let beat = Heartbeat { at: self.ports.clock.now(), status: req.status, metadata: req.metadata, embedding };
-        let agent = self.ports.store.heartbeat_agent(tenant, id, &beat).await?.ok_or_else(|| not_found(id))?;
+        let agent = self.repos.agents.heartbeat_agent(tenant, id, &beat).await?.ok_or_else(|| not_found(id))?;
         self.snapshots.invalidate(&(tenant, id));
         Ok(self.reported(agent))
     }
@@ -623,9 +640,9 @@ impl AgentService {
             // Nothing to compare (only stop words, say): every agent would score 0.
             return Ok(SearchResults { items: Vec::new(), model: self.model().clone() });
         }
-        let near = self.index.nearest(self.ports.store.as_ref(), tenant, &query, limit as usize, None).await?;
+        let near = self.index.nearest(self.repos.agents.as_ref(), tenant, &query, limit as usize, None).await?;
         let ids: Vec<AgentId> = near.iter().map(|(id, _)| *id).collect();
-        let mut agents = self.ports.store.get_agents(tenant, &ids).await?;
+        let mut agents = self.repos.agents.get_agents(tenant, &ids).await?;
         // Best first; an agent deleted since the index was read is simply absent.
         let items = near
             .into_iter()

@@ -274,7 +274,7 @@ impl AnomalyService {
             return Ok(active);
         }
         let generation = state.active.generation();
-        let active = match self.ports.store.active_anomaly_model(tenant).await? {
+        let active = match self.repos.anomalies.active_anomaly_model(tenant).await? {
             None => ActiveDetector { version: 0, detector: None },
             Some(record) => match serde_json::from_str::<Detector>(&record.model) {
                 Ok(detector) => ActiveDetector { version: record.info.version, detector: Some(Arc::new(detector)) },
@@ -396,7 +396,7 @@ impl AnomalyService {
             attempts: 0,
             lease: None,
         };
-        self.ports.store.insert_anomaly_task(&task).await.map_err(|e| match e {
+        self.repos.anomalies.insert_anomaly_task(&task).await.map_err(|e| match e {
             DomainError::Conflict(_) => {
                 DomainError::Conflict("a detector training is already queued or running; wait for it".into())
             }
@@ -414,8 +414,8 @@ impl AnomalyService {
     /// `GET /anomalies/detector/tasks/{id}` (`anomalies:read`).
     pub async fn training_task(&self, caller: &Caller, id: AnomalyTaskId) -> Result<AnomalyTask> {
         caller.require_permission(Permission::AnomaliesRead)?;
-        self.ports
-            .store
+        self.repos
+            .anomalies
             .get_anomaly_task(caller.tenant_id(), id)
             .await?
             .ok_or_else(|| DomainError::not_found("training task", id))
@@ -424,7 +424,7 @@ impl AnomalyService {
     /// `GET /anomalies/detector/versions` (`anomalies:read`): newest first.
     pub async fn detector_versions(&self, caller: &Caller) -> Result<Vec<AnomalyModelInfo>> {
         caller.require_permission(Permission::AnomaliesRead)?;
-        self.ports.store.list_anomaly_models(caller.tenant_id()).await
+        self.repos.anomalies.list_anomaly_models(caller.tenant_id()).await
     }
 
     /// `POST /anomalies/detector/rollback/{version}` (admin): makes `version` the active
@@ -433,7 +433,7 @@ impl AnomalyService {
         caller.require_role(Role::Admin)?;
         caller.require_permission(Permission::AnomaliesWrite)?;
         let tenant = caller.tenant_id();
-        if version < 0 || !self.ports.store.activate_anomaly_model(tenant, version).await? {
+        if version < 0 || !self.repos.anomalies.activate_anomaly_model(tenant, version).await? {
             return Err(DomainError::not_found("detector version", version));
         }
         self.model_changed(tenant, version).await;
@@ -459,7 +459,7 @@ impl AnomalyService {
     async fn status_of(&self, tenant: TenantId) -> Result<DetectorStatus> {
         // The store, not the cache: status is what every replica will use.
         let info = self.active_info(tenant).await?;
-        let task = self.ports.store.pending_anomaly_task(tenant).await?;
+        let task = self.repos.anomalies.pending_anomaly_task(tenant).await?;
         let state = match (&task, &info) {
             (Some(_), _) => "training",
             (None, Some(_)) => "active",
@@ -480,7 +480,7 @@ impl AnomalyService {
     /// The active version's figures, read from the store (what every replica will use);
     /// `None` when the detector is off.
     async fn active_info(&self, tenant: TenantId) -> Result<Option<AnomalyModelInfo>> {
-        Ok(self.ports.store.list_anomaly_models(tenant).await?.into_iter().find(|v| v.active))
+        Ok(self.repos.anomalies.list_anomaly_models(tenant).await?.into_iter().find(|v| v.active))
     }
 
     /// `GET /anomalies/detector/metrics` (`anomalies:read`).
@@ -498,16 +498,16 @@ impl AnomalyService {
     /// Claims a waiting training task (from any replica) and loads its history; `None`
     /// when there is none. A task past its attempts is failed and the next one looked at.
     pub async fn claim_training(&self) -> Result<Option<DetectorRun>> {
-        let store = &self.ports.store;
+        let repos = &self.repos;
         loop {
             let now = self.ports.clock.now();
             let token = self.ports.ids.new_id();
-            let Some(task) = store.claim_anomaly_task(now, token, now + TRAINING_LEASE).await? else {
+            let Some(task) = repos.anomalies.claim_anomaly_task(now, token, now + TRAINING_LEASE).await? else {
                 return Ok(None);
             };
             if task.attempts > TRAINING_MAX_ATTEMPTS {
                 let error = format!("gave up after {} attempts", task.attempts - 1);
-                match store.fail_anomaly_task(task.id, token, now, &error).await {
+                match repos.anomalies.fail_anomaly_task(task.id, token, now, &error).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => continue,
                     Err(e) => return Err(e),
                 }
@@ -537,7 +537,7 @@ impl AnomalyService {
             let mut after_seq = None;
             while run.history.len() < MAX_HISTORY {
                 let scan = AuditScan { order: SeqOrder::Asc, after_seq, limit: HISTORY_PAGE };
-                let page = self.ports.store.scan_audit(tenant, &filter, scan).await?;
+                let page = self.repos.audit.scan_audit(tenant, &filter, scan).await?;
                 let Some(last) = page.last() else { break };
                 after_seq = Some(last.seq);
                 let full = page.len() == HISTORY_PAGE as usize;
@@ -569,7 +569,7 @@ impl AnomalyService {
             let mut page = PageRequest::first(500);
             let mut read = 0;
             loop {
-                let reports = self.ports.store.list_anomalies(tenant, &filter, &page).await?;
+                let reports = self.repos.anomalies.list_anomalies(tenant, &filter, &page).await?;
                 read += reports.items.len();
                 for report in &reports.items {
                     let decision =
@@ -593,12 +593,12 @@ impl AnomalyService {
     /// Stores the run's progress and renews its lease; `Conflict` when the lease was lost.
     async fn renew(&self, run: &DetectorRun, progress: f64) -> Result<()> {
         let until = self.ports.clock.now() + TRAINING_LEASE;
-        self.ports.store.progress_anomaly_task(run.task.id, run.token, progress.min(0.99), until).await
+        self.repos.anomalies.progress_anomaly_task(run.task.id, run.token, progress.min(0.99), until).await
     }
 
     /// Marks the run's task failed (nothing if it was taken over meanwhile).
     pub async fn fail_training(&self, run: &DetectorRun, error: &str) -> Result<()> {
-        match self.ports.store.fail_anomaly_task(run.task.id, run.token, self.ports.clock.now(), error).await {
+        match self.repos.anomalies.fail_anomaly_task(run.task.id, run.token, self.ports.clock.now(), error).await {
             Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
             Err(e) => Err(e),
         }
@@ -632,7 +632,7 @@ impl AnomalyService {
             },
             model,
         };
-        let version = match self.ports.store.complete_anomaly_task(run.task.id, run.token, now, &record).await {
+        let version = match self.repos.anomalies.complete_anomaly_task(run.task.id, run.token, now, &record).await {
             Ok(version) => version,
             // Taken over by another worker meanwhile: keep nothing.
             Err(DomainError::Conflict(_)) => return Ok(()),

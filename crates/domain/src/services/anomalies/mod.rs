@@ -236,8 +236,10 @@ fn zeros<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> BTreeMap<&'static s
     all.iter().map(|t| (name(*t), 0)).collect()
 }
 
+super::ports::repos!(Repos { anomalies: AnomalyRepo, audit: AuditRepo });
 #[derive(Clone)]
 pub struct AnomalyService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     agents: AgentService,
@@ -251,11 +253,12 @@ fn not_found(id: AnomalyId) -> DomainError {
 impl AnomalyService {
     pub(crate) fn new(
         ports: Ports,
+        repos: Repos,
         audit: AuditLog,
         agents: AgentService,
         wake: futures::channel::mpsc::Sender<()>,
     ) -> Self {
-        Self { ports, audit, agents, detector: Arc::new(DetectorState::new(wake)) }
+        Self { ports, repos, audit, agents, detector: Arc::new(DetectorState::new(wake)) }
     }
 
     /// `POST /anomalies/report` (`anomalies:write`).
@@ -306,7 +309,7 @@ impl AnomalyService {
     /// Stores a new report, audits it (`anomaly.reported`, by `actor`) and publishes it.
     async fn file(&self, report: AnomalyReport, actor: Actor) -> Result<AnomalyReport> {
         let tenant = report.tenant_id;
-        self.ports.store.insert_anomaly(&report).await?;
+        self.repos.anomalies.insert_anomaly(&report).await?;
         let mut event = AuditEvent::new(tenant, actor, "anomaly.reported")
             .action("report")
             .resource(format!("anomalies/{}", report.id))
@@ -336,13 +339,13 @@ impl AnomalyService {
         };
         v.into_result()?;
         let page = page.unwrap_or_default();
-        self.ports.store.list_anomalies(caller.tenant_id(), &filter, &page).await
+        self.repos.anomalies.list_anomalies(caller.tenant_id(), &filter, &page).await
     }
 
     /// `GET /anomalies/{id}` (`anomalies:read`).
     pub async fn get(&self, caller: &Caller, id: AnomalyId) -> Result<AnomalyReport> {
         caller.require_permission(Permission::AnomaliesRead)?;
-        self.ports.store.get_anomaly(caller.tenant_id(), id).await?.ok_or_else(|| not_found(id))
+        self.repos.anomalies.get_anomaly(caller.tenant_id(), id).await?.ok_or_else(|| not_found(id))
     }
 
     /// `PUT /anomalies/{id}` (analyst or higher): sets the status; the same status again
@@ -362,7 +365,7 @@ impl AnomalyService {
             updated_at: now,
             ..before.clone()
         };
-        self.ports.store.update_anomaly(&after).await?;
+        self.repos.anomalies.update_anomaly(&after).await?;
         let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), "anomaly.status_changed")
             .action("update")
             .resource(format!("anomalies/{id}"))
@@ -389,7 +392,7 @@ impl AnomalyService {
         v.into_result()?;
         filter.from = Some(from);
         filter.to = Some(to);
-        let counts = self.ports.store.anomaly_counts(caller.tenant_id(), &filter).await?;
+        let counts = self.repos.anomalies.anomaly_counts(caller.tenant_id(), &filter).await?;
 
         let mut by_severity = zeros(Severity::ALL, Severity::as_str);
         let mut by_type = zeros(AnomalyType::ALL, AnomalyType::as_str);

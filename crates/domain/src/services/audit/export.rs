@@ -9,7 +9,7 @@ use futures::stream::{self, StreamExt};
 use crate::error::{DomainError, Result};
 use crate::ids::TenantId;
 use crate::model::{AuditFilter, AuditRecord, AuditScan, ExportFormat, SeqOrder};
-use crate::ports::Store;
+use crate::ports::AuditRepo;
 
 /// Columns of the CSV export, in order. `details` is the record's JSON text; `origin`
 /// (`service` or `client`, derived from `event_type`, not hashed) comes last.
@@ -157,7 +157,7 @@ pub struct ExportPiece {
 }
 
 struct Cursor {
-    store: Arc<dyn Store>,
+    store: Arc<dyn AuditRepo>,
     tenant: TenantId,
     filter: AuditFilter,
     encoder: Encoder,
@@ -171,7 +171,7 @@ struct Cursor {
 /// first page, one piece per page of `page` records, the footer with the last. The filter
 /// should carry `max_seq` so the file ends where the log ended when the export began.
 pub fn export_stream(
-    store: Arc<dyn Store>,
+    store: Arc<dyn AuditRepo>,
     tenant: TenantId,
     filter: AuditFilter,
     encoder: Encoder,

@@ -16,7 +16,7 @@ use uuid::Uuid;
 use crate::error::{DomainError, Result};
 use crate::ids::{AuditId, TenantId};
 use crate::model::{Actor, AuditEntry, AuditRecord, JsonText, is_service_event_type};
-use crate::ports::{Clock, IdGen, Store};
+use crate::ports::{AuditRepo, Clock, IdGen};
 
 /// Tunables of the audit writer.
 #[derive(Debug, Clone, Copy)]
@@ -115,7 +115,7 @@ pub struct AuditLog {
 /// when every `AuditLog` handle is gone.
 pub struct AuditWriter {
     queue: mpsc::Receiver<Pending>,
-    store: Arc<dyn Store>,
+    store: Arc<dyn AuditRepo>,
     max_batch: usize,
 }
 
@@ -125,7 +125,7 @@ fn writer_gone() -> DomainError {
 
 impl AuditLog {
     pub fn new(
-        store: Arc<dyn Store>,
+        store: Arc<dyn AuditRepo>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGen>,
         settings: AuditLogSettings,

@@ -24,7 +24,7 @@ use crate::model::{
     is_service_event_type,
 };
 use crate::page::{Page, decode_seq_cursor, encode_seq_cursor, parse_limit};
-use crate::ports::Store;
+use crate::ports::AuditRepo;
 
 /// Tunables of the audit service.
 #[derive(Debug, Clone, Copy)]
@@ -265,9 +265,11 @@ pub struct ExportFile {
     pub body: BoxStream<'static, Result<Vec<u8>>>,
 }
 
+super::ports::repos!(Repos { audit: AuditRepo, exports: ExportRepo });
 /// The audit operations of the API, and the export worker's steps.
 #[derive(Clone)]
 pub struct AuditService {
+    repos: Repos,
     ports: Ports,
     log: AuditLog,
     settings: AuditSettings,
@@ -276,8 +278,14 @@ pub struct AuditService {
 }
 
 impl AuditService {
-    pub fn new(ports: Ports, log: AuditLog, settings: AuditSettings, wake_exports: mpsc::Sender<()>) -> Self {
-        Self { ports, log, settings, wake_exports }
+    pub fn new(
+        ports: Ports,
+        repos: Repos,
+        log: AuditLog,
+        settings: AuditSettings,
+        wake_exports: mpsc::Sender<()>,
+    ) -> Self {
+        Self { ports, repos, log, settings, wake_exports }
     }
 
     /// `POST /audit/log`.
@@ -337,15 +345,15 @@ impl AuditService {
         let after_seq = decode_seq_cursor(cursor).or_else(|e| v.absorb(e).map(|()| None))?;
         v.into_result()?;
         let scan = AuditScan { order: SeqOrder::Desc, after_seq, limit: limit + 1 };
-        let rows = self.ports.store.scan_audit(caller.tenant_id(), &filter, scan).await?;
+        let rows = self.repos.audit.scan_audit(caller.tenant_id(), &filter, scan).await?;
         Ok(Page::from_rows_by(rows, limit, |r| encode_seq_cursor(r.seq)))
     }
 
     /// `GET /audit/{id}`.
     pub async fn get(&self, caller: &Caller, id: AuditId) -> Result<AuditRecord> {
         caller.require_permission(Permission::AuditRead)?;
-        self.ports
-            .store
+        self.repos
+            .audit
             .get_audit(caller.tenant_id(), id)
             .await?
             .ok_or_else(|| DomainError::not_found("audit record", id))
@@ -364,7 +372,7 @@ impl AuditService {
         v.check(from_seq.is_none_or(|f| f >= 1), "from_seq", "must be at least 1");
         v.check(to_seq.is_none_or(|t| t >= 1), "to_seq", "must be at least 1");
         v.into_result()?;
-        verify_chain(self.ports.store.as_ref(), caller.tenant_id(), from_seq, to_seq, self.settings.export_page).await
+        verify_chain(self.repos.audit.as_ref(), caller.tenant_id(), from_seq, to_seq, self.settings.export_page).await
     }
 
     /// The filter of an export: the caller's, ending at the log's current head. Invalid
@@ -374,7 +382,7 @@ impl AuditService {
         let mut v = Violations::new();
         let mut filter = params.parse_into(&mut v, prefix);
         v.into_result()?;
-        let head = self.ports.store.audit_head(caller.tenant_id()).await?;
+        let head = self.repos.audit.audit_head(caller.tenant_id()).await?;
         filter.max_seq = Some(head.map_or(0, |h| h.seq));
         Ok(filter)
     }
@@ -409,7 +417,7 @@ impl AuditService {
         let format = encoder.format();
         let filter = self.export_filter(caller, params, "").await?;
         let body =
-            export_stream(self.ports.store.clone(), caller.tenant_id(), filter, encoder, self.settings.export_page)
+            export_stream(self.repos.audit.clone(), caller.tenant_id(), filter, encoder, self.settings.export_page)
                 .map_ok(|piece| piece.data)
                 .boxed();
         Ok(ExportFile { format, filename: self.filename(format), length: None, body })
@@ -452,7 +460,7 @@ impl AuditService {
             lease: None,
         };
         let max = self.settings.max_queued_exports_per_tenant;
-        self.ports.store.insert_export_job(&job, max).await.map_err(|e| match e {
+        self.repos.exports.insert_export_job(&job, max).await.map_err(|e| match e {
             DomainError::Conflict(m) if m == crate::ports::store::EXPORT_LIMIT_REACHED => DomainError::quota(
                 format!(
                     "the tenant already has {max} asynchronous exports queued or running, its limit; \
@@ -470,8 +478,8 @@ impl AuditService {
     /// `GET /audit/export/status/{id}`.
     pub async fn export_status(&self, caller: &Caller, id: ExportJobId) -> Result<ExportJob> {
         caller.require_permission(Permission::AuditRead)?;
-        self.ports
-            .store
+        self.repos
+            .exports
             .get_export_job(caller.tenant_id(), id)
             .await?
             .ok_or_else(|| DomainError::not_found("export job", id))
@@ -495,12 +503,12 @@ impl AuditService {
                 )));
             }
         }
-        let (store, tenant, chunks) = (self.ports.store.clone(), caller.tenant_id(), job.chunks);
+        let (exports, tenant, chunks) = (self.repos.exports.clone(), caller.tenant_id(), job.chunks);
         let body = futures::stream::iter(0..chunks)
             .then(move |index| {
-                let store = store.clone();
+                let exports = exports.clone();
                 async move {
-                    store
+                    exports
                         .export_chunk(tenant, id, index)
                         .await?
                         .ok_or_else(|| DomainError::Internal(format!("chunk {index} of export {id} is missing")))
@@ -520,7 +528,7 @@ impl AuditService {
     pub async fn run_next_export(&self) -> Result<bool> {
         let now = self.ports.clock.now();
         let token = self.ports.ids.new_id();
-        let Some(job) = self.ports.store.claim_export_job(now, token, now + self.settings.export_lease).await? else {
+        let Some(job) = self.repos.exports.claim_export_job(now, token, now + self.settings.export_lease).await? else {
             return Ok(false);
         };
         let outcome = if job.attempts > self.settings.export_max_attempts {
@@ -550,7 +558,7 @@ impl AuditService {
                 }
             }
         };
-        match self.ports.store.finish_export_job(job.id, token, &outcome).await {
+        match self.repos.exports.finish_export_job(job.id, token, &outcome).await {
             Ok(()) | Err(DomainError::Conflict(_)) => Ok(true),
             Err(e) => Err(e),
         }
@@ -576,10 +584,10 @@ impl AuditService {
 
     /// Writes the job's file into the store in chunks; returns the chunk count and totals.
     async fn produce(&self, job: &ExportJob, token: Uuid) -> Result<(i32, ExportProgress)> {
-        let store = &self.ports.store;
-        let total = store.count_audit(job.tenant_id, &job.filters).await?.max(1);
+        let repos = &self.repos;
+        let total = repos.audit.count_audit(job.tenant_id, &job.filters).await?.max(1);
         let mut pieces = export_stream(
-            store.clone(),
+            repos.audit.clone(),
             job.tenant_id,
             job.filters.clone(),
             Encoder::new(job.format),
@@ -604,7 +612,7 @@ impl AuditService {
                 let lease_until = self.ports.clock.now() + self.settings.export_lease;
                 let reported =
                     if end && buf.is_empty() { ExportProgress { progress: 1.0, ..progress } } else { progress };
-                store.put_export_chunk(job.id, token, index, chunk, reported, lease_until).await?;
+                repos.exports.put_export_chunk(job.id, token, index, chunk, reported, lease_until).await?;
                 index += 1;
                 if buf.is_empty() {
                     break;
@@ -618,7 +626,7 @@ impl AuditService {
 
     /// Deletes finished exports past their retention; returns how many.
     pub async fn purge_expired_exports(&self) -> Result<u64> {
-        self.ports.store.purge_expired_exports(self.ports.clock.now()).await
+        self.repos.exports.purge_expired_exports(self.ports.clock.now()).await
     }
 
     /// The single append path, for the other services.
@@ -630,7 +638,7 @@ impl AuditService {
 /// Recomputes a tenant's chain from `from_seq` (default 1) to `to_seq` (default: the head),
 /// reading `page` records per query, and names the first sequence number that breaks it.
 pub async fn verify_chain(
-    store: &dyn Store,
+    store: &dyn AuditRepo,
     tenant: TenantId,
     from_seq: Option<i64>,
     to_seq: Option<i64>,

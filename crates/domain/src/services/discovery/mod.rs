@@ -254,12 +254,14 @@ struct Decided {
     profile: Profile,
 }
 
+super::ports::repos!(Repos { discovery: DiscoveryRepo, agents: AgentRepo });
 #[derive(Clone)]
 pub struct DiscoveryService {
     inner: Arc<Inner>,
 }
 
 struct Inner {
+    repos: Repos,
     ports: Ports,
     log: AuditLog,
     agents: AgentService,
@@ -367,6 +369,7 @@ fn utc(at: OffsetDateTime) -> OffsetDateTime {
 impl DiscoveryService {
     pub fn new(
         ports: Ports,
+        repos: Repos,
         log: AuditLog,
         agents: AgentService,
         settings: DiscoverySettings,
@@ -374,11 +377,15 @@ impl DiscoveryService {
     ) -> Self {
         let decided = Snapshots::new(settings.cache_ttl, 10_000);
         let classifier = TypeClassifier::builtin();
-        Self { inner: Arc::new(Inner { ports, log, agents, settings, decided, classifier, wake }) }
+        Self { inner: Arc::new(Inner { ports, repos, log, agents, settings, decided, classifier, wake }) }
     }
 
     fn ports(&self) -> &Ports {
         &self.inner.ports
+    }
+
+    fn repos(&self) -> &Repos {
+        &self.inner.repos
     }
 
     /// A bus event from any replica: a decision drops the tenant's decided candidates.
@@ -400,8 +407,8 @@ impl DiscoveryService {
         }
         let generation = self.inner.decided.generation();
         let decided: Vec<Decided> = self
-            .ports()
-            .store
+            .repos()
+            .discovery
             .decided_candidates(tenant)
             .await?
             .into_iter()
@@ -505,7 +512,7 @@ impl DiscoveryService {
         let registered: HashSet<AgentId> = if named.is_empty() {
             HashSet::new()
         } else {
-            self.ports().store.get_agents(tenant, &named).await?.into_iter().map(|a| a.id).collect()
+            self.repos().agents.get_agents(tenant, &named).await?.into_iter().map(|a| a.id).collect()
         };
         let decided = self.decided(tenant).await?;
         let min = self.inner.settings.params.min_similarity;
@@ -545,7 +552,7 @@ impl DiscoveryService {
         let tenant = caller.tenant_id();
         let mut events = vec![self.parse_event(tenant, raw, self.ports().clock.now())?];
         self.attribute(tenant, &mut events).await?;
-        self.ports().store.insert_discovery_events(&events).await?;
+        self.repos().discovery.insert_discovery_events(&events).await?;
         events.pop().ok_or_else(|| DomainError::internal("one event was stored"))
     }
 
@@ -591,7 +598,7 @@ impl DiscoveryService {
             return Err(DomainError::Validation(all));
         }
         self.attribute(tenant, &mut events).await?;
-        self.ports().store.insert_discovery_events(&events).await?;
+        self.repos().discovery.insert_discovery_events(&events).await?;
         let count = |d: EventDisposition| events.iter().filter(|e| e.disposition == d).count();
         Ok(IngestReport {
             accepted: events.len(),
@@ -608,8 +615,8 @@ impl DiscoveryService {
     pub async fn start_clustering(&self, caller: &Caller) -> Result<ClusterJob> {
         caller.require_permission(Permission::DiscoveryWrite)?;
         let tenant = caller.tenant_id();
-        let store = &self.ports().store;
-        if let Some(job) = store.active_cluster_job(tenant).await? {
+        let repos = self.repos();
+        if let Some(job) = repos.discovery.active_cluster_job(tenant).await? {
             return Ok(job);
         }
         let job = ClusterJob {
@@ -626,11 +633,12 @@ impl DiscoveryService {
             attempts: 0,
             lease: None,
         };
-        match store.insert_cluster_job(&job).await {
+        match repos.discovery.insert_cluster_job(&job).await {
             Ok(()) => {}
             // Another request queued one meanwhile: answer it.
             Err(DomainError::Conflict(_)) => {
-                return store
+                return repos
+                    .discovery
                     .active_cluster_job(tenant)
                     .await?
                     .ok_or_else(|| DomainError::Conflict("a clustering job was just queued; try again".into()));
@@ -649,8 +657,8 @@ impl DiscoveryService {
     /// `GET /discovery/cluster/{id}`.
     pub async fn cluster_status(&self, caller: &Caller, id: ClusterJobId) -> Result<ClusterJob> {
         caller.require_permission(Permission::DiscoveryRead)?;
-        self.ports()
-            .store
+        self.repos()
+            .discovery
             .get_cluster_job(caller.tenant_id(), id)
             .await?
             .ok_or_else(|| DomainError::not_found("clustering job", id))
@@ -676,7 +684,7 @@ impl DiscoveryService {
             }
         };
         v.into_result()?;
-        self.ports().store.list_candidates(caller.tenant_id(), &CandidateFilter { status }, &page).await
+        self.repos().discovery.list_candidates(caller.tenant_id(), &CandidateFilter { status }, &page).await
     }
 
     /// `GET /discovery/candidates/{id}`.
@@ -686,7 +694,7 @@ impl DiscoveryService {
     }
 
     async fn stored(&self, tenant: TenantId, id: CandidateId) -> Result<DiscoveryCandidate> {
-        self.ports().store.get_candidate(tenant, id).await?.ok_or_else(|| DomainError::not_found("candidate", id))
+        self.repos().discovery.get_candidate(tenant, id).await?.ok_or_else(|| DomainError::not_found("candidate", id))
     }
 
     /// `POST /discovery/candidates/{id}/confirm`: registers the candidate as an agent.
@@ -718,7 +726,7 @@ impl DiscoveryService {
         claimed.decided_by = Some(caller_actor(caller));
         claimed.decided_at = Some(now);
         claimed.updated_at = now;
-        if !self.ports().store.update_candidate(&claimed, CandidateStatus::Pending).await? {
+        if !self.repos().discovery.update_candidate(&claimed, CandidateStatus::Pending).await? {
             // Decided meanwhile by someone else: answer as if this request came second.
             let now_stored = self.stored(tenant, id).await?;
             return match now_stored.status {
@@ -746,7 +754,8 @@ impl DiscoveryService {
                 // Undo the claim so the candidate can be confirmed again (e.g. with another name).
                 let mut undo = candidate.clone();
                 undo.updated_at = self.ports().clock.now();
-                if let Err(undo_err) = self.ports().store.update_candidate(&undo, CandidateStatus::Confirmed).await {
+                if let Err(undo_err) = self.repos().discovery.update_candidate(&undo, CandidateStatus::Confirmed).await
+                {
                     tracing::error!(candidate = %id, error = %undo_err, "could not undo a failed confirmation");
                 }
                 return Err(e);
@@ -832,7 +841,7 @@ impl DiscoveryService {
         dismissed.decided_by = Some(caller_actor(caller));
         dismissed.decided_at = Some(now);
         dismissed.updated_at = now;
-        if !self.ports().store.update_candidate(&dismissed, CandidateStatus::Pending).await? {
+        if !self.repos().discovery.update_candidate(&dismissed, CandidateStatus::Pending).await? {
             let now_stored = self.stored(tenant, id).await?;
             return match now_stored.status {
                 CandidateStatus::Dismissed => Ok(now_stored),
@@ -856,22 +865,22 @@ impl DiscoveryService {
     /// Claims a waiting clustering job (from any replica); `None` when there is none. A job
     /// past its attempts is failed and the next one looked at.
     pub async fn claim_clustering(&self) -> Result<Option<ClusterRun>> {
-        let store = &self.ports().store;
+        let repos = self.repos();
         loop {
             let now = self.ports().clock.now();
             let token = self.ports().ids.new_id();
             let lease_until = now + self.inner.settings.job_lease;
-            let Some(job) = store.claim_cluster_job(now, token, lease_until).await? else {
+            let Some(job) = repos.discovery.claim_cluster_job(now, token, lease_until).await? else {
                 return Ok(None);
             };
             if job.attempts > self.inner.settings.job_max_attempts {
                 let error = format!("gave up after {} attempts", job.attempts - 1);
-                match store.fail_cluster_job(job.id, token, now, &error).await {
+                match repos.discovery.fail_cluster_job(job.id, token, now, &error).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => continue,
                     Err(e) => return Err(e),
                 }
             }
-            let exclude = store.decided_candidates(job.tenant_id).await?.iter().map(profile_of).collect();
+            let exclude = repos.discovery.decided_candidates(job.tenant_id).await?.iter().map(profile_of).collect();
             return Ok(Some(ClusterRun {
                 job,
                 token,
@@ -896,7 +905,7 @@ impl DiscoveryService {
     /// `Conflict` when the lease was lost.
     pub async fn next_page(&self, run: &ClusterRun) -> Result<Vec<DiscoveryEvent>> {
         let after = *run.after.lock().unwrap_or_else(|e| e.into_inner());
-        let page = self.ports().store.scan_shadow_events(run.job.tenant_id, after, SCAN_PAGE).await?;
+        let page = self.repos().discovery.scan_shadow_events(run.job.tenant_id, after, SCAN_PAGE).await?;
         if let Some(last) = page.last() {
             *run.after.lock().unwrap_or_else(|e| e.into_inner()) = Some(last.id);
         }
@@ -904,21 +913,22 @@ impl DiscoveryService {
         let read = run.events() as f64 + page.len() as f64;
         let progress = 0.05 + 0.75 * (read / (read + 100_000.0));
         let until = self.ports().clock.now() + self.inner.settings.job_lease;
-        self.ports().store.progress_cluster_job(run.job.id, run.token, progress, until).await?;
+        self.repos().discovery.progress_cluster_job(run.job.id, run.token, progress, until).await?;
         Ok(page)
     }
 
     /// Stores what clustering found as candidates and completes the job.
     pub async fn finish_clustering(&self, run: &ClusterRun, clustering: Clustering) -> Result<()> {
         let tenant = run.job.tenant_id;
-        let store = &self.ports().store;
+        let repos = self.repos();
         let now = self.ports().clock.now();
         let min = self.inner.settings.params.min_similarity;
         // Every pending candidate, to update instead of duplicating.
         let mut pending = Vec::new();
         let mut page = PageRequest::first(500);
         loop {
-            let found = store
+            let found = repos
+                .discovery
                 .list_candidates(tenant, &CandidateFilter { status: Some(CandidateStatus::Pending) }, &page)
                 .await?;
             pending.extend(found.items);
@@ -936,7 +946,7 @@ impl DiscoveryService {
             .flat_map(|c| c.samples.iter().map(|r| DiscoveryEventId(Uuid::from_u128(*r))))
             .collect();
         let samples: HashMap<DiscoveryEventId, DiscoveryEvent> =
-            store.get_discovery_events(tenant, &sample_ids).await?.into_iter().map(|e| (e.id, e)).collect();
+            repos.discovery.get_discovery_events(tenant, &sample_ids).await?.into_iter().map(|e| (e.id, e)).collect();
         let mut upserts = Vec::with_capacity(clustering.clusters.len());
         let mut updated = 0i64;
         for cluster in &clustering.clusters {
@@ -1000,7 +1010,7 @@ impl DiscoveryService {
             duration_ms: run.started.elapsed().as_millis().min(i64::MAX as u128) as i64,
         };
         let outcome = ClusterOutcome { upserts, removed, summary };
-        let inserted = match store.complete_cluster_job(run.job.id, run.token, now, &outcome).await {
+        let inserted = match repos.discovery.complete_cluster_job(run.job.id, run.token, now, &outcome).await {
             Ok(inserted) => inserted,
             // Another worker holds it now: keep nothing.
             Err(DomainError::Conflict(_)) => return Ok(()),
@@ -1025,7 +1035,7 @@ impl DiscoveryService {
 
     /// Marks the job failed (the worker could not finish it).
     pub async fn fail_clustering(&self, run: &ClusterRun, error: &str) -> Result<()> {
-        match self.ports().store.fail_cluster_job(run.job.id, run.token, self.ports().clock.now(), error).await {
+        match self.repos().discovery.fail_cluster_job(run.job.id, run.token, self.ports().clock.now(), error).await {
             Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
             Err(e) => Err(e),
         }

@@ -297,12 +297,14 @@ impl Active {
     }
 }
 
+super::ports::repos!(Repos { guard: GuardRepo, tenants: TenantRepo, audit: AuditRepo });
 #[derive(Clone)]
 pub struct GuardService {
     inner: Arc<Inner>,
 }
 
 struct Inner {
+    repos: Repos,
     ports: Ports,
     log: AuditLog,
     /// Agents named by a screening are looked up through its snapshots, as checks do.
@@ -508,6 +510,7 @@ fn builtin_calibration() -> GuardCalibration {
 impl GuardService {
     pub fn new(
         ports: Ports,
+        repos: Repos,
         log: AuditLog,
         agents: AgentService,
         settings: GuardSettings,
@@ -516,11 +519,15 @@ impl GuardService {
         let active = Snapshots::new(settings.cache_ttl, 10_000);
         let started = ports.clock.now();
         let stats = PendingCounts::default();
-        Self { inner: Arc::new(Inner { ports, log, agents, settings, active, stats, wake, started }) }
+        Self { inner: Arc::new(Inner { ports, repos, log, agents, settings, active, stats, wake, started }) }
     }
 
     fn ports(&self) -> &Ports {
         &self.inner.ports
+    }
+
+    fn repos(&self) -> &Repos {
+        &self.inner.repos
     }
 
     /// Drops the tenant's detector (its model or threshold changed).
@@ -553,16 +560,16 @@ impl GuardService {
 
     /// The tenant's detector in force, read from the store.
     async fn load_active(&self, tenant: TenantId) -> Result<Active> {
-        let store = &self.ports().store;
-        let threshold = match store.get_tenant(tenant).await? {
+        let repos = self.repos();
+        let threshold = match repos.tenants.get_tenant(tenant).await? {
             Some(t) => t.settings.guard_threshold,
             None => return Err(DomainError::not_found("tenant", tenant)),
         };
-        let version = store.active_guard_model(tenant).await?;
+        let version = repos.guard.active_guard_model(tenant).await?;
         let mut active =
             Active { version: 0, detector: Arc::new(detect::default_detector().clone()), info: None, threshold };
         if version > 0 {
-            match store.get_guard_model(tenant, version).await? {
+            match repos.guard.get_guard_model(tenant, version).await? {
                 Some(record) => match Detector::from_bytes(&record.weights, record.info.threshold as f32) {
                     Ok(detector) => {
                         active.detector = Arc::new(detector);
@@ -706,8 +713,8 @@ impl GuardService {
     /// Adds the counts gathered since the last flush to the store (run every few seconds);
     /// on failure they are kept for the next.
     pub async fn flush_stats(&self) -> Result<()> {
-        let store = &self.ports().store;
-        self.inner.stats.flush(async |counts| store.add_guard_stats(counts).await).await
+        let repos = self.repos();
+        self.inner.stats.flush(async |counts| repos.guard.add_guard_stats(counts).await).await
     }
 
     /// The tenant's screenings over the last `window_hours` hours (1 to 720, default 24).
@@ -719,7 +726,7 @@ impl GuardService {
         }
         let tenant = caller.tenant_id();
         let from_hour = hour_of(self.ports().clock.now()) - (window - 1);
-        let mut rows = self.ports().store.guard_stats(tenant, from_hour).await?;
+        let mut rows = self.repos().guard.guard_stats(tenant, from_hour).await?;
         rows.extend(self.inner.stats.matching(|k| k.tenant_id == tenant && k.hour >= from_hour));
         let zeros = || -> HashMap<GuardLabel, i64> { GuardLabel::ALL.iter().map(|l| (*l, 0)).collect() };
         let mut by_verdict = zeros();
@@ -818,7 +825,7 @@ impl GuardService {
         let kind = kind.ok_or_else(|| DomainError::internal("feedback label checked above"))?;
         let (text, blocked_as) = match (validation_id, &req.prompt) {
             (Some(id), _) => {
-                let record = self.ports().store.get_audit(tenant, AuditId(id)).await?;
+                let record = self.repos().audit.get_audit(tenant, AuditId(id)).await?;
                 let details = record
                     .as_ref()
                     .and_then(blocked_details)
@@ -847,7 +854,7 @@ impl GuardService {
             created_by: caller_actor(caller),
             created_at: self.ports().clock.now(),
         };
-        self.ports().store.insert_guard_feedback(&feedback).await?;
+        self.repos().guard.insert_guard_feedback(&feedback).await?;
         let event = AuditEvent::new(tenant, caller_actor(caller), "guard.feedback")
             .action("feedback")
             .resource(format!("guard/feedback/{}", feedback.id))
@@ -894,7 +901,7 @@ impl GuardService {
             attempts: 0,
             lease: None,
         };
-        self.ports().store.insert_guard_task(&task, &req.examples).await.map_err(|e| match e {
+        self.repos().guard.insert_guard_task(&task, &req.examples).await.map_err(|e| match e {
             DomainError::Conflict(_) => {
                 DomainError::Conflict("a training task is already queued or running; cancel it or wait".into())
             }
@@ -914,7 +921,7 @@ impl GuardService {
     pub async fn training_status(&self, id: &str) -> Result<GuardTask> {
         let id: GuardTaskId =
             id.parse().map_err(|_| DomainError::invalid("task_id", "must be the UUID of a training task"))?;
-        self.ports().store.get_guard_task(id).await?.ok_or_else(|| DomainError::not_found("training task", id))
+        self.repos().guard.get_guard_task(id).await?.ok_or_else(|| DomainError::not_found("training task", id))
     }
 
     /// Cancels the tenant's queued or running training; 404 when there is none.
@@ -922,8 +929,8 @@ impl GuardService {
         caller.require_permission(Permission::GuardManage)?;
         let tenant = caller.tenant_id();
         let task = self
-            .ports()
-            .store
+            .repos()
+            .guard
             .cancel_guard_task(tenant, self.ports().clock.now())
             .await?
             .ok_or_else(|| DomainError::not_found("training task", "in progress"))?;
@@ -942,7 +949,7 @@ impl GuardService {
     }
 
     async fn versions_of(&self, tenant: TenantId) -> Result<Vec<GuardModelInfo>> {
-        let mut versions = self.ports().store.list_guard_models(tenant).await?;
+        let mut versions = self.repos().guard.list_guard_models(tenant).await?;
         let any_active = versions.iter().any(|v| v.active);
         let builtin = detect::default_trained();
         versions.push(GuardModelInfo {
@@ -964,7 +971,7 @@ impl GuardService {
     pub async fn rollback(&self, caller: &Caller, version: i32) -> Result<GuardModelInfo> {
         caller.require_permission(Permission::GuardManage)?;
         let tenant = caller.tenant_id();
-        if version < 0 || !self.ports().store.activate_guard_model(tenant, version).await? {
+        if version < 0 || !self.repos().guard.activate_guard_model(tenant, version).await? {
             return Err(DomainError::not_found("guard model version", version));
         }
         self.model_changed(tenant, version).await;
@@ -992,7 +999,7 @@ impl GuardService {
         let tenant = caller.tenant_id();
         // Read the store, not the cache: status is what every replica will use.
         let active = self.load_active(tenant).await?;
-        let task = self.ports().store.pending_guard_task(tenant).await?;
+        let task = self.repos().guard.pending_guard_task(tenant).await?;
         let builtin = detect::default_trained();
         Ok(DetectorStatus {
             version: active.version,
@@ -1029,29 +1036,35 @@ impl GuardService {
     /// Claims a waiting training task (from any replica) and prepares its examples; `None`
     /// when there is none. A task past its attempts is failed and the next one looked at.
     pub async fn claim_training(&self) -> Result<Option<TrainingRun>> {
-        let store = &self.ports().store;
+        let repos = self.repos();
         loop {
             let now = self.ports().clock.now();
             let token = self.ports().ids.new_id();
             let lease_until = now + self.inner.settings.training_lease;
-            let Some(task) = store.claim_guard_task(now, token, lease_until).await? else {
+            let Some(task) = repos.guard.claim_guard_task(now, token, lease_until).await? else {
                 return Ok(None);
             };
             if task.attempts > self.inner.settings.training_max_attempts {
                 let error = format!("gave up after {} attempts", task.attempts - 1);
-                match store.fail_guard_task(task.id, token, now, &error).await {
+                match repos.guard.fail_guard_task(task.id, token, now, &error).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => continue,
                     Err(e) => return Err(e),
                 }
             }
-            let mut extra: Vec<Example> = store
+            let mut extra: Vec<Example> = repos
+                .guard
                 .list_guard_feedback(task.tenant_id, MAX_FEEDBACK)
                 .await?
                 .into_iter()
                 .map(|f| Example::new(f.text, label_of(f.label)))
                 .collect();
             extra.extend(
-                store.guard_task_examples(task.id).await?.into_iter().map(|e| Example::new(e.text, label_of(e.label))),
+                repos
+                    .guard
+                    .guard_task_examples(task.id)
+                    .await?
+                    .into_iter()
+                    .map(|e| Example::new(e.text, label_of(e.label))),
             );
             let (examples, added) = detect::training_set(extra);
             let tenant_examples = added as i64;
@@ -1070,7 +1083,7 @@ impl GuardService {
     /// stop) when the task was cancelled or its lease lost.
     pub async fn report_progress(&self, run: &TrainingRun) -> Result<bool> {
         let until = self.ports().clock.now() + self.inner.settings.training_lease;
-        match self.ports().store.progress_guard_task(run.task.id, run.token, run.progress().min(0.99), until).await {
+        match self.repos().guard.progress_guard_task(run.task.id, run.token, run.progress().min(0.99), until).await {
             Ok(()) => Ok(true),
             Err(DomainError::Conflict(_)) => {
                 run.cancel.store(true, Ordering::Relaxed);
@@ -1087,14 +1100,14 @@ impl GuardService {
         result: std::result::Result<Trained, TrainError>,
     ) -> Result<()> {
         let now = self.ports().clock.now();
-        let store = &self.ports().store;
+        let repos = self.repos();
         let tenant = run.task.tenant_id;
         let trained = match result {
             Ok(trained) => trained,
             // Cancelled: the task already says so.
             Err(TrainError::Cancelled) => return Ok(()),
             Err(TrainError::Invalid(message)) => {
-                return match store.fail_guard_task(run.task.id, run.token, now, &message).await {
+                return match repos.guard.fail_guard_task(run.task.id, run.token, now, &message).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
                     Err(e) => Err(e),
                 };
@@ -1114,7 +1127,7 @@ impl GuardService {
             },
             weights: trained.detector.to_bytes(),
         };
-        let version = match store.complete_guard_task(run.task.id, run.token, now, &record).await {
+        let version = match repos.guard.complete_guard_task(run.task.id, run.token, now, &record).await {
             Ok(version) => version,
             // Cancelled meanwhile, or another worker holds it: keep nothing.
             Err(DomainError::Conflict(_)) => return Ok(()),

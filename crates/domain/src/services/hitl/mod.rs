@@ -282,8 +282,10 @@ pub struct HitlRound {
     pub callbacks_sent: usize,
 }
 
+super::ports::repos!(Repos { hitl: HitlRepo, tenants: TenantRepo, leases: LeaseRepo });
 #[derive(Clone)]
 pub struct HitlService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     agents: AgentService,
@@ -308,6 +310,7 @@ fn secs(n: u64) -> time::Duration {
 impl HitlService {
     pub(crate) fn new(
         ports: Ports,
+        repos: Repos,
         audit: AuditLog,
         agents: AgentService,
         defaults: EffectiveSettings,
@@ -316,7 +319,7 @@ impl HitlService {
     ) -> Self {
         let holder = ports.ids.new_id();
         let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
-        Self { ports, audit, agents, defaults, settings, watchers: Arc::default(), shares, holder, wake_worker }
+        Self { ports, repos, audit, agents, defaults, settings, watchers: Arc::default(), shares, holder, wake_worker }
     }
 
     /// `POST /hitl/request`: opens a pending request for the caller's agent.
@@ -325,7 +328,7 @@ impl HitlService {
         let (agent_id, timeout, callback) = validate_request(&req, &self.settings.receivers)?;
         let tenant = caller.tenant_id();
         let agent = self.agents.reported_agent(tenant, agent_id).await?;
-        let settings = match self.ports.store.get_tenant(tenant).await? {
+        let settings = match self.repos.tenants.get_tenant(tenant).await? {
             Some(t) => t.effective(&self.defaults),
             None => return Err(DomainError::not_found("tenant", tenant)),
         };
@@ -396,7 +399,7 @@ impl HitlService {
             updated_at: now,
         };
         let max = self.settings.max_open_callbacks_per_tenant;
-        self.ports.store.insert_hitl(&request, max).await.map_err(|e| match e {
+        self.repos.hitl.insert_hitl(&request, max).await.map_err(|e| match e {
             DomainError::Conflict(m) if m == crate::ports::store::CALLBACK_LIMIT_REACHED => DomainError::quota(
                 format!(
                     "the tenant already has {max} approval requests whose callback is still to be sent, \
@@ -451,7 +454,7 @@ impl HitlService {
     }
 
     async fn stored(&self, tenant: TenantId, id: HitlId) -> Result<HitlRequest> {
-        self.ports.store.get_hitl(tenant, id).await?.ok_or_else(|| not_found(id))
+        self.repos.hitl.get_hitl(tenant, id).await?.ok_or_else(|| not_found(id))
     }
 
     /// `GET /hitl/status/{id}`.
@@ -505,7 +508,7 @@ impl HitlService {
         caller.require_permission(Permission::HitlRead)?;
         let page = PageRequest::parse(limit, cursor)?;
         let filter = HitlFilter { status: Some(HitlStatus::Pending), agent_id: None };
-        self.ports.store.list_hitl(caller.tenant_id(), &filter, &page).await
+        self.repos.hitl.list_hitl(caller.tenant_id(), &filter, &page).await
     }
 
     /// `POST /hitl/approve/{id}` (analyst or higher).
@@ -543,7 +546,7 @@ impl HitlService {
         let now = self.ports.clock.now();
         check_open(&before, now)?;
         let after = self.finalised(before, status, caller_actor(caller), comment, now);
-        if !self.ports.store.decide_hitl(&after).await? {
+        if !self.repos.hitl.decide_hitl(&after).await? {
             // Decided (or expired) by someone else between the read and the write.
             let current = self.stored(caller.tenant_id(), id).await?;
             return Err(already(&current));
@@ -607,7 +610,7 @@ impl HitlService {
             return Ok(true);
         }
         let until = now + ttl;
-        let held = self.ports.store.try_lease(LEASE, self.holder, now, until).await?;
+        let held = self.repos.leases.try_lease(LEASE, self.holder, now, until).await?;
         worker.lease_until = held.then_some(until);
         Ok(held)
     }
@@ -615,7 +618,7 @@ impl HitlService {
     /// Gives the lease up (on shutdown), so another replica takes over at once.
     pub async fn release(&self, worker: &mut HitlWorker) {
         if worker.lease_until.take().is_some()
-            && let Err(e) = self.ports.store.release_lease(LEASE, self.holder).await
+            && let Err(e) = self.repos.leases.release_lease(LEASE, self.holder).await
         {
             tracing::warn!(error = %e, "could not release the HITL lease");
         }
@@ -626,11 +629,11 @@ impl HitlService {
         let mut expired = 0;
         loop {
             let now = self.ports.clock.now();
-            let due = self.ports.store.expired_hitl(now, self.settings.expiry_batch).await?;
+            let due = self.repos.hitl.expired_hitl(now, self.settings.expiry_batch).await?;
             let full = due.len() as i64 >= self.settings.expiry_batch;
             for request in due {
                 let after = self.finalised(request, HitlStatus::Expired, Actor::system("hitl_expiry"), None, now);
-                if self.ports.store.decide_hitl(&after).await? {
+                if self.repos.hitl.decide_hitl(&after).await? {
                     self.transitioned(&after, HITL_EXPIRED).await?;
                     expired += 1;
                 }
@@ -663,7 +666,7 @@ impl HitlService {
             if look && failure.is_none() && started < budget && in_flight.len() < concurrency {
                 let now = self.ports.clock.now();
                 let per = i64::try_from(per_tenant).unwrap_or(i64::MAX);
-                let due = self.ports.store.due_hitl_callbacks(now, self.settings.callback_batch, per).await?;
+                let due = self.repos.hitl.due_hitl_callbacks(now, self.settings.callback_batch, per).await?;
                 for request in due {
                     if started >= budget || in_flight.len() >= concurrency {
                         break;
@@ -710,7 +713,7 @@ impl HitlService {
         if let Some(wait) = self.callback_rate_limited(request.tenant_id).await? {
             // Over the tenant's rate: postponed to the next window, not an attempt.
             let later = HitlCallback { next_attempt_at: Some(self.ports.clock.now() + wait), ..callback };
-            return self.ports.store.update_hitl_callback(request.tenant_id, request.id, &later).await;
+            return self.repos.hitl.update_hitl_callback(request.tenant_id, request.id, &later).await;
         }
         let body = self.callback_body(&request)?;
         let headers = self.callback_headers(&request, &body).await?;
@@ -762,7 +765,7 @@ impl HitlService {
                 }
             }
         };
-        self.ports.store.update_hitl_callback(request.tenant_id, request.id, &next).await?;
+        self.repos.hitl.update_hitl_callback(request.tenant_id, request.id, &next).await?;
         if next.status == CallbackStatus::Failed {
             let event = AuditEvent::new(request.tenant_id, Actor::system("hitl_callback"), HITL_CALLBACK_FAILED)
                 .action("callback")
@@ -782,11 +785,11 @@ impl HitlService {
     /// the replaced key too during its rotation grace.
     async fn callback_headers(&self, request: &HitlRequest, body: &[u8]) -> Result<[(&'static str, String); 5]> {
         let now = self.ports.clock.now();
-        let secret = match self.ports.store.get_tenant_secret(request.tenant_id, SecretPurpose::Callback).await? {
+        let secret = match self.repos.tenants.get_tenant_secret(request.tenant_id, SecretPurpose::Callback).await? {
             Some(secret) => secret,
             None => {
                 let fresh = TenantSecret::generate(request.tenant_id, SecretPurpose::Callback, false, now)?;
-                self.ports.store.add_tenant_secret(&fresh).await?
+                self.repos.tenants.add_tenant_secret(&fresh).await?
             }
         };
         Ok([

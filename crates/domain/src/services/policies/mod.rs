@@ -196,8 +196,10 @@ pub(crate) struct TenantPolicies {
     pub(crate) settings: EffectiveSettings,
 }
 
+super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo });
 #[derive(Clone)]
 pub struct PolicyService {
+    repos: Repos,
     ports: Ports,
     audit: AuditLog,
     agents: AgentService,
@@ -226,8 +228,10 @@ fn not_found(id: PolicyId) -> DomainError {
 }
 
 impl PolicyService {
+    #[expect(clippy::too_many_arguments, reason = "built once, by the composition root: one argument per collaborator")]
     pub fn new(
         ports: Ports,
+        repos: Repos,
         audit: AuditLog,
         agents: AgentService,
         hitl: HitlService,
@@ -238,7 +242,7 @@ impl PolicyService {
         let cache = Snapshots::new(settings.cache_ttl, 10_000);
         let agent_inputs =
             moka::sync::Cache::builder().max_capacity(AGENT_INPUTS).time_to_live(settings.cache_ttl).build();
-        Self { ports, audit, agents, hitl, anomalies, cache, agent_inputs, settings, counts }
+        Self { ports, repos, audit, agents, hitl, anomalies, cache, agent_inputs, settings, counts }
     }
 
     /// `GET /policies/templates`.
@@ -326,7 +330,7 @@ impl PolicyService {
             updated_at: now,
         };
         let max = self.settings.max_policies_per_tenant;
-        self.ports.store.insert_policy(&policy, max).await.map_err(|e| match e {
+        self.repos.policies.insert_policy(&policy, max).await.map_err(|e| match e {
             DomainError::Conflict(m) if m == crate::ports::store::POLICY_LIMIT_REACHED => DomainError::Conflict(format!(
                 "the tenant already has {max} policies, its limit; delete or reuse one (the operator sets the limit: AGENTGOV_MAX_POLICIES_PER_TENANT)"
             )),
@@ -346,11 +350,11 @@ impl PolicyService {
     ) -> Result<Page<Policy>> {
         caller.require_permission(Permission::PoliciesRead)?;
         let page = PageRequest::parse(limit, cursor)?;
-        self.ports.store.list_policies(caller.tenant_id(), &PolicyFilter { enabled }, &page).await
+        self.repos.policies.list_policies(caller.tenant_id(), &PolicyFilter { enabled }, &page).await
     }
 
     async fn stored(&self, tenant: TenantId, id: PolicyId) -> Result<Policy> {
-        self.ports.store.get_policy(tenant, id).await?.ok_or_else(|| not_found(id))
+        self.repos.policies.get_policy(tenant, id).await?.ok_or_else(|| not_found(id))
     }
 
     /// `GET /policies/{id}`.
@@ -381,7 +385,7 @@ impl PolicyService {
             updated_at: self.ports.clock.now(),
             ..before.clone()
         };
-        self.ports.store.update_policy(&after).await?;
+        self.repos.policies.update_policy(&after).await?;
         self.changed(caller, "policy.updated", Some(&before), Some(&after)).await;
         Ok(after)
     }
@@ -390,7 +394,7 @@ impl PolicyService {
     pub async fn delete(&self, caller: &Caller, id: PolicyId) -> Result<()> {
         Self::require_author(caller)?;
         let before = self.stored(caller.tenant_id(), id).await?;
-        self.ports.store.delete_policy(caller.tenant_id(), id).await?;
+        self.repos.policies.delete_policy(caller.tenant_id(), id).await?;
         self.changed(caller, "policy.deleted", Some(&before), None).await;
         Ok(())
     }
@@ -440,12 +444,12 @@ impl PolicyService {
             return Ok(found);
         }
         let generation = self.cache.generation();
-        let settings = match self.ports.store.get_tenant(tenant).await? {
+        let settings = match self.repos.tenants.get_tenant(tenant).await? {
             Some(found) => found.effective(&self.settings.tenant_defaults()),
             None => return Err(DomainError::not_found("tenant", tenant)),
         };
         let policies: Vec<PolicyModule> =
-            self.ports.store.enabled_policies(tenant).await?.into_iter().map(PolicyModule::from).collect();
+            self.repos.policies.enabled_policies(tenant).await?.into_iter().map(PolicyModule::from).collect();
         let compiled = self.compile(tenant, policies.clone()).await?;
         let set = Arc::new(TenantPolicies { policies, compiled, settings });
         self.cache.insert(tenant, set.clone(), generation);

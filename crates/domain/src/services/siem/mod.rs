@@ -187,8 +187,10 @@ impl Forwarder {
     }
 }
 
+super::ports::repos!(Repos { siem: SiemRepo, audit: AuditRepo, leases: LeaseRepo });
 #[derive(Clone)]
 pub struct SiemService {
+    repos: Repos,
     ports: Ports,
     routes: Arc<[SiemRoute]>,
     settings: SiemSettings,
@@ -197,9 +199,9 @@ pub struct SiemService {
 }
 
 impl SiemService {
-    pub fn new(ports: Ports, routes: Vec<SiemRoute>, settings: SiemSettings) -> Self {
+    pub fn new(ports: Ports, repos: Repos, routes: Vec<SiemRoute>, settings: SiemSettings) -> Self {
         let holder = ports.ids.new_id();
-        Self { ports, routes: routes.into(), settings, holder }
+        Self { ports, repos, routes: routes.into(), settings, holder }
     }
 
     pub fn routes(&self) -> &[SiemRoute] {
@@ -241,7 +243,7 @@ impl SiemService {
             };
             sinks.push(match tenant {
                 None => {
-                    let state = self.ports.store.siem_sink_state(&route.name).await?;
+                    let state = self.repos.siem.siem_sink_state(&route.name).await?;
                     SinkStatus {
                         destination: Some(route.sink.destination()),
                         queue_depth: state.queue_depth,
@@ -254,11 +256,11 @@ impl SiemService {
                     }
                 }
                 Some(tenant) => {
-                    let backlog = self.ports.store.siem_backlog(&route.name).await?;
+                    let backlog = self.repos.siem.siem_backlog(&route.name).await?;
                     let (cursor, depth) = match backlog.iter().find(|b| b.tenant_id == tenant) {
                         Some(b) => (b.cursor, u64::try_from(b.head - b.cursor).unwrap_or(0)),
                         // Not behind: the sink has passed the tenant's head.
-                        None => (self.ports.store.audit_head(tenant).await?.map_or(0, |h| h.seq), 0),
+                        None => (self.repos.audit.audit_head(tenant).await?.map_or(0, |h| h.seq), 0),
                     };
                     SinkStatus { queue_depth: depth, cursor: Some(cursor), ..status }
                 }
@@ -273,7 +275,7 @@ impl SiemService {
     pub async fn states(&self) -> Result<Vec<(&str, SiemSinkState)>> {
         let mut states = Vec::with_capacity(self.routes.len());
         for route in self.routes.iter() {
-            states.push((route.name.as_str(), self.ports.store.siem_sink_state(&route.name).await?));
+            states.push((route.name.as_str(), self.repos.siem.siem_sink_state(&route.name).await?));
         }
         Ok(states)
     }
@@ -358,7 +360,7 @@ impl SiemService {
             return Ok(true);
         }
         let until = now + ttl;
-        let held = self.ports.store.try_lease(&Self::lease_name(route), self.holder, now, until).await?;
+        let held = self.repos.leases.try_lease(&Self::lease_name(route), self.holder, now, until).await?;
         if held && state.held_until.is_none() {
             tracing::info!(sink = %route.name, "this replica forwards the SIEM sink");
         }
@@ -369,7 +371,7 @@ impl SiemService {
     /// Lets another replica take the sink over at once (on shutdown).
     pub async fn release(&self, route: &SiemRoute, state: &mut Forwarder) {
         if state.held_until.take().is_some()
-            && let Err(e) = self.ports.store.release_lease(&Self::lease_name(route), self.holder).await
+            && let Err(e) = self.repos.leases.release_lease(&Self::lease_name(route), self.holder).await
         {
             tracing::warn!(sink = %route.name, error = %e, "could not release the SIEM lease");
         }
@@ -383,19 +385,19 @@ impl SiemService {
             return Ok(Step::NotLeader);
         }
         if !state.registered {
-            if self.ports.store.register_siem_sink(&route.name, route.from_latest, self.ports.clock.now()).await? {
+            if self.repos.siem.register_siem_sink(&route.name, route.from_latest, self.ports.clock.now()).await? {
                 tracing::info!(sink = %route.name, from_latest = route.from_latest, "new SIEM sink registered");
             }
             state.registered = true;
         }
-        let backlog = self.ports.store.siem_backlog(&route.name).await?;
+        let backlog = self.repos.siem.siem_backlog(&route.name).await?;
         let mut progressed = false;
         for tenant in backlog {
             if !self.keep_lease(route, state).await? {
                 return Ok(Step::NotLeader);
             }
             let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(tenant.cursor), limit: self.settings.batch };
-            let records = self.ports.store.scan_audit(tenant.tenant_id, &AuditFilter::default(), scan).await?;
+            let records = self.repos.audit.scan_audit(tenant.tenant_id, &AuditFilter::default(), scan).await?;
             let Some(last) = records.last().map(|r| r.seq) else { continue };
             let wanted: Vec<AuditRecord> = records.into_iter().filter(|r| route.filter.matches(r)).collect();
             if !wanted.is_empty()
@@ -406,12 +408,12 @@ impl SiemService {
                 tracing::warn!(sink = %route.name, tenant = %tenant.tenant_id, %error, records = wanted.len(),
                     "SIEM delivery failed; it will be retried");
                 let count = wanted.len() as u64;
-                self.ports.store.record_siem_failure(&route.name, count, &error, self.ports.clock.now()).await?;
+                self.repos.siem.record_siem_failure(&route.name, count, &error, self.ports.clock.now()).await?;
                 return Ok(Step::Failed);
             }
             state.failures = 0;
             let now = self.ports.clock.now();
-            self.ports.store.advance_siem_cursor(&route.name, tenant.tenant_id, last, wanted.len() as u64, now).await?;
+            self.repos.siem.advance_siem_cursor(&route.name, tenant.tenant_id, last, wanted.len() as u64, now).await?;
             progressed = true;
         }
         Ok(if progressed { Step::Progressed } else { Step::Idle })

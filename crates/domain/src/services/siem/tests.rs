@@ -58,7 +58,7 @@ fn settings() -> SiemSettings {
 }
 
 fn service(h: &Harness, routes: Vec<SiemRoute>) -> SiemService {
-    SiemService::new(h.ports.clone(), routes, settings())
+    SiemService::new(h.ports.clone(), Repos::of(&(h.store.clone() as Arc<dyn crate::ports::Store>)), routes, settings())
 }
 
 /// Appends `n` records of `event_type` to the tenant's log.
