@@ -73,7 +73,7 @@ fn browser_venv() -> anyhow::Result<Option<PathBuf>> {
 /// For `cargo xtask bench`: full page loads of the audit view at `base` (signed in as
 /// `email`), each until its first page and chain badge are shown, in milliseconds
 /// (`tests/console/first_page.py`); `None` when there is no browser to run them in.
-pub(crate) fn audit_first_page(base: &str, email: &str, password: &str, runs: u32) -> anyhow::Result<Option<Vec<f64>>> {
+pub fn audit_first_page(base: &str, email: &str, password: &str, runs: u32) -> anyhow::Result<Option<Vec<f64>>> {
     let Some(venv) = browser_venv()? else { return Ok(None) };
     let script = cmd::root().join("tests").join("console").join("first_page.py");
     let out = sdk::bin(&venv, "python")

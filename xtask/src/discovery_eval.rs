@@ -24,12 +24,12 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::args::{self, Arg};
-use crate::bench::build_release;
-use crate::bench::http::Connection;
-use crate::bench::server::{Backend, Server};
 use crate::cmd::step;
+use crate::http::Connection;
+use crate::server::build_release;
+use crate::server::{Backend, Server};
 
-pub(crate) const BATCH: usize = 10_000;
+pub const BATCH: usize = 10_000;
 
 struct Options {
     events: usize,
@@ -117,7 +117,7 @@ fn quality(events: &[SynthEvent], agents: usize) {
 }
 
 /// The events as request bodies of `BATCH` events each.
-pub(crate) fn batches(events: &[SynthEvent]) -> Vec<String> {
+pub fn batches(events: &[SynthEvent]) -> Vec<String> {
     events
         .chunks(BATCH)
         .map(|chunk| {

@@ -28,9 +28,9 @@ use std::process::Command;
 use anyhow::{Context, bail};
 
 use crate::args::{self, Arg};
-use crate::bench::build_release;
-use crate::bench::server::{Backend, Server};
 use crate::cmd::{self, root, step};
+use crate::server::build_release;
+use crate::server::{Backend, Server};
 
 /// The Schemathesis release the figures in BENCHMARKS.md were made with.
 const SCHEMATHESIS: &str = "4.32.5";

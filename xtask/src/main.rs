@@ -1,33 +1,15 @@
 //! Project automation, run as `cargo xtask <command>` (see `.cargo/config.toml`).
 //!
-//! Every step shells out to `cargo`, `curl` or `oha` with `std::process::Command`, so this
-//! crate needs little beyond `anyhow` and `serde_json` (and `hmac`, `sha2` and `hex` to sign
-//! the benchmark's webhook deliveries).
-
-mod anomaly_eval;
-mod args;
-mod bench;
-mod ci;
-mod cmd;
-mod console;
-mod crash;
-mod cycles;
-mod deny;
-mod discovery_eval;
-mod faults;
-mod fuzz;
-mod fuzz_api;
-mod guard_data;
-mod guard_eval;
-mod guard_models;
-mod guard_train;
-mod openapi;
-mod sdk;
-mod siem_bench;
-mod soak;
-mod ws_bench;
+//! The developer commands (ci, openapi, deny, fuzz, the evaluations, the SDK and console
+//! checks) are this crate's; the load and chaos lab (bench, crash, faults, soak, ws-bench,
+//! siem-bench) is the `agentgov-lab` crate (`lab/`), which `cargo xtask` runs for those
+//! commands with the same arguments.
 
 use anyhow::bail;
+use xtask::{
+    anomaly_eval, ci, cmd, console, deny, discovery_eval, fuzz, fuzz_api, guard_eval, guard_models, guard_train,
+    openapi, sdk,
+};
 
 const USAGE: &str = "\
 usage: cargo xtask <command> [options]
@@ -180,22 +162,17 @@ fn run() -> anyhow::Result<()> {
     match command {
         "ci" => ci::run(parse_flags(rest, &["--skip-tests"])?.contains(&"--skip-tests")),
         "openapi" => openapi::run(parse_flags(rest, &["--check"])?.contains(&"--check")),
-        "bench" => bench::run(rest),
+        "bench" | "crash" | "faults" | "soak" | "ws-bench" | "siem-bench" => lab(command, rest),
         "guard-eval" => guard_eval::run(rest),
         "guard-models" => guard_models::run(rest),
         "guard-train" => guard_train::run(rest),
         "discovery-eval" => discovery_eval::run(rest),
         "anomaly-eval" => anomaly_eval::run(rest),
-        "siem-bench" => siem_bench::run(rest),
-        "ws-bench" => ws_bench::run(rest),
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
         "sdk" => sdk::run(rest),
         "console" => console::run(rest),
-        "crash" => crash::run(rest),
         "deny" => deny::run(parse_flags(rest, &["--require-advisories"])?.contains(&"--require-advisories")),
-        "soak" => soak::run(rest),
-        "faults" => faults::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
@@ -205,6 +182,17 @@ fn run() -> anyhow::Result<()> {
             bail!("unknown command `{other}`")
         }
     }
+}
+
+/// Runs a command of the load and chaos lab (`lab/`, crate `agentgov-lab`), built in debug
+/// mode like this crate (the server it measures is built in release mode by the lab itself).
+fn lab(command: &str, args: &[String]) -> anyhow::Result<()> {
+    let status = cmd::cargo().args(["run", "--quiet", "-p", "agentgov-lab", "--", command]).args(args).status()?;
+    if !status.success() {
+        // The lab has said what went wrong; its exit code is the answer.
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    Ok(())
 }
 
 /// The flags given, each checked against `allowed`.

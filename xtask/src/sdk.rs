@@ -209,7 +209,7 @@ fn files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// The server binary (debug build), built now.
 pub(crate) fn server_binary() -> anyhow::Result<PathBuf> {
     step("cargo build -p agentgov-server");
-    crate::bench::build_server(&[])
+    crate::server::build_server(&[])
 }
 
 fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {

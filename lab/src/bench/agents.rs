@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::{Map, Value, json};
 
-use super::http::Connection;
 use super::oha::{Load, Stop};
 use super::report::{RegisterRow, Row, Success};
-use super::server::Server;
+use xtask::http::Connection;
+use xtask::server::Server;
 
 pub const SEARCH_ENDPOINT: &str = "GET /api/v1/agents/search";
 /// What people ask the registry; one `oha` run per query and connection count.

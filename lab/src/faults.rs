@@ -28,7 +28,7 @@
 //! the command.
 //!
 //! Requests go through a small keep-alive HTTP/1.1 client of this module's own (the
-//! benchmark's `bench::http` gives no response headers, and the content type of every 503 is
+//! harness's `xtask::http` gives no response headers, and the content type of every 503 is
 //! part of what is checked).
 
 use std::collections::BTreeMap;
@@ -47,12 +47,13 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::args::{self, Arg};
 use crate::bench::audit::key_header;
-use crate::bench::http::{Connection, Response};
-use crate::bench::server::{Backend, Server, free_port, nonce};
-use crate::bench::{build_release, policy};
-use crate::cmd::{self, step};
+use crate::bench::policy;
+use xtask::args::{self, Arg};
+use xtask::cmd::{self, step};
+use xtask::http::{Connection, Response};
+use xtask::server::build_release;
+use xtask::server::{Backend, Server, free_port, nonce};
 
 /// Healthy load before each fault, and again after recovery.
 const BASELINE: Duration = Duration::from_secs(5);

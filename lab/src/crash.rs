@@ -38,13 +38,14 @@ use agentgov_detect::discovery::synth::{SynthConfig, generate};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use crate::args::{self, Arg};
 use crate::bench::audit::key_header;
-use crate::bench::http::Connection;
-use crate::bench::server::{Backend, Server};
-use crate::bench::{audit, build_release, policy, webhook};
-use crate::cmd::{self, step};
-use crate::discovery_eval;
+use crate::bench::{audit, policy, webhook};
+use xtask::args::{self, Arg};
+use xtask::cmd::{self, step};
+use xtask::discovery_eval;
+use xtask::http::Connection;
+use xtask::server::build_release;
+use xtask::server::{Backend, Server};
 
 const WEBHOOK_WORKERS: usize = 8;
 const CHECK_WORKERS: usize = 8;

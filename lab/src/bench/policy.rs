@@ -9,10 +9,10 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::audit;
-use super::http::{Connection, Response};
 use super::oha::{CONCURRENCY, Load, Stop, status_count};
 use super::report::{PolicyRow, Row, Success};
-use super::server::{Credentials, Server};
+use xtask::http::{Connection, Response};
+use xtask::server::{Credentials, Server};
 
 pub const ENDPOINT: &str = "POST /api/v1/policies/check";
 

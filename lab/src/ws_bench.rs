@@ -29,13 +29,13 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::args::{self, Arg};
-use crate::bench::http::Connection;
 use crate::bench::mem::status_kib;
-use crate::bench::server::{Backend, Server, nonce};
-use crate::bench::{DEFAULT_POSTGRES_URL, build_release};
-use crate::cmd::step;
 use crate::siem_bench::{clock_ticks_per_second, process_ticks};
+use xtask::args::{self, Arg};
+use xtask::cmd::step;
+use xtask::http::Connection;
+use xtask::server::{Backend, Server, nonce};
+use xtask::server::{DEFAULT_POSTGRES_URL, build_release};
 
 const DEFAULT_CLIENTS: u64 = 1000;
 const DEFAULT_EVENTS: u64 = 100;

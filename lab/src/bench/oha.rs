@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::Value;
 
-use crate::cmd;
+use xtask::cmd;
 
 /// Concurrent keep-alive connections of a run, unless it says otherwise.
 pub const CONCURRENCY: u32 = 64;

@@ -9,11 +9,11 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use super::http::Connection;
 use super::oha::{Load, Stop};
 use super::policy::created;
 use super::report::{NeighbourRow, Row, Success};
-use super::server::Server;
+use xtask::http::Connection;
+use xtask::server::Server;
 
 pub const HEALTH_ENDPOINT: &str = "GET /api/v1/health";
 /// The bystander: a few connections at a steady rate, as monitoring and other tenants' light

@@ -9,10 +9,10 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use super::audit;
-use super::http::Connection;
 use super::oha::{CONCURRENCY, Load, Stop, status_count};
 use super::report::{Row, Success, WebhookRow};
-use super::server::Server;
+use xtask::http::Connection;
+use xtask::server::Server;
 
 pub const ENDPOINT: &str = "POST /webhooks/agent";
 

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use super::DEFAULT_POSTGRES_URL;
+use std::process::Stdio;
+
+use crate::cmd::{self, cargo};
 
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const ADMIN_EMAIL: &str = "bench-admin@agentgov.test";
@@ -430,15 +432,51 @@ pub fn with_database(url: &str, name: &str) -> anyhow::Result<String> {
 }
 
 /// A port the OS just handed out on loopback (released again for the server to bind).
-pub(crate) fn free_port() -> anyhow::Result<u16> {
+pub fn free_port() -> anyhow::Result<u16> {
     let listener = TcpListener::bind("127.0.0.1:0").context("finding a free loopback port")?;
     Ok(listener.local_addr()?.port())
 }
 
 /// Unique enough for a temp dir name, a database name and throwaway credentials.
-pub(crate) fn nonce() -> String {
+pub fn nonce() -> String {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
     format!("{}-{nanos:x}", std::process::id())
+}
+
+/// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
+/// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
+pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
+
+/// Builds the server in release mode and returns the path of the `agentgov` binary; with
+/// `AGENTGOV_BENCH_BINARY` set, that binary instead, unbuilt (to compare two builds in
+/// alternating runs).
+pub fn build_release() -> anyhow::Result<PathBuf> {
+    if let Some(binary) = std::env::var_os("AGENTGOV_BENCH_BINARY") {
+        let binary = PathBuf::from(binary);
+        if !binary.is_file() {
+            bail!("AGENTGOV_BENCH_BINARY={} is not a file", binary.display());
+        }
+        eprintln!("    the server binary is {} (AGENTGOV_BENCH_BINARY), not built", binary.display());
+        return Ok(binary);
+    }
+    build_server(&["--release"])
+}
+
+/// Builds the `agentgov` binary (`extra`: more `cargo build` arguments, e.g. `--release`)
+/// and answers where cargo put it.
+pub fn build_server(extra: &[&str]) -> anyhow::Result<PathBuf> {
+    let mut command = cargo();
+    command
+        .args(["build", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])
+        .args(extra)
+        .stderr(Stdio::inherit());
+    let messages = cmd::output(&mut command)?;
+    messages
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "agentgov")
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .context("cargo build reported no `agentgov` executable")
 }
 
 #[cfg(test)]

@@ -13,27 +13,23 @@
 mod agents;
 pub(crate) mod audit;
 mod guard;
-pub(crate) mod http;
 pub(crate) mod mem;
 mod neighbour;
 mod oha;
 pub(crate) mod policy;
 mod report;
-pub(crate) mod server;
 pub(crate) mod webhook;
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use serde_json::Value;
 
-use crate::args::{self, Arg};
-use crate::cmd::{self, cargo, root, step};
 use oha::{CONCURRENCY, Load, Stop};
 use report::{ConsoleRow, Machine, MemoryRow, Results, Row, Settings, Success};
-use server::{Backend, Server};
+use xtask::args::{self, Arg};
+use xtask::cmd::{self, root, step};
+use xtask::server::{Backend, DEFAULT_POSTGRES_URL, Server, build_release};
 
 const WARM_UP: Duration = Duration::from_secs(2);
 const MEASURE: Duration = Duration::from_secs(10);
@@ -47,9 +43,6 @@ const DEFAULT_AGENTS: u64 = 10_000;
 const DEFAULT_POLICY_CHECKS: u64 = 200_000;
 /// Full page loads of the console's audit view, each measured to its first page.
 const CONSOLE_RUNS: u32 = 10;
-/// An existing database to connect to for `CREATE DATABASE`; the benchmark's own database
-/// is created next to it. Overridden by `AGENTGOV_BENCH_DATABASE_URL`.
-pub(crate) const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
 
 #[derive(Debug, PartialEq, Eq)]
 struct Options {
@@ -233,7 +226,7 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     // After the exports: signing in to the console adds an `auth.login` record.
     step(&format!("bench [{mode}]: the console's audit view, first page over {head_seq} records (headless Chromium)"));
     let (email, password) = server.admin_login();
-    match crate::console::audit_first_page(&server.base, email, password, CONSOLE_RUNS) {
+    match xtask::console::audit_first_page(&server.base, email, password, CONSOLE_RUNS) {
         Ok(Some(runs)) => {
             let row = ConsoleRow::new(mode, head_seq, runs);
             println!(
@@ -406,38 +399,6 @@ fn postgres_description(url: &str) -> anyhow::Result<String> {
         )),
         _ => bail!("unexpected answer from Postgres: {out:?}"),
     }
-}
-
-/// Builds the server in release mode and returns the path of the `agentgov` binary; with
-/// `AGENTGOV_BENCH_BINARY` set, that binary instead, unbuilt (to compare two builds in
-/// alternating runs).
-pub(crate) fn build_release() -> anyhow::Result<PathBuf> {
-    if let Some(binary) = std::env::var_os("AGENTGOV_BENCH_BINARY") {
-        let binary = PathBuf::from(binary);
-        if !binary.is_file() {
-            bail!("AGENTGOV_BENCH_BINARY={} is not a file", binary.display());
-        }
-        eprintln!("    the server binary is {} (AGENTGOV_BENCH_BINARY), not built", binary.display());
-        return Ok(binary);
-    }
-    build_server(&["--release"])
-}
-
-/// Builds the `agentgov` binary (`extra`: more `cargo build` arguments, e.g. `--release`)
-/// and answers where cargo put it.
-pub(crate) fn build_server(extra: &[&str]) -> anyhow::Result<PathBuf> {
-    let mut command = cargo();
-    command
-        .args(["build", "-p", "agentgov-server", "--message-format=json-render-diagnostics"])
-        .args(extra)
-        .stderr(Stdio::inherit());
-    let messages = cmd::output(&mut command)?;
-    messages
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "agentgov")
-        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .context("cargo build reported no `agentgov` executable")
 }
 
 #[cfg(test)]

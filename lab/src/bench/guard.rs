@@ -7,10 +7,10 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use super::http::Connection;
 use super::oha::{CONCURRENCY, Load, Stop};
 use super::report::{Row, Success};
-use super::server::Server;
+use xtask::http::Connection;
+use xtask::server::Server;
 
 pub const ENDPOINT: &str = "POST /api/v1/guard/validate";
 

@@ -24,12 +24,12 @@ use std::time::{Duration, Instant};
 use anyhow::bail;
 use serde_json::json;
 
-use crate::args::{self, Arg};
-use crate::bench::http::Connection;
 use crate::bench::mem;
-use crate::bench::server::{Backend, Server, nonce};
-use crate::bench::{DEFAULT_POSTGRES_URL, build_release, policy, webhook};
-use crate::cmd::step;
+use crate::bench::{policy, webhook};
+use xtask::args::{self, Arg};
+use xtask::cmd::step;
+use xtask::http::Connection;
+use xtask::server::{Backend, DEFAULT_POSTGRES_URL, Server, build_release, nonce};
 
 const SAMPLE_EVERY: Duration = Duration::from_secs(10);
 const WARM_UP_SHARE: f64 = 0.2;

@@ -42,10 +42,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use crate::args::{self, Arg};
-use crate::bench::server::{Backend, Server, free_port, nonce};
-use crate::bench::{audit, build_release};
-use crate::cmd::{self, step};
+use crate::bench::audit;
+use xtask::args::{self, Arg};
+use xtask::cmd::{self, step};
+use xtask::server::build_release;
+use xtask::server::{Backend, Server, free_port, nonce};
 
 const DEFAULT_RECORDS: u64 = 200_000;
 /// The server's own default `siem_batch_size`.

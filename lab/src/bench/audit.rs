@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use super::mem::{self, RssSampler};
 use super::oha::{CONCURRENCY, Load, Stop};
 use super::report::{ExportRow, Row, Success, VerifyRow};
-use super::server::Server;
+use xtask::server::Server;
 
 /// A realistic entry: an agent's read, with its input, output and reasoning in `details`.
 pub const ENTRY: &str = r#"{"event_type":"app.action","agent_id":"0193a4c2-0000-7000-8000-000000000001","action":"read","resource":"db/customers/42","decision":"allow","risk_score":0.2,"details":{"input":{"query":"SELECT name FROM customers WHERE id = 42"},"output":{"rows":1},"reasoning":["user asked for a customer name","read-only query"]}}"#;
