@@ -1,16 +1,12 @@
 //! Conformance of the `AuditRepo` and `ExportRepo` ports: the chain, filters, keyset scans,
 //! and export jobs with leases. Expanded by `store_conformance_tests!` with the rest.
-#![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test code: a failed unwrap is a failed test")]
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::{AuditId, ExportJobId, TenantId};
-use agentgov_domain::model::{
-    Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, ExportFormat, ExportOutcome, ExportProgress,
-    JobStatus, SeqOrder,
-};
+use agentgov_domain::ids::{AuditId, TenantId};
+use agentgov_domain::model::{Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, SeqOrder};
 use agentgov_domain::ports::Store;
 use agentgov_domain::services::audit::verify_chain;
 use uuid::Uuid;
@@ -197,140 +193,4 @@ pub async fn audit_concurrent_appends_leave_no_gaps(store: Arc<dyn Store>) {
         assert_eq!(seqs(&records), (1..=n).collect::<Vec<i64>>());
         assert!(verify_chain(store.as_ref(), t, None, None, 7).await.unwrap().valid);
     }
-}
-
-fn outcome(status: JobStatus, chunks: i32) -> ExportOutcome {
-    ExportOutcome {
-        status,
-        error: (status == JobStatus::Failed).then(|| "boom".to_owned()),
-        progress: ExportProgress { rows: 10, bytes: 99, progress: 1.0 },
-        chunks,
-        finished_at: now(),
-        expires_at: now() + Duration::from_secs(3600),
-    }
-}
-
-pub async fn export_jobs_round_trip_and_are_tenant_scoped(store: Arc<dyn Store>) {
-    let (a, b) = (tenant(&store, "jobs-a").await, tenant(&store, "jobs-b").await);
-    let job = new_export_job(a, ExportFormat::Csv);
-    store.insert_export_job(&job, u64::MAX).await.unwrap();
-    assert_eq!(store.get_export_job(a, job.id).await.unwrap(), Some(job.clone()));
-    assert_eq!(store.get_export_job(b, job.id).await.unwrap(), None);
-    assert_eq!(store.get_export_job(a, ExportJobId(Uuid::now_v7())).await.unwrap(), None);
-    assert!(matches!(store.insert_export_job(&job, u64::MAX).await, Err(DomainError::Conflict(_))));
-    let orphan = new_export_job(TenantId(Uuid::now_v7()), ExportFormat::Json);
-    assert!(matches!(store.insert_export_job(&orphan, u64::MAX).await, Err(DomainError::Conflict(_))));
-}
-
-pub async fn export_claims_take_the_oldest_job_once(store: Arc<dyn Store>) {
-    let a = tenant(&store, "claims").await;
-    let first = new_export_job(a, ExportFormat::Jsonl);
-    let second = new_export_job(a, ExportFormat::Json);
-    store.insert_export_job(&first, u64::MAX).await.unwrap();
-    store.insert_export_job(&second, u64::MAX).await.unwrap();
-    let t = now();
-    let lease = t + Duration::from_secs(60);
-    let (x, y) = (Uuid::now_v7(), Uuid::now_v7());
-    let got = store.claim_export_job(t, x, lease).await.unwrap().unwrap();
-    assert_eq!(got.id, first.id);
-    assert_eq!((got.status, got.attempts, got.started_at), (JobStatus::Running, 1, Some(t)));
-    assert_eq!(got.lease.map(|l| (l.token, l.until)), Some((x, lease)));
-    assert_eq!(store.get_export_job(a, first.id).await.unwrap(), Some(got));
-    let got = store.claim_export_job(t, y, lease).await.unwrap().unwrap();
-    assert_eq!(got.id, second.id);
-    assert_eq!(store.claim_export_job(t, Uuid::now_v7(), lease).await.unwrap(), None);
-}
-
-pub async fn export_chunks_need_the_lease_and_expired_leases_are_reclaimed(store: Arc<dyn Store>) {
-    let a = tenant(&store, "lease").await;
-    let job = new_export_job(a, ExportFormat::Csv);
-    store.insert_export_job(&job, u64::MAX).await.unwrap();
-    let t = now();
-    let (mine, theirs) = (Uuid::now_v7(), Uuid::now_v7());
-    store.claim_export_job(t, mine, t + Duration::from_secs(10)).await.unwrap().unwrap();
-    let progress = ExportProgress { rows: 5, bytes: 3, progress: 0.5 };
-    let later = t + Duration::from_secs(20);
-    store.put_export_chunk(job.id, mine, 0, b"abc".to_vec(), progress, later).await.unwrap();
-    let stored = store.get_export_job(a, job.id).await.unwrap().unwrap();
-    assert_eq!((stored.rows, stored.bytes, stored.progress), (5, 3, 0.5));
-    assert_eq!(stored.lease.map(|l| l.until), Some(later), "a chunk extends the lease");
-    let wrong = store.put_export_chunk(job.id, theirs, 1, b"x".to_vec(), progress, later).await;
-    assert!(matches!(wrong, Err(DomainError::Conflict(_))), "{wrong:?}");
-    assert!(matches!(
-        store.finish_export_job(job.id, theirs, &outcome(JobStatus::Completed, 1)).await,
-        Err(DomainError::Conflict(_))
-    ));
-
-    // Not reclaimable while the lease holds; reclaimed (from scratch) once it has passed.
-    assert_eq!(store.claim_export_job(t + Duration::from_secs(15), theirs, later).await.unwrap(), None);
-    let after = later + Duration::from_secs(1);
-    let again = store.claim_export_job(after, theirs, after + Duration::from_secs(60)).await.unwrap().unwrap();
-    assert_eq!((again.attempts, again.rows, again.bytes, again.started_at), (2, 0, 0, Some(t)));
-    assert_eq!(store.export_chunk(a, job.id, 0).await.unwrap(), None, "the old attempt's chunks are dropped");
-    assert!(matches!(
-        store.put_export_chunk(job.id, mine, 0, b"a".to_vec(), progress, later).await,
-        Err(DomainError::Conflict(_))
-    ));
-
-    store.put_export_chunk(job.id, theirs, 0, b"first,".to_vec(), progress, after).await.unwrap();
-    store.put_export_chunk(job.id, theirs, 1, b"second".to_vec(), progress, after).await.unwrap();
-    store.finish_export_job(job.id, theirs, &outcome(JobStatus::Completed, 2)).await.unwrap();
-    let done = store.get_export_job(a, job.id).await.unwrap().unwrap();
-    assert_eq!((done.status, done.chunks, done.rows, done.lease), (JobStatus::Completed, 2, 10, None));
-    assert!(done.finished_at.is_some() && done.expires_at.is_some());
-    assert_eq!(store.export_chunk(a, job.id, 1).await.unwrap(), Some(b"second".to_vec()));
-    let b = tenant(&store, "lease-b").await;
-    assert_eq!(store.export_chunk(b, job.id, 0).await.unwrap(), None);
-    assert!(matches!(
-        store.finish_export_job(job.id, theirs, &outcome(JobStatus::Failed, 0)).await,
-        Err(DomainError::Conflict(_))
-    ));
-    assert_eq!(store.claim_export_job(after + Duration::from_secs(3600), mine, after).await.unwrap(), None);
-}
-
-pub async fn export_purge_deletes_expired_jobs_and_files(store: Arc<dyn Store>) {
-    let a = tenant(&store, "purge").await;
-    let (old, fresh, waiting) = (
-        new_export_job(a, ExportFormat::Csv),
-        new_export_job(a, ExportFormat::Csv),
-        new_export_job(a, ExportFormat::Json),
-    );
-    for job in [&old, &fresh] {
-        store.insert_export_job(job, u64::MAX).await.unwrap();
-        let token = Uuid::now_v7();
-        store.claim_export_job(now(), token, now() + Duration::from_secs(60)).await.unwrap().unwrap();
-        let p = ExportProgress { rows: 1, bytes: 1, progress: 1.0 };
-        store.put_export_chunk(job.id, token, 0, b"x".to_vec(), p, now() + Duration::from_secs(60)).await.unwrap();
-        let mut o = outcome(JobStatus::Completed, 1);
-        if job.id == old.id {
-            o.expires_at = now() - Duration::from_secs(1);
-        }
-        store.finish_export_job(job.id, token, &o).await.unwrap();
-    }
-    store.insert_export_job(&waiting, u64::MAX).await.unwrap();
-    assert_eq!(store.purge_expired_exports(now()).await.unwrap(), 1);
-    assert_eq!(store.get_export_job(a, old.id).await.unwrap(), None);
-    assert_eq!(store.export_chunk(a, old.id, 0).await.unwrap(), None);
-    assert!(store.get_export_job(a, fresh.id).await.unwrap().is_some());
-    assert!(store.get_export_job(a, waiting.id).await.unwrap().is_some());
-    assert_eq!(store.purge_expired_exports(now()).await.unwrap(), 0);
-}
-
-pub async fn export_active_jobs_are_capped_per_tenant(store: Arc<dyn Store>) {
-    use agentgov_domain::ports::store::EXPORT_LIMIT_REACHED;
-    let (a, b) = (tenant(&store, "capped-a").await, tenant(&store, "capped-b").await);
-    let limited = |r: Result<(), DomainError>| matches!(r, Err(DomainError::Conflict(m)) if m == EXPORT_LIMIT_REACHED);
-    let first = new_export_job(a, ExportFormat::Jsonl);
-    store.insert_export_job(&first, 2).await.unwrap();
-    store.insert_export_job(&new_export_job(a, ExportFormat::Csv), 2).await.unwrap();
-    assert!(limited(store.insert_export_job(&new_export_job(a, ExportFormat::Json), 2).await));
-    store.insert_export_job(&new_export_job(b, ExportFormat::Json), 2).await.expect("counted per tenant");
-    // A running job still counts; a finished one does not.
-    let t = now();
-    let token = Uuid::now_v7();
-    let running = store.claim_export_job(t, token, t + Duration::from_secs(60)).await.unwrap().unwrap();
-    assert_eq!(running.id, first.id);
-    assert!(limited(store.insert_export_job(&new_export_job(a, ExportFormat::Json), 2).await));
-    store.finish_export_job(first.id, token, &outcome(JobStatus::Completed, 0)).await.unwrap();
-    store.insert_export_job(&new_export_job(a, ExportFormat::Json), 2).await.expect("the finished job made room");
 }

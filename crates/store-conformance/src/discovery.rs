@@ -1,7 +1,7 @@
 //! Conformance of the `DiscoveryRepo` port: ingested events (all-or-nothing batches, keyset
 //! scans of the shadow ones), candidates (written by clustering jobs, decided under an
-//! expected status) and clustering jobs (one active per tenant, claimed under a lease,
-//! completed with their candidates in one transaction). Expanded by
+//! expected status) and the completion of a clustering job of the job queue (its candidates
+//! and its end in one transaction, only under its lease; the queue itself is `jobs.rs`'s). Expanded by
 //! `store_conformance_tests!` with the rest.
 #![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
@@ -12,7 +12,7 @@ use agentgov_domain::DomainError;
 use agentgov_domain::ids::{CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 use agentgov_domain::model::{
     CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,
-    EventDisposition, Fingerprint, JobStatus, JsonObject, Lease,
+    EventDisposition, Fingerprint, JobEnd, JobKind, JobStatus, JobView, JsonObject,
 };
 use agentgov_domain::page::{PageRequest, encode_cursor};
 use agentgov_domain::ports::Store;
@@ -57,6 +57,77 @@ fn summary(seed: i64) -> ClusterSummary {
 
 fn outcome(upserts: Vec<DiscoveryCandidate>, removed: Vec<CandidateId>, seed: i64) -> ClusterOutcome {
     ClusterOutcome { upserts, removed, summary: summary(seed) }
+}
+
+/// The clustering jobs of the job queue, in this suite's words.
+trait ClusterJobs {
+    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<(), DomainError>;
+    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>, DomainError>;
+    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>, DomainError>;
+    async fn claim_cluster_job(
+        &self,
+        now: OffsetDateTime,
+        token: Uuid,
+        until: OffsetDateTime,
+    ) -> Result<Option<ClusterJob>, DomainError>;
+    async fn progress_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: Uuid,
+        progress: f64,
+        until: OffsetDateTime,
+    ) -> Result<(), DomainError>;
+    async fn fail_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: Uuid,
+        at: OffsetDateTime,
+        error: &str,
+    ) -> Result<(), DomainError>;
+}
+
+impl ClusterJobs for Arc<dyn Store> {
+    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<(), DomainError> {
+        self.enqueue_job(&job.to_job(), 1).await
+    }
+
+    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>, DomainError> {
+        let job = self.get_job(id.0).await?.filter(|j| j.tenant_id == tenant && j.kind == JobKind::Clustering);
+        job.map(ClusterJob::from_job).transpose()
+    }
+
+    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>, DomainError> {
+        self.active_job(tenant, JobKind::Clustering).await?.map(ClusterJob::from_job).transpose()
+    }
+
+    async fn claim_cluster_job(
+        &self,
+        now: OffsetDateTime,
+        token: Uuid,
+        until: OffsetDateTime,
+    ) -> Result<Option<ClusterJob>, DomainError> {
+        self.claim_job(&[JobKind::Clustering], now, token, until).await?.map(ClusterJob::from_job).transpose()
+    }
+
+    async fn progress_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: Uuid,
+        progress: f64,
+        until: OffsetDateTime,
+    ) -> Result<(), DomainError> {
+        self.renew_job(id.0, token, progress, None, until).await
+    }
+
+    async fn fail_cluster_job(
+        &self,
+        id: ClusterJobId,
+        token: Uuid,
+        at: OffsetDateTime,
+        error: &str,
+    ) -> Result<(), DomainError> {
+        self.finish_job(id.0, token, &JobEnd::failed(at, error)).await
+    }
 }
 
 /// Queues a job of `tenant` and claims it (the store must hold no other claimable job).
@@ -361,111 +432,6 @@ pub async fn discovery_decided_candidates_are_the_tenants_confirmed_and_dismisse
     assert_eq!(by_id(store.decided_candidates(a).await.unwrap(), |c| c.id.0), decided(&of_a));
     assert_eq!(store.decided_candidates(b).await.unwrap(), decided(&of_b));
     assert!(store.decided_candidates(TenantId(Uuid::now_v7())).await.unwrap().is_empty());
-}
-
-pub async fn discovery_jobs_round_trip_and_are_one_active_per_tenant(store: Arc<dyn Store>) {
-    let a = tenant(&store, "a-dj-one").await;
-    let b = tenant(&store, "b-dj-one").await;
-    let mut job = new_cluster_job(a);
-    job.created_at = precise(3, 999_999);
-    store.insert_cluster_job(&job).await.unwrap();
-    assert_eq!(store.get_cluster_job(a, job.id).await.unwrap(), Some(job.clone()));
-    assert_eq!(store.get_cluster_job(b, job.id).await.unwrap(), None, "scoped by tenant");
-    assert_eq!(store.get_cluster_job(a, ClusterJobId(Uuid::now_v7())).await.unwrap(), None);
-    assert_eq!(store.active_cluster_job(a).await.unwrap(), Some(job.clone()));
-    assert_eq!(store.active_cluster_job(b).await.unwrap(), None);
-
-    assert!(is_conflict(store.insert_cluster_job(&new_cluster_job(a)).await), "a has one queued");
-    assert!(is_conflict(store.insert_cluster_job(&job).await), "the id is taken");
-    assert!(is_conflict(store.insert_cluster_job(&new_cluster_job(TenantId(Uuid::now_v7()))).await), "no tenant");
-    let of_b = new_cluster_job(b);
-    store.insert_cluster_job(&of_b).await.unwrap();
-    assert_eq!(store.active_cluster_job(b).await.unwrap(), Some(of_b.clone()));
-    assert_eq!(store.active_cluster_job(a).await.unwrap(), Some(job.clone()), "b's leaves a's alone");
-
-    // Still one while it runs.
-    let at = now();
-    let token = Uuid::now_v7();
-    let running = store.claim_cluster_job(at, token, at + LEASE).await.unwrap().unwrap();
-    assert_eq!(running.id, job.id, "the oldest");
-    assert!(is_conflict(store.insert_cluster_job(&new_cluster_job(a)).await), "a's is running");
-    assert_eq!(store.active_cluster_job(a).await.unwrap(), Some(running));
-
-    // Completed or failed, a job leaves room for the next.
-    store.complete_cluster_job(job.id, token, at, &ClusterOutcome::default()).await.unwrap();
-    assert_eq!(store.active_cluster_job(a).await.unwrap(), None);
-    let next = new_cluster_job(a);
-    store.insert_cluster_job(&next).await.unwrap();
-    assert_eq!(store.active_cluster_job(a).await.unwrap(), Some(next));
-
-    let token = Uuid::now_v7();
-    assert_eq!(store.claim_cluster_job(at, token, at + LEASE).await.unwrap().map(|j| j.id), Some(of_b.id));
-    store.fail_cluster_job(of_b.id, token, at, "out of memory").await.unwrap();
-    assert_eq!(store.active_cluster_job(b).await.unwrap(), None);
-    store.insert_cluster_job(&new_cluster_job(b)).await.unwrap();
-}
-
-pub async fn discovery_claims_take_the_oldest_job_and_reclaim_expired_leases(store: Arc<dyn Store>) {
-    let a = tenant(&store, "a-dk-claim").await;
-    let b = tenant(&store, "b-dk-claim").await;
-    let older = new_cluster_job(a);
-    let newer = new_cluster_job(b);
-    // Inserted newest first: claims go by id, not by insertion.
-    store.insert_cluster_job(&newer).await.unwrap();
-    store.insert_cluster_job(&older).await.unwrap();
-
-    let t0 = precise(10, 250_001);
-    let (first, lease) = (Uuid::now_v7(), t0 + LEASE);
-    let got = store.claim_cluster_job(t0, first, lease).await.unwrap().unwrap();
-    let expected = ClusterJob {
-        status: JobStatus::Running,
-        started_at: Some(t0),
-        attempts: 1,
-        lease: Some(Lease { token: first, until: lease }),
-        ..older.clone()
-    };
-    assert_eq!(got, expected);
-    assert_eq!(store.get_cluster_job(a, older.id).await.unwrap(), Some(expected));
-    assert_eq!(store.active_cluster_job(a).await.unwrap().map(|j| j.status), Some(JobStatus::Running));
-
-    let got = store.claim_cluster_job(t0, Uuid::now_v7(), lease).await.unwrap().unwrap();
-    assert_eq!(got.id, newer.id, "the next one");
-    assert_eq!(store.claim_cluster_job(t0, Uuid::now_v7(), lease).await.unwrap(), None, "both held");
-    assert_eq!(store.claim_cluster_job(lease, Uuid::now_v7(), lease + LEASE).await.unwrap(), None, "not yet expired");
-
-    store.progress_cluster_job(older.id, first, 0.5, lease).await.unwrap();
-    let t1 = lease + Duration::from_micros(1);
-    let second = Uuid::now_v7();
-    let again = store.claim_cluster_job(t1, second, t1 + LEASE).await.unwrap().unwrap();
-    assert_eq!(again.id, older.id, "the oldest expired lease");
-    assert_eq!(again.attempts, 2);
-    assert_eq!(again.started_at, Some(t0), "started when first claimed");
-    assert_eq!(again.progress, 0.0, "a new attempt starts over");
-    assert_eq!(again.lease, Some(Lease { token: second, until: t1 + LEASE }));
-    assert_eq!(store.get_cluster_job(a, older.id).await.unwrap(), Some(again));
-    assert!(is_conflict(store.progress_cluster_job(older.id, first, 0.75, t1 + LEASE).await), "the lease is lost");
-}
-
-pub async fn discovery_progress_needs_the_lease(store: Arc<dyn Store>) {
-    let a = tenant(&store, "dg-lease").await;
-    let queued = new_cluster_job(a);
-    store.insert_cluster_job(&queued).await.unwrap();
-    let t0 = now();
-    assert!(is_conflict(store.progress_cluster_job(queued.id, Uuid::now_v7(), 0.1, t0).await), "never claimed");
-
-    let token = Uuid::now_v7();
-    store.claim_cluster_job(t0, token, t0 + LEASE).await.unwrap().unwrap();
-    let extended = t0 + LEASE * 2;
-    store.progress_cluster_job(queued.id, token, 0.25, extended).await.unwrap();
-    let job = store.get_cluster_job(a, queued.id).await.unwrap().unwrap();
-    assert_eq!((job.progress, job.lease), (0.25, Some(Lease { token, until: extended })));
-    assert_eq!(store.claim_cluster_job(extended, Uuid::now_v7(), extended).await.unwrap(), None, "extended");
-
-    let stranger = Uuid::now_v7();
-    assert!(is_conflict(store.progress_cluster_job(queued.id, stranger, 0.5, extended).await));
-    assert!(is_conflict(store.fail_cluster_job(queued.id, stranger, now(), "not mine").await));
-    assert!(is_conflict(store.progress_cluster_job(ClusterJobId(Uuid::now_v7()), token, 0.5, extended).await));
-    assert_eq!(store.get_cluster_job(a, queued.id).await.unwrap(), Some(job), "nothing written");
 }
 
 pub async fn discovery_complete_writes_the_candidates_and_completes_the_job(store: Arc<dyn Store>) {

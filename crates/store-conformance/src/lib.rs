@@ -22,9 +22,11 @@ pub mod discovery;
 pub mod fixtures;
 pub mod guard;
 pub mod hitl;
+pub mod jobs;
 pub mod policies;
 pub mod siem;
 pub mod store;
+pub mod upgrade;
 
 /// How long one conformance behaviour may run before it fails as stuck (each takes well
 /// under a second when healthy).

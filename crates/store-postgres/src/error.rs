@@ -96,26 +96,18 @@ fn conflict_message(constraint: Option<&str>) -> &'static str {
         Some("api_keys_pkey") => "API key already exists",
         Some("sessions_pkey") => "session already exists",
         Some("audit_records_pkey") => "an audit record with this id exists",
-        Some("export_jobs_pkey") => "an export job with this id exists",
+        Some("jobs_pkey") => "a job with this id exists",
+        Some("model_versions_pkey") => "model version already exists",
+        Some("model_versions_active_key") => "another model version is active",
         Some("agents_tenant_name_key") => "agent name already taken",
         Some("agents_pkey") | Some("agent_embeddings_pkey") => "agent already exists",
         Some("policies_tenant_name_key") => "policy name already taken",
         Some("policies_pkey") => "policy already exists",
-        Some("guard_tasks_active_key") => "the tenant already has a training task queued or running",
-        Some("guard_tasks_pkey") => "a guard task with this id exists",
         Some("guard_feedback_pkey") => "guard feedback with this id exists",
-        Some("guard_models_pkey") => "guard model version already exists",
-        Some("guard_models_active_key") => "another guard model version is active",
         Some("discovery_events_pkey") => "a discovery event with this id exists",
         Some("discovery_candidates_pkey") => "a discovery candidate with this id exists",
-        Some("discovery_jobs_pkey") => "a clustering job with this id exists",
-        Some("discovery_jobs_active_key") => "the tenant already has a clustering job queued or running",
         Some("hitl_requests_pkey") => "an approval request with this id exists",
         Some("anomaly_reports_pkey") => "an anomaly report with this id exists",
-        Some("anomaly_tasks_active_key") => "the tenant already has an anomaly training task queued or running",
-        Some("anomaly_tasks_pkey") => "an anomaly task with this id exists",
-        Some("anomaly_models_pkey") => "anomaly detector version already exists",
-        Some("anomaly_models_active_key") => "another anomaly detector version is active",
         Some("user_sso_identities_pkey") => "this SSO identity is linked to a user already",
         Some("user_sso_identities_user_key") => "the user is linked to another identity of this issuer",
         _ => "record already exists",
@@ -144,27 +136,16 @@ mod tests {
         assert_eq!(conflict_message(Some("users_email_key")), "email already registered");
         assert_eq!(conflict_message(Some("tenants_name_key")), "tenant name already taken");
         assert_eq!(conflict_message(None), "record already exists");
+        assert_eq!(conflict_message(Some("model_versions_active_key")), "another model version is active");
         assert_eq!(conflict_message(Some("agents_tenant_name_key")), "agent name already taken");
         assert_eq!(missing_parent_message(Some("agents_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(conflict_message(Some("policies_tenant_name_key")), "policy name already taken");
         assert_eq!(missing_parent_message(Some("policies_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(Some("policies_created_by_fkey")), "user does not exist");
         assert_eq!(missing_parent_message(Some("audit_heads_tenant_id_fkey")), "tenant does not exist");
-        assert_eq!(
-            conflict_message(Some("guard_tasks_active_key")),
-            "the tenant already has a training task queued or running"
-        );
         assert_eq!(missing_parent_message(Some("guard_stats_tenant_id_fkey")), "tenant does not exist");
-        assert_eq!(
-            conflict_message(Some("discovery_jobs_active_key")),
-            "the tenant already has a clustering job queued or running"
-        );
         assert_eq!(missing_parent_message(Some("discovery_events_tenant_id_fkey")), "tenant does not exist");
-        assert_eq!(
-            conflict_message(Some("anomaly_tasks_active_key")),
-            "the tenant already has an anomaly training task queued or running"
-        );
-        assert_eq!(missing_parent_message(Some("anomaly_tasks_tenant_id_fkey")), "tenant does not exist");
+        assert_eq!(missing_parent_message(Some("jobs_tenant_id_fkey")), "tenant does not exist");
         assert_eq!(missing_parent_message(None), "a referenced record does not exist");
     }
 

@@ -53,6 +53,19 @@ impl PgStore {
         .await
     }
 
+    /// Reverts the last applied migration and answers its version (for the upgrade tests,
+    /// which fill a table of the schema before it, then apply it again).
+    pub async fn revert_last_migration(&self) -> Result<String> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.with_harness("reverting a migration", move |h| {
+            let version = h.revert_last_migration(MIGRATIONS)?;
+            let _ = tx.send(version.to_string());
+            Ok(())
+        })
+        .await?;
+        rx.recv().map_err(|_| DomainError::Internal("reverting a migration: no version".into()))
+    }
+
     async fn with_harness<F>(&self, what: &'static str, work: F) -> Result<()>
     where
         F: FnOnce(&mut Wrapper) -> std::result::Result<(), BoxError> + Send + 'static,

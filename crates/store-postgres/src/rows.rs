@@ -3,12 +3,10 @@
 
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyModelInfo, AnomalyModelRecord,
-    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditHash, AuditOrigin, AuditRecord, ChainHead, ClusterJob,
-    ClusterSummary, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback,
-    GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject,
-    JsonText, Lease, Permission, Policy, RiskLevel, Role, SecretPurpose, Session, Tenant, TenantSecret, User,
-    UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind, AuditHash,
+    AuditOrigin, AuditRecord, ChainHead, DiscoveryCandidate, DiscoveryEvent, GuardFeedback, GuardFeedbackKind,
+    GuardLabel, HitlRequest, Job, JobKind, JobStatus, JsonObject, JsonText, Lease, ModelKind, ModelVersion, Permission,
+    Policy, RiskLevel, Role, SecretPurpose, Session, StoredModel, Tenant, TenantSecret, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -17,9 +15,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, anomaly_models, anomaly_reports, anomaly_tasks, api_keys, audit_heads, audit_records,
-    discovery_candidates, discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks,
-    hitl_requests, policies, sessions, tenant_secrets, tenants, users,
+    agent_embeddings, agents, anomaly_reports, api_keys, audit_heads, audit_records, discovery_candidates,
+    discovery_events, guard_feedback, hitl_requests, jobs, model_versions, policies, sessions, tenant_secrets, tenants,
+    users,
 };
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -330,93 +328,143 @@ fn hash_of(bytes: &[u8]) -> std::result::Result<AuditHash, String> {
 }
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = export_jobs, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct ExportJobRow {
+#[diesel(table_name = jobs, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct JobRow {
     pub id: Uuid,
     pub tenant_id: Uuid,
+    pub kind: String,
     pub requested_by_type: String,
     pub requested_by_id: String,
-    pub format: String,
-    /// serde_json of the `AuditFilter`.
-    pub filters: Value,
     pub status: String,
     pub progress: f64,
-    pub rows: i64,
-    pub bytes: i64,
     pub error: Option<String>,
+    pub params: Value,
+    pub state: Value,
     pub created_at: OffsetDateTime,
     pub started_at: Option<OffsetDateTime>,
     pub finished_at: Option<OffsetDateTime>,
     pub expires_at: Option<OffsetDateTime>,
-    pub chunks: i32,
     pub attempts: i32,
     pub lease_token: Option<Uuid>,
     pub lease_until: Option<OffsetDateTime>,
 }
 
-impl TryFrom<&ExportJob> for ExportJobRow {
-    type Error = DomainError;
-
-    fn try_from(j: &ExportJob) -> Result<Self> {
-        let filters = serde_json::to_value(&j.filters)
-            .map_err(|e| DomainError::Internal(format!("encoding the filters of export job {}: {e}", j.id)))?;
-        Ok(Self {
-            id: j.id.as_uuid(),
+impl From<&Job> for JobRow {
+    fn from(j: &Job) -> Self {
+        Self {
+            id: j.id,
             tenant_id: j.tenant_id.as_uuid(),
+            kind: j.kind.as_str().to_owned(),
             requested_by_type: j.requested_by.kind.as_str().to_owned(),
             requested_by_id: j.requested_by.id.clone(),
-            format: j.format.as_str().to_owned(),
-            filters,
             status: j.status.as_str().to_owned(),
             progress: j.progress,
-            rows: j.rows,
-            bytes: j.bytes,
             error: j.error.clone(),
+            params: j.params.clone(),
+            state: j.state.clone(),
             created_at: j.created_at,
             started_at: j.started_at,
             finished_at: j.finished_at,
             expires_at: j.expires_at,
-            chunks: j.chunks,
             attempts: j.attempts,
             lease_token: j.lease.map(|l| l.token),
             lease_until: j.lease.map(|l| l.until),
-        })
+        }
     }
 }
 
-impl TryFrom<ExportJobRow> for ExportJob {
+impl TryFrom<JobRow> for Job {
     type Error = DomainError;
 
-    fn try_from(r: ExportJobRow) -> Result<Self> {
-        let bad = |problem: String| corrupt("export_jobs", r.id, problem);
-        let kind = ActorType::parse(&r.requested_by_type)
+    fn try_from(r: JobRow) -> Result<Self> {
+        let bad = |problem: String| corrupt("jobs", r.id, problem);
+        let actor = ActorType::parse(&r.requested_by_type)
             .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
-        let format = ExportFormat::parse(&r.format).ok_or_else(|| bad(format!("unknown format `{}`", r.format)))?;
+        let kind = JobKind::parse(&r.kind).ok_or_else(|| bad(format!("unknown kind `{}`", r.kind)))?;
         let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
-        let filters = serde_json::from_value(r.filters).map_err(|e| bad(format!("filters: {e}")))?;
         let lease = match (r.lease_token, r.lease_until) {
             (Some(token), Some(until)) => Some(Lease { token, until }),
             _ => None,
         };
         Ok(Self {
-            id: r.id.into(),
+            id: r.id,
             tenant_id: r.tenant_id.into(),
-            requested_by: Actor { kind, id: r.requested_by_id },
-            format,
-            filters,
+            kind,
+            requested_by: Actor { kind: actor, id: r.requested_by_id },
             status,
             progress: r.progress,
-            rows: r.rows,
-            bytes: r.bytes,
             error: r.error,
+            params: r.params,
+            state: r.state,
             created_at: r.created_at,
             started_at: r.started_at,
             finished_at: r.finished_at,
             expires_at: r.expires_at,
-            chunks: r.chunks,
             attempts: r.attempts,
             lease,
         })
+    }
+}
+
+/// A model version without its model.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = model_versions, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct ModelVersionRow {
+    pub tenant_id: Uuid,
+    pub kind: String,
+    pub version: i32,
+    pub active: bool,
+    pub info: Value,
+}
+
+impl TryFrom<ModelVersionRow> for ModelVersion {
+    type Error = DomainError;
+
+    fn try_from(r: ModelVersionRow) -> Result<Self> {
+        let kind = ModelKind::parse(&r.kind)
+            .ok_or_else(|| corrupt("model_versions", r.tenant_id, format!("unknown kind `{}`", r.kind)))?;
+        Ok(ModelVersion { tenant_id: r.tenant_id.into(), kind, version: r.version, active: r.active, info: r.info })
+    }
+}
+
+/// A model version with its model.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = model_versions, check_for_backend(diesel::pg::Pg))]
+pub(crate) struct StoredModelRow {
+    pub tenant_id: Uuid,
+    pub kind: String,
+    pub version: i32,
+    pub active: bool,
+    pub info: Value,
+    pub model: Vec<u8>,
+}
+
+impl From<&StoredModel> for StoredModelRow {
+    fn from(m: &StoredModel) -> Self {
+        let v = &m.version;
+        Self {
+            tenant_id: v.tenant_id.as_uuid(),
+            kind: v.kind.as_str().to_owned(),
+            version: v.version,
+            active: v.active,
+            info: v.info.clone(),
+            model: m.model.clone(),
+        }
+    }
+}
+
+impl TryFrom<StoredModelRow> for StoredModel {
+    type Error = DomainError;
+
+    fn try_from(r: StoredModelRow) -> Result<Self> {
+        let info = ModelVersionRow {
+            tenant_id: r.tenant_id,
+            kind: r.kind,
+            version: r.version,
+            active: r.active,
+            info: r.info,
+        };
+        Ok(StoredModel { version: info.try_into()?, model: r.model })
     }
 }
 
@@ -628,98 +676,6 @@ impl From<PolicyRow> for Policy {
     }
 }
 
-/// A Prompt Guard model version with its weights; `metrics` is `serde_json` text.
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = guard_models, check_for_backend(diesel::pg::Pg))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct GuardModelRow {
-    pub tenant_id: Uuid,
-    pub version: i32,
-    pub active: bool,
-    pub threshold: f64,
-    pub examples: i64,
-    pub tenant_examples: i64,
-    pub metrics: String,
-    pub task_id: Option<Uuid>,
-    pub trained_at: OffsetDateTime,
-    pub weights: Vec<u8>,
-}
-
-impl GuardModelRow {
-    /// `model` as `tenant`'s `version`, active.
-    pub(crate) fn new(tenant: Uuid, version: i32, model: &GuardModelRecord) -> Result<Self> {
-        let info = &model.info;
-        let metrics = serde_json::to_string(&info.metrics)
-            .map_err(|e| DomainError::Internal(format!("encoding the metrics of a guard model: {e}")))?;
-        Ok(Self {
-            tenant_id: tenant,
-            version,
-            active: true,
-            threshold: info.threshold,
-            examples: info.examples,
-            tenant_examples: info.tenant_examples,
-            metrics,
-            task_id: info.task_id.map(|t| t.as_uuid()),
-            trained_at: info.trained_at,
-            weights: model.weights.clone(),
-        })
-    }
-}
-
-impl TryFrom<GuardModelRow> for GuardModelRecord {
-    type Error = DomainError;
-
-    fn try_from(r: GuardModelRow) -> Result<Self> {
-        let info = GuardModelInfoRow {
-            tenant_id: r.tenant_id,
-            version: r.version,
-            active: r.active,
-            threshold: r.threshold,
-            examples: r.examples,
-            tenant_examples: r.tenant_examples,
-            metrics: r.metrics,
-            task_id: r.task_id,
-            trained_at: r.trained_at,
-        };
-        Ok(Self { info: info.try_into()?, weights: r.weights })
-    }
-}
-
-/// A model version without its weights, for lists.
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = guard_models, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct GuardModelInfoRow {
-    pub tenant_id: Uuid,
-    pub version: i32,
-    pub active: bool,
-    pub threshold: f64,
-    pub examples: i64,
-    pub tenant_examples: i64,
-    pub metrics: String,
-    pub task_id: Option<Uuid>,
-    pub trained_at: OffsetDateTime,
-}
-
-impl TryFrom<GuardModelInfoRow> for GuardModelInfo {
-    type Error = DomainError;
-
-    fn try_from(r: GuardModelInfoRow) -> Result<Self> {
-        let metrics = serde_json::from_str(&r.metrics)
-            .map_err(|e| corrupt("guard_models", r.tenant_id, format!("version {}: metrics: {e}", r.version)))?;
-        Ok(Self {
-            version: r.version,
-            tenant_id: r.tenant_id.into(),
-            active: r.active,
-            threshold: r.threshold,
-            examples: r.examples,
-            tenant_examples: r.tenant_examples,
-            metrics,
-            task_id: r.task_id.map(Into::into),
-            trained_at: r.trained_at,
-        })
-    }
-}
-
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = guard_feedback, check_for_backend(diesel::pg::Pg))]
 #[diesel(treat_none_as_default_value = false)]
@@ -771,91 +727,6 @@ impl TryFrom<GuardFeedbackRow> for GuardFeedback {
             created_at: r.created_at,
         })
     }
-}
-
-/// A training task without its examples (`training_examples`, written beside it on insert
-/// and read on its own).
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = guard_tasks, check_for_backend(diesel::pg::Pg))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct GuardTaskRow {
-    pub id: Uuid,
-    pub tenant_id: Uuid,
-    pub requested_by_type: String,
-    pub requested_by_id: String,
-    pub status: String,
-    pub progress: f64,
-    pub error: Option<String>,
-    pub model_version: Option<i32>,
-    pub examples: i64,
-    pub created_at: OffsetDateTime,
-    pub started_at: Option<OffsetDateTime>,
-    pub finished_at: Option<OffsetDateTime>,
-    pub attempts: i32,
-    pub lease_token: Option<Uuid>,
-    pub lease_until: Option<OffsetDateTime>,
-}
-
-impl From<&GuardTask> for GuardTaskRow {
-    fn from(t: &GuardTask) -> Self {
-        Self {
-            id: t.id.as_uuid(),
-            tenant_id: t.tenant_id.as_uuid(),
-            requested_by_type: t.requested_by.kind.as_str().to_owned(),
-            requested_by_id: t.requested_by.id.clone(),
-            status: t.status.as_str().to_owned(),
-            progress: t.progress,
-            error: t.error.clone(),
-            model_version: t.model_version,
-            examples: t.examples,
-            created_at: t.created_at,
-            started_at: t.started_at,
-            finished_at: t.finished_at,
-            attempts: t.attempts,
-            lease_token: t.lease.map(|l| l.token),
-            lease_until: t.lease.map(|l| l.until),
-        }
-    }
-}
-
-impl TryFrom<GuardTaskRow> for GuardTask {
-    type Error = DomainError;
-
-    fn try_from(r: GuardTaskRow) -> Result<Self> {
-        let bad = |problem: String| corrupt("guard_tasks", r.id, problem);
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
-        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
-        let lease = match (r.lease_token, r.lease_until) {
-            (Some(token), Some(until)) => Some(Lease { token, until }),
-            _ => None,
-        };
-        Ok(Self {
-            id: r.id.into(),
-            tenant_id: r.tenant_id.into(),
-            requested_by: Actor { kind, id: r.requested_by_id },
-            status,
-            progress: r.progress,
-            error: r.error,
-            model_version: r.model_version,
-            examples: r.examples,
-            created_at: r.created_at,
-            started_at: r.started_at,
-            finished_at: r.finished_at,
-            attempts: r.attempts,
-            lease,
-        })
-    }
-}
-
-/// The stored text of a task's examples.
-pub(crate) fn examples_text(examples: &[GuardExample]) -> Result<String> {
-    serde_json::to_string(examples).map_err(|e| DomainError::Internal(format!("encoding guard examples: {e}")))
-}
-
-/// Reads the examples stored with task `id`.
-pub(crate) fn examples_of(id: Uuid, text: &str) -> Result<Vec<GuardExample>> {
-    serde_json::from_str(text).map_err(|e| corrupt("guard_tasks", id, format!("training_examples: {e}")))
 }
 
 /// A discovery event as read: its tenant and the JSON text of the record (which leaves
@@ -913,90 +784,6 @@ impl TryFrom<DiscoveryCandidateRow> for DiscoveryCandidate {
 pub(crate) fn candidate_body(candidate: &DiscoveryCandidate) -> Result<String> {
     serde_json::to_string(candidate)
         .map_err(|e| DomainError::Internal(format!("encoding discovery candidate {}: {e}", candidate.id)))
-}
-
-/// The stored text of a clustering job's summary.
-pub(crate) fn summary_text(summary: &ClusterSummary) -> Result<String> {
-    serde_json::to_string(summary).map_err(|e| DomainError::Internal(format!("encoding a cluster summary: {e}")))
-}
-
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = discovery_jobs, check_for_backend(diesel::pg::Pg))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct DiscoveryJobRow {
-    pub id: Uuid,
-    pub tenant_id: Uuid,
-    pub requested_by_type: String,
-    pub requested_by_id: String,
-    pub status: String,
-    pub progress: f64,
-    pub error: Option<String>,
-    /// The JSON text of the `ClusterSummary`, once completed.
-    pub summary: Option<String>,
-    pub created_at: OffsetDateTime,
-    pub started_at: Option<OffsetDateTime>,
-    pub finished_at: Option<OffsetDateTime>,
-    pub attempts: i32,
-    pub lease_token: Option<Uuid>,
-    pub lease_until: Option<OffsetDateTime>,
-}
-
-impl TryFrom<&ClusterJob> for DiscoveryJobRow {
-    type Error = DomainError;
-
-    fn try_from(j: &ClusterJob) -> Result<Self> {
-        Ok(Self {
-            id: j.id.as_uuid(),
-            tenant_id: j.tenant_id.as_uuid(),
-            requested_by_type: j.requested_by.kind.as_str().to_owned(),
-            requested_by_id: j.requested_by.id.clone(),
-            status: j.status.as_str().to_owned(),
-            progress: j.progress,
-            error: j.error.clone(),
-            summary: j.summary.as_ref().map(summary_text).transpose()?,
-            created_at: j.created_at,
-            started_at: j.started_at,
-            finished_at: j.finished_at,
-            attempts: j.attempts,
-            lease_token: j.lease.map(|l| l.token),
-            lease_until: j.lease.map(|l| l.until),
-        })
-    }
-}
-
-impl TryFrom<DiscoveryJobRow> for ClusterJob {
-    type Error = DomainError;
-
-    fn try_from(r: DiscoveryJobRow) -> Result<Self> {
-        let bad = |problem: String| corrupt("discovery_jobs", r.id, problem);
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
-        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
-        let summary = r
-            .summary
-            .as_deref()
-            .map(serde_json::from_str::<ClusterSummary>)
-            .transpose()
-            .map_err(|e| bad(format!("summary: {e}")))?;
-        let lease = match (r.lease_token, r.lease_until) {
-            (Some(token), Some(until)) => Some(Lease { token, until }),
-            _ => None,
-        };
-        Ok(Self {
-            id: r.id.into(),
-            tenant_id: r.tenant_id.into(),
-            requested_by: Actor { kind, id: r.requested_by_id },
-            status,
-            progress: r.progress,
-            error: r.error,
-            summary,
-            created_at: r.created_at,
-            started_at: r.started_at,
-            finished_at: r.finished_at,
-            attempts: r.attempts,
-            lease,
-        })
-    }
 }
 
 /// An approval request as written: `body` is the JSON text of its `Serialize` form (without
@@ -1107,136 +894,6 @@ impl TryFrom<AnomalyBodyRow> for AnomalyReport {
             serde_json::from_str(&r.body).map_err(|e| corrupt("anomaly_reports", r.id, format!("body: {e}")))?;
         report.tenant_id = r.tenant_id.into();
         Ok(report)
-    }
-}
-
-/// A version of the anomaly detector with its model: `info` is the JSON text of its
-/// `AnomalyModelInfo` (whose `Serialize` form leaves out the tenant), `version` and `active`
-/// copies of its fields that queries key and filter on; `model` the detector's JSON.
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = anomaly_models, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct AnomalyModelRow {
-    pub tenant_id: Uuid,
-    pub version: i32,
-    pub active: bool,
-    pub info: String,
-    pub model: String,
-}
-
-impl AnomalyModelRow {
-    /// `model` as `tenant`'s `version`, active.
-    pub(crate) fn new(tenant: Uuid, version: i32, model: &AnomalyModelRecord) -> Result<Self> {
-        let info = AnomalyModelInfo { version, tenant_id: tenant.into(), active: true, ..model.info.clone() };
-        let info = serde_json::to_string(&info)
-            .map_err(|e| DomainError::Internal(format!("encoding an anomaly detector version: {e}")))?;
-        Ok(Self { tenant_id: tenant, version, active: true, info, model: model.model.clone() })
-    }
-}
-
-impl TryFrom<AnomalyModelRow> for AnomalyModelRecord {
-    type Error = DomainError;
-
-    fn try_from(r: AnomalyModelRow) -> Result<Self> {
-        let info = AnomalyModelInfoRow { tenant_id: r.tenant_id, version: r.version, active: r.active, info: r.info };
-        Ok(Self { info: info.try_into()?, model: r.model })
-    }
-}
-
-/// A version of the anomaly detector without its model, for lists.
-#[derive(Debug, Clone, Queryable, Selectable)]
-#[diesel(table_name = anomaly_models, check_for_backend(diesel::pg::Pg))]
-pub(crate) struct AnomalyModelInfoRow {
-    pub tenant_id: Uuid,
-    pub version: i32,
-    pub active: bool,
-    pub info: String,
-}
-
-impl TryFrom<AnomalyModelInfoRow> for AnomalyModelInfo {
-    type Error = DomainError;
-
-    fn try_from(r: AnomalyModelInfoRow) -> Result<Self> {
-        let mut info: AnomalyModelInfo = serde_json::from_str(&r.info)
-            .map_err(|e| corrupt("anomaly_models", r.tenant_id, format!("version {}: info: {e}", r.version)))?;
-        // The columns are authoritative.
-        info.tenant_id = r.tenant_id.into();
-        info.version = r.version;
-        info.active = r.active;
-        Ok(info)
-    }
-}
-
-/// A training task of the anomaly detector.
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
-#[diesel(table_name = anomaly_tasks, check_for_backend(diesel::pg::Pg))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct AnomalyTaskRow {
-    pub id: Uuid,
-    pub tenant_id: Uuid,
-    pub requested_by_type: String,
-    pub requested_by_id: String,
-    pub status: String,
-    pub progress: f64,
-    pub error: Option<String>,
-    pub model_version: Option<i32>,
-    pub window_days: i32,
-    pub created_at: OffsetDateTime,
-    pub started_at: Option<OffsetDateTime>,
-    pub finished_at: Option<OffsetDateTime>,
-    pub attempts: i32,
-    pub lease_token: Option<Uuid>,
-    pub lease_until: Option<OffsetDateTime>,
-}
-
-impl From<&AnomalyTask> for AnomalyTaskRow {
-    fn from(t: &AnomalyTask) -> Self {
-        Self {
-            id: t.id.as_uuid(),
-            tenant_id: t.tenant_id.as_uuid(),
-            requested_by_type: t.requested_by.kind.as_str().to_owned(),
-            requested_by_id: t.requested_by.id.clone(),
-            status: t.status.as_str().to_owned(),
-            progress: t.progress,
-            error: t.error.clone(),
-            model_version: t.model_version,
-            window_days: t.window_days,
-            created_at: t.created_at,
-            started_at: t.started_at,
-            finished_at: t.finished_at,
-            attempts: t.attempts,
-            lease_token: t.lease.map(|l| l.token),
-            lease_until: t.lease.map(|l| l.until),
-        }
-    }
-}
-
-impl TryFrom<AnomalyTaskRow> for AnomalyTask {
-    type Error = DomainError;
-
-    fn try_from(r: AnomalyTaskRow) -> Result<Self> {
-        let bad = |problem: String| corrupt("anomaly_tasks", r.id, problem);
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad(format!("unknown actor type `{}`", r.requested_by_type)))?;
-        let status = JobStatus::parse(&r.status).ok_or_else(|| bad(format!("unknown status `{}`", r.status)))?;
-        let lease = match (r.lease_token, r.lease_until) {
-            (Some(token), Some(until)) => Some(Lease { token, until }),
-            _ => None,
-        };
-        Ok(Self {
-            id: r.id.into(),
-            tenant_id: r.tenant_id.into(),
-            requested_by: Actor { kind, id: r.requested_by_id },
-            status,
-            progress: r.progress,
-            error: r.error,
-            model_version: r.model_version,
-            window_days: r.window_days,
-            created_at: r.created_at,
-            started_at: r.started_at,
-            finished_at: r.finished_at,
-            attempts: r.attempts,
-            lease,
-        })
     }
 }
 

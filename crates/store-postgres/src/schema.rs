@@ -106,38 +106,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    export_jobs (id) {
-        id -> Uuid,
-        tenant_id -> Uuid,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        format -> Text,
-        filters -> Jsonb,
-        status -> Text,
-        progress -> Float8,
-        rows -> Int8,
-        bytes -> Int8,
-        error -> Nullable<Text>,
-        created_at -> Timestamptz,
-        started_at -> Nullable<Timestamptz>,
-        finished_at -> Nullable<Timestamptz>,
-        expires_at -> Nullable<Timestamptz>,
-        chunks -> Int4,
-        attempts -> Int4,
-        lease_token -> Nullable<Uuid>,
-        lease_until -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    export_chunks (job_id, idx) {
-        job_id -> Uuid,
-        idx -> Int4,
-        data -> Bytea,
-    }
-}
-
-diesel::table! {
     agents (id) {
         id -> Uuid,
         tenant_id -> Uuid,
@@ -192,21 +160,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    guard_models (tenant_id, version) {
-        tenant_id -> Uuid,
-        version -> Int4,
-        active -> Bool,
-        threshold -> Float8,
-        examples -> Int8,
-        tenant_examples -> Int8,
-        metrics -> Text,
-        task_id -> Nullable<Uuid>,
-        trained_at -> Timestamptz,
-        weights -> Bytea,
-    }
-}
-
-diesel::table! {
     guard_feedback (id) {
         id -> Uuid,
         tenant_id -> Uuid,
@@ -217,27 +170,6 @@ diesel::table! {
         created_by_type -> Text,
         created_by_id -> Text,
         created_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    guard_tasks (id) {
-        id -> Uuid,
-        tenant_id -> Uuid,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        status -> Text,
-        progress -> Float8,
-        error -> Nullable<Text>,
-        model_version -> Nullable<Int4>,
-        examples -> Int8,
-        training_examples -> Text,
-        created_at -> Timestamptz,
-        started_at -> Nullable<Timestamptz>,
-        finished_at -> Nullable<Timestamptz>,
-        attempts -> Int4,
-        lease_token -> Nullable<Uuid>,
-        lease_until -> Nullable<Timestamptz>,
     }
 }
 
@@ -270,25 +202,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    discovery_jobs (id) {
-        id -> Uuid,
-        tenant_id -> Uuid,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        status -> Text,
-        progress -> Float8,
-        error -> Nullable<Text>,
-        summary -> Nullable<Text>,
-        created_at -> Timestamptz,
-        started_at -> Nullable<Timestamptz>,
-        finished_at -> Nullable<Timestamptz>,
-        attempts -> Int4,
-        lease_token -> Nullable<Uuid>,
-        lease_until -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
     hitl_requests (id) {
         id -> Uuid,
         tenant_id -> Uuid,
@@ -311,36 +224,6 @@ diesel::table! {
         status -> Text,
         created_at -> Timestamptz,
         body -> Text,
-    }
-}
-
-diesel::table! {
-    anomaly_models (tenant_id, version) {
-        tenant_id -> Uuid,
-        version -> Int4,
-        active -> Bool,
-        info -> Text,
-        model -> Text,
-    }
-}
-
-diesel::table! {
-    anomaly_tasks (id) {
-        id -> Uuid,
-        tenant_id -> Uuid,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        status -> Text,
-        progress -> Float8,
-        error -> Nullable<Text>,
-        model_version -> Nullable<Int4>,
-        window_days -> Int4,
-        created_at -> Timestamptz,
-        started_at -> Nullable<Timestamptz>,
-        finished_at -> Nullable<Timestamptz>,
-        attempts -> Int4,
-        lease_token -> Nullable<Uuid>,
-        lease_until -> Nullable<Timestamptz>,
     }
 }
 
@@ -372,6 +255,47 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    jobs (id) {
+        id -> Uuid,
+        tenant_id -> Uuid,
+        kind -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Float8,
+        error -> Nullable<Text>,
+        params -> Json,
+        state -> Json,
+        created_at -> Timestamptz,
+        started_at -> Nullable<Timestamptz>,
+        finished_at -> Nullable<Timestamptz>,
+        expires_at -> Nullable<Timestamptz>,
+        attempts -> Int4,
+        lease_token -> Nullable<Uuid>,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    job_chunks (job_id, idx) {
+        job_id -> Uuid,
+        idx -> Int4,
+        data -> Bytea,
+    }
+}
+
+diesel::table! {
+    model_versions (tenant_id, kind, version) {
+        tenant_id -> Uuid,
+        kind -> Text,
+        version -> Int4,
+        active -> Bool,
+        info -> Json,
+        model -> Bytea,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
@@ -382,8 +306,9 @@ diesel::joinable!(api_keys -> sessions (session_id));
 
 diesel::joinable!(audit_records -> tenants (tenant_id));
 diesel::joinable!(audit_heads -> tenants (tenant_id));
-diesel::joinable!(export_jobs -> tenants (tenant_id));
-diesel::joinable!(export_chunks -> export_jobs (job_id));
+diesel::joinable!(jobs -> tenants (tenant_id));
+diesel::joinable!(job_chunks -> jobs (job_id));
+diesel::joinable!(model_versions -> tenants (tenant_id));
 
 diesel::joinable!(agents -> tenants (tenant_id));
 diesel::joinable!(agent_embeddings -> agents (agent_id));
@@ -391,22 +316,20 @@ diesel::joinable!(agent_index_versions -> tenants (tenant_id));
 
 diesel::joinable!(policies -> tenants (tenant_id));
 
-diesel::joinable!(guard_models -> tenants (tenant_id));
 diesel::joinable!(guard_feedback -> tenants (tenant_id));
-diesel::joinable!(guard_tasks -> tenants (tenant_id));
 diesel::joinable!(guard_stats -> tenants (tenant_id));
 
 diesel::joinable!(discovery_events -> tenants (tenant_id));
 diesel::joinable!(discovery_candidates -> tenants (tenant_id));
-diesel::joinable!(discovery_jobs -> tenants (tenant_id));
 diesel::joinable!(hitl_requests -> tenants (tenant_id));
 diesel::joinable!(anomaly_reports -> tenants (tenant_id));
-diesel::joinable!(anomaly_models -> tenants (tenant_id));
-diesel::joinable!(anomaly_tasks -> tenants (tenant_id));
 
 diesel::joinable!(siem_cursors -> tenants (tenant_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
+    jobs,
+    job_chunks,
+    model_versions,
     tenants,
     tenant_secrets,
     users,
@@ -415,23 +338,16 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
     audit_records,
     audit_heads,
-    export_jobs,
-    export_chunks,
     agents,
     agent_embeddings,
     agent_index_versions,
     policies,
-    guard_models,
     guard_feedback,
-    guard_tasks,
     guard_stats,
     discovery_events,
     discovery_candidates,
-    discovery_jobs,
     hitl_requests,
     anomaly_reports,
-    anomaly_models,
-    anomaly_tasks,
     leases,
     siem_sinks,
     siem_cursors,

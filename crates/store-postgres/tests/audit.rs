@@ -10,11 +10,12 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use agentgov_domain::DomainError;
-use agentgov_domain::ids::{AuditId, ExportJobId, TenantId};
+use agentgov_domain::ids::{AuditId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, AuditEntry, AuditFilter, AuditRecord, AuditScan, ChainFault, ExportFormat, JsonText, SeqOrder,
+    Actor, ActorType, AuditEntry, AuditFilter, AuditRecord, AuditScan, ChainFault, ExportFormat, JobKind, JobView,
+    JsonText, SeqOrder,
 };
-use agentgov_domain::ports::{AuditRepo, ExportRepo};
+use agentgov_domain::ports::{AuditRepo, JobQueue};
 use agentgov_domain::services::audit::verify_chain;
 use agentgov_store_conformance::fixtures::{new_export_job, now, seed_pair};
 use agentgov_store_postgres::PgStore;
@@ -281,8 +282,8 @@ async fn concurrent_claims_never_share_a_job() {
     let (t, _) = seed_pair(&first, "claims").await;
     let mut jobs = HashSet::new();
     for i in 0..40 {
-        let job = new_export_job(t.id, if i % 2 == 0 { ExportFormat::Csv } else { ExportFormat::Jsonl });
-        first.insert_export_job(&job, u64::MAX).await.unwrap();
+        let job = new_export_job(t.id, if i % 2 == 0 { ExportFormat::Csv } else { ExportFormat::Jsonl }).to_job();
+        first.enqueue_job(&job, u64::MAX).await.unwrap();
         jobs.insert(job.id);
     }
 
@@ -293,8 +294,9 @@ async fn concurrent_claims_never_share_a_job() {
             workers.spawn(async move {
                 let mut claimed = Vec::new();
                 let token = Uuid::now_v7();
+                let kinds = [JobKind::Export];
                 while let Some(job) =
-                    store.claim_export_job(now(), token, now() + Duration::from_secs(600)).await.unwrap()
+                    store.claim_job(&kinds, now(), token, now() + Duration::from_secs(600)).await.unwrap()
                 {
                     assert_eq!(job.lease.map(|l| l.token), Some(token));
                     claimed.push(job.id);
@@ -303,14 +305,14 @@ async fn concurrent_claims_never_share_a_job() {
             });
         }
     }
-    let mut claimed: Vec<ExportJobId> = Vec::new();
+    let mut claimed: Vec<Uuid> = Vec::new();
     while let Some(done) = workers.join_next().await {
         claimed.extend(done.unwrap());
     }
-    let unique: HashSet<ExportJobId> = claimed.iter().copied().collect();
+    let unique: HashSet<Uuid> = claimed.iter().copied().collect();
     assert_eq!(claimed.len(), unique.len(), "a job was claimed twice");
     assert_eq!(unique, jobs, "every job was claimed");
     for id in &jobs {
-        assert_eq!(first.get_export_job(t.id, *id).await.unwrap().unwrap().attempts, 1);
+        assert_eq!(first.get_job(*id).await.unwrap().unwrap().attempts, 1);
     }
 }

@@ -12,11 +12,13 @@ use agentgov_domain::DomainError;
 use agentgov_domain::ids::{AgentId, SessionId};
 use agentgov_domain::model::{
     AgentFilter, AnomalyFilter, ApiKey, ApiKeyKind, CandidateStatus, ClusterOutcome, DiscoveryCandidate,
-    EventDisposition, GuardLabel, GuardStatsKey, Heartbeat, Role, Session, User, UserStatus,
+    EventDisposition, GuardLabel, GuardStatsKey, GuardTask, Heartbeat, JobKind, JobView, ModelKind, Role, Session,
+    User, UserStatus,
 };
 use agentgov_domain::page::PageRequest;
+use agentgov_domain::ports::store::JOB_LIMIT_REACHED;
 use agentgov_domain::ports::{
-    AgentRepo, AnomalyRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, HitlRepo, SessionRepo, Store, TenantRepo,
+    AgentRepo, AnomalyRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, HitlRepo, JobQueue, SessionRepo, Store, TenantRepo,
     UserRepo,
 };
 use agentgov_store_conformance::fixtures::{
@@ -199,6 +201,9 @@ async fn migrations_go_up_down_and_up_again() {
         "anomaly_reports",
         "anomaly_models",
         "anomaly_tasks",
+        "jobs",
+        "job_chunks",
+        "model_versions",
         "leases",
         "siem_sinks",
         "siem_cursors",
@@ -215,16 +220,13 @@ async fn migrations_go_up_down_and_up_again() {
     assert_eq!(store.get_tenant(t.id).await.unwrap(), Some(t.clone()));
     let entry = agentgov_store_conformance::fixtures::new_entry(t.id, "after.migrations", now());
     assert_eq!(store.append_audit(vec![entry]).await.unwrap()[0].seq, 1);
-    // The guard tables came back too, with their partial unique indexes.
-    let task = new_guard_task(t.id, 0);
-    store.insert_guard_task(&task, &guard_examples()).await.unwrap();
-    let err = store.insert_guard_task(&new_guard_task(t.id, 0), &[]).await.unwrap_err();
-    assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a training task")), "{err:?}");
-    assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
-    // And the discovery tables, with theirs.
-    store.insert_cluster_job(&new_cluster_job(t.id)).await.unwrap();
-    let err = store.insert_cluster_job(&new_cluster_job(t.id)).await.unwrap_err();
-    assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a clustering job")), "{err:?}");
+    // The job queue came back too.
+    let task = new_guard_task(t.id, 0).to_job_with(&guard_examples());
+    store.enqueue_job(&task, 1).await.unwrap();
+    let err = store.enqueue_job(&new_guard_task(t.id, 0).to_job(), 1).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m == JOB_LIMIT_REACHED), "{err:?}");
+    assert_eq!(GuardTask::examples_of(&store.get_job(task.id).await.unwrap().unwrap()).unwrap(), guard_examples());
+    // And the discovery tables.
     let event = new_discovery_event(t.id, EventDisposition::Shadow, 1);
     store.insert_discovery_events(std::slice::from_ref(&event)).await.unwrap();
     assert_eq!(store.scan_shadow_events(t.id, None, 10).await.unwrap(), [event]);
@@ -475,30 +477,35 @@ async fn concurrent_guard_activations_and_completions_leave_one_active() {
     let lease = Duration::from_secs(60);
     for round in 0..10i32 {
         let task = new_guard_task(t.id, 0);
-        store.insert_guard_task(&task, &[]).await.unwrap();
+        store.enqueue_job(&task.to_job(), 1).await.unwrap();
         let (at, token) = (now(), Uuid::now_v7());
-        store.claim_guard_task(at, token, at + lease).await.unwrap().unwrap();
+        store.claim_job(&[JobKind::GuardTraining], at, token, at + lease).await.unwrap().unwrap();
         let mut tasks = Vec::new();
         for version in 0..=round {
             let store = store.clone();
-            tasks.push(tokio::spawn(async move { store.activate_guard_model(t.id, version).await.map(drop) }));
+            tasks.push(tokio::spawn(
+                async move { store.activate_model(t.id, ModelKind::Guard, version).await.map(drop) },
+            ));
         }
         let completer = store.clone();
-        let model = new_guard_model(t.id, Some(task.id), 1);
+        let model = new_guard_model(t.id, Some(task.id), 1).to_stored().unwrap();
         tasks.push(tokio::spawn(async move {
-            let version = completer.complete_guard_task(task.id, token, at, &model).await?;
+            let version = completer.complete_training(task.id.0, token, at, &model).await?;
             assert_eq!(version, round + 1);
             Ok(())
         }));
         for task in tasks {
             task.await.unwrap().unwrap();
         }
-        let models = store.list_guard_models(t.id).await.unwrap();
+        let models = store.list_models(t.id, ModelKind::Guard).await.unwrap();
         let numbers: Vec<i32> = models.iter().map(|m| m.version).collect();
         assert_eq!(numbers, (1..=round + 1).rev().collect::<Vec<_>>(), "round {round}");
         let active: Vec<i32> = models.iter().filter(|m| m.active).map(|m| m.version).collect();
         assert!(active.len() <= 1, "round {round}: {active:?}");
-        assert_eq!(store.active_guard_model(t.id).await.unwrap(), active.iter().copied().next().unwrap_or(0));
+        assert_eq!(
+            store.active_model(t.id, ModelKind::Guard).await.unwrap(),
+            active.iter().copied().next().unwrap_or(0)
+        );
     }
 }
 
@@ -510,15 +517,16 @@ async fn concurrent_guard_claims_take_each_task_once() {
     let mut queued = Vec::new();
     for i in 0..8 {
         let (t, _) = seed_pair(store.as_ref(), &format!("{i}-claims")).await;
-        let task = new_guard_task(t.id, 0);
-        store.insert_guard_task(&task, &[]).await.unwrap();
+        let task = new_guard_task(t.id, 0).to_job();
+        store.enqueue_job(&task, 1).await.unwrap();
         queued.push(task.id);
     }
     let at = now();
     let claims: Vec<_> = (0..16)
         .map(|_| {
             let store = store.clone();
-            tokio::spawn(async move { store.claim_guard_task(at, Uuid::now_v7(), at + Duration::from_secs(60)).await })
+            let kinds = [JobKind::GuardTraining];
+            tokio::spawn(async move { store.claim_job(&kinds, at, Uuid::now_v7(), at + Duration::from_secs(60)).await })
         })
         .collect();
     let mut claimed = Vec::new();
@@ -532,7 +540,7 @@ async fn concurrent_guard_claims_take_each_task_once() {
     assert_eq!(claimed, queued);
 }
 
-/// Requests to train racing for one tenant: the partial unique index lets one through.
+/// Requests to train racing for one tenant: the tenant row lock lets one through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_guard_task_inserts_let_one_through() {
     let Some((store, _guard)) = common::migrated_store(8).await else { return };
@@ -541,7 +549,7 @@ async fn concurrent_guard_task_inserts_let_one_through() {
     let inserts: Vec<_> = (0..8)
         .map(|_| {
             let store = store.clone();
-            tokio::spawn(async move { store.insert_guard_task(&new_guard_task(t.id, 0), &[]).await })
+            tokio::spawn(async move { store.enqueue_job(&new_guard_task(t.id, 0).to_job(), 1).await })
         })
         .collect();
     let mut results = Vec::new();
@@ -549,7 +557,8 @@ async fn concurrent_guard_task_inserts_let_one_through() {
         results.push(insert.await.unwrap());
     }
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1, "{results:?}");
-    assert!(results.iter().all(|r| r.is_ok() || matches!(r, Err(DomainError::Conflict(_)))), "{results:?}");
+    let limited = |r: &Result<(), DomainError>| matches!(r, Err(DomainError::Conflict(m)) if m == JOB_LIMIT_REACHED);
+    assert!(results.iter().all(|r| r.is_ok() || limited(r)), "{results:?}");
 }
 
 /// Replicas adding counts at once, their keys in opposite orders: no deadlock, no lost add.
@@ -597,25 +606,26 @@ async fn racing_cluster_claims_from_two_pools_give_the_job_to_one() {
     let lease = Duration::from_secs(60);
     for round in 0..20 {
         let job = new_cluster_job(t.id);
-        a.insert_cluster_job(&job).await.unwrap();
+        a.enqueue_job(&job.to_job(), 1).await.unwrap();
         let at = now();
         let (ta, tb) = (Uuid::now_v7(), Uuid::now_v7());
+        let kinds = [JobKind::Clustering];
         let (ra, rb) = tokio::join!(
             tokio::spawn({
                 let a = a.clone();
-                async move { a.claim_cluster_job(at, ta, at + lease).await }
+                async move { a.claim_job(&kinds, at, ta, at + lease).await }
             }),
             tokio::spawn({
                 let b = b.clone();
-                async move { b.claim_cluster_job(at, tb, at + lease).await }
+                async move { b.claim_job(&kinds, at, tb, at + lease).await }
             }),
         );
         let (ra, rb) = (ra.unwrap().unwrap(), rb.unwrap().unwrap());
         let claims: Vec<_> = [&ra, &rb].into_iter().flatten().collect();
         assert_eq!(claims.len(), 1, "round {round}: {ra:?} {rb:?}");
         let (claim, token) = if ra.is_some() { (claims[0], ta) } else { (claims[0], tb) };
-        assert_eq!((claim.id, claim.attempts), (job.id, 1), "round {round}");
-        let stored = b.get_cluster_job(t.id, job.id).await.unwrap().unwrap();
+        assert_eq!((claim.id, claim.attempts), (job.id.0, 1), "round {round}");
+        let stored = b.get_job(job.id.0).await.unwrap().unwrap();
         assert_eq!(stored.lease.map(|l| l.token), Some(token), "round {round}: the winner's lease is stored");
         a.complete_cluster_job(job.id, token, at, &ClusterOutcome::default()).await.unwrap();
     }
@@ -629,9 +639,9 @@ async fn racing_candidate_decisions_from_two_pools_let_one_through() {
     let (t, _) = seed_pair(&a, "decisions").await;
     let pending: Vec<DiscoveryCandidate> = (0..20).map(|i| new_candidate(t.id, CandidateStatus::Pending, i)).collect();
     let job = new_cluster_job(t.id);
-    a.insert_cluster_job(&job).await.unwrap();
+    a.enqueue_job(&job.to_job(), 1).await.unwrap();
     let (at, token) = (now(), Uuid::now_v7());
-    a.claim_cluster_job(at, token, at + Duration::from_secs(60)).await.unwrap().unwrap();
+    a.claim_job(&[JobKind::Clustering], at, token, at + Duration::from_secs(60)).await.unwrap().unwrap();
     let outcome = ClusterOutcome { upserts: pending.clone(), ..ClusterOutcome::default() };
     assert_eq!(a.complete_cluster_job(job.id, token, at, &outcome).await.unwrap().len(), pending.len());
 

@@ -56,15 +56,6 @@ pub(crate) fn from_diesel(e: DieselError) -> DomainError {
     }
 }
 
-/// The unique index `guard_tasks_active_key` (one queued or running task per tenant).
-const GUARD_TASK_ACTIVE: &str = "the tenant already has a training task queued or running";
-
-/// The unique index `discovery_jobs_active_key` (one queued or running job per tenant).
-const CLUSTER_JOB_ACTIVE: &str = "the tenant already has a clustering job queued or running";
-
-/// The unique index `anomaly_tasks_active_key` (one queued or running task per tenant).
-const ANOMALY_TASK_ACTIVE: &str = "the tenant already has an anomaly training task queued or running";
-
 /// SQLite reports `UNIQUE constraint failed: table.column` (`table.a, table.b` for a
 /// constraint on several columns).
 fn unique_violation_message(message: &str) -> &'static str {
@@ -78,20 +69,16 @@ fn unique_violation_message(message: &str) -> &'static str {
         "api_keys.id" => "api key id already exists",
         "sessions.id" => "session id already exists",
         "audit_records.id" => "an audit record with this id exists",
-        "export_jobs.id" => "an export job with this id exists",
+        "jobs.id" => "a job with this id exists",
+        "model_versions.tenant_id, model_versions.kind, model_versions.version" => "model version already exists",
+        "model_versions.tenant_id, model_versions.kind" => "another model version is active",
         "agents.tenant_id, agents.name" => "agent name already taken",
         "agents.id" => "agent id already exists",
         "policies.tenant_id, policies.name" => "policy name already taken",
         "policies.id" => "policy already exists",
-        "guard_tasks.tenant_id" => GUARD_TASK_ACTIVE,
-        "guard_tasks.id" => "a guard task with this id exists",
         "guard_feedback.id" => "guard feedback with this id exists",
-        "guard_models.tenant_id, guard_models.version" => "guard model version already exists",
-        "guard_models.tenant_id" => "another guard model version is active",
         "discovery_events.id" => "a discovery event with this id exists",
         "discovery_candidates.id" => "a discovery candidate with this id exists",
-        "discovery_jobs.tenant_id" => CLUSTER_JOB_ACTIVE,
-        "discovery_jobs.id" => "a clustering job with this id exists",
         "hitl_requests.id" => "an approval request with this id exists",
         "user_sso_identities.tenant_id, user_sso_identities.issuer, user_sso_identities.subject" => {
             "this SSO identity is linked to a user already"
@@ -100,10 +87,6 @@ fn unique_violation_message(message: &str) -> &'static str {
             "the user is linked to another identity of this issuer"
         }
         "anomaly_reports.id" => "an anomaly report with this id exists",
-        "anomaly_tasks.tenant_id" => ANOMALY_TASK_ACTIVE,
-        "anomaly_tasks.id" => "an anomaly task with this id exists",
-        "anomaly_models.tenant_id, anomaly_models.version" => "anomaly detector version already exists",
-        "anomaly_models.tenant_id" => "another anomaly detector version is active",
         _ => "record already exists",
     }
 }
@@ -142,9 +125,6 @@ mod tests {
             unique_violation_message("UNIQUE constraint failed: policies.tenant_id, policies.name"),
             "policy name already taken"
         );
-        assert_eq!(unique_violation_message("UNIQUE constraint failed: guard_tasks.tenant_id"), GUARD_TASK_ACTIVE);
-        assert_eq!(unique_violation_message("UNIQUE constraint failed: discovery_jobs.tenant_id"), CLUSTER_JOB_ACTIVE);
-        assert_eq!(unique_violation_message("UNIQUE constraint failed: anomaly_tasks.tenant_id"), ANOMALY_TASK_ACTIVE);
         assert_eq!(unique_violation_message("something else"), "record already exists");
     }
 }

@@ -87,6 +87,15 @@ impl SqliteStore {
             .await
     }
 
+    /// Reverts the last applied migration and answers its name (for the upgrade tests, which
+    /// fill a table of the schema before it, then apply it again).
+    pub async fn revert_last_migration(&self) -> Result<String> {
+        self.write(|c| {
+            c.revert_last_migration(MIGRATIONS).map(|v| v.to_string()).map_err(|e| TxError::Domain(migration_error(e)))
+        })
+        .await
+    }
+
     /// Runs `task` on a read connection.
     pub(crate) async fn read<R, F>(&self, task: F) -> Result<R>
     where

@@ -4,12 +4,10 @@
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
 use agentgov_domain::model::{
-    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyModelInfo, AnomalyModelRecord,
-    AnomalyReport, AnomalyTask, ApiKey, ApiKeyKind, AuditFilter, AuditHash, AuditOrigin, AuditRecord, ChainHead,
-    ClusterJob, DiscoveryCandidate, DiscoveryEvent, ExportFormat, ExportJob, GuardExample, GuardFeedback,
-    GuardFeedbackKind, GuardLabel, GuardModelInfo, GuardModelRecord, GuardTask, HitlRequest, JobStatus, JsonObject,
-    JsonText, Lease, Permission, Policy, RiskLevel, Role, SecretPurpose, Session, Tenant, TenantSecret, User,
-    UserStatus,
+    Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind, AuditHash,
+    AuditOrigin, AuditRecord, ChainHead, DiscoveryCandidate, DiscoveryEvent, GuardFeedback, GuardFeedbackKind,
+    GuardLabel, HitlRequest, Job, JobKind, JobStatus, JsonObject, JsonText, Lease, ModelKind, ModelVersion, Permission,
+    Policy, RiskLevel, Role, SecretPurpose, Session, StoredModel, Tenant, TenantSecret, User, UserStatus,
 };
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
@@ -17,9 +15,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::schema::{
-    agent_embeddings, agents, anomaly_models, anomaly_reports, anomaly_tasks, api_keys, audit_heads, audit_records,
-    discovery_candidates, discovery_events, discovery_jobs, export_jobs, guard_feedback, guard_models, guard_tasks,
-    hitl_requests, policies, sessions, tenant_secrets, tenants, users,
+    agent_embeddings, agents, anomaly_reports, api_keys, audit_heads, audit_records, discovery_candidates,
+    discovery_events, guard_feedback, hitl_requests, jobs, model_versions, policies, sessions, tenant_secrets, tenants,
+    users,
 };
 
 fn bad(column: &str, value: &str) -> DomainError {
@@ -384,87 +382,142 @@ impl TryFrom<HeadRow> for ChainHead {
     }
 }
 
-/// An export job; timestamps are unix microseconds.
+/// A job of the queue; timestamps are unix microseconds, `params` and `state` JSON text.
 #[derive(Debug, Queryable, Selectable, Insertable)]
-#[diesel(table_name = export_jobs, check_for_backend(diesel::sqlite::Sqlite))]
+#[diesel(table_name = jobs, check_for_backend(diesel::sqlite::Sqlite))]
 #[diesel(treat_none_as_default_value = false)]
-pub(crate) struct ExportJobRow {
+pub(crate) struct JobRow {
     pub id: String,
     pub tenant_id: String,
+    pub kind: String,
     pub requested_by_type: String,
     pub requested_by_id: String,
-    pub format: String,
-    pub filters: String,
     pub status: String,
     pub progress: f64,
-    pub rows: i64,
-    pub bytes: i64,
     pub error: Option<String>,
+    pub params: String,
+    pub state: String,
     pub created_at: i64,
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
     pub expires_at: Option<i64>,
-    pub chunks: i32,
     pub attempts: i32,
     pub lease_token: Option<String>,
     pub lease_until: Option<i64>,
 }
 
-impl TryFrom<&ExportJob> for ExportJobRow {
-    type Error = DomainError;
-    fn try_from(j: &ExportJob) -> Result<Self> {
-        Ok(Self {
-            id: id_text(j.id.0),
+impl From<&Job> for JobRow {
+    fn from(j: &Job) -> Self {
+        Self {
+            id: id_text(j.id),
             tenant_id: id_text(j.tenant_id.0),
+            kind: j.kind.as_str().to_owned(),
             requested_by_type: j.requested_by.kind.as_str().to_owned(),
             requested_by_id: j.requested_by.id.clone(),
-            format: j.format.as_str().to_owned(),
-            filters: serde_json::to_string(&j.filters).map_err(DomainError::internal)?,
             status: j.status.as_str().to_owned(),
             progress: j.progress,
-            rows: j.rows,
-            bytes: j.bytes,
             error: j.error.clone(),
+            params: j.params.to_string(),
+            state: j.state.to_string(),
             created_at: unix_micros(j.created_at),
             started_at: j.started_at.map(unix_micros),
             finished_at: j.finished_at.map(unix_micros),
             expires_at: j.expires_at.map(unix_micros),
-            chunks: j.chunks,
             attempts: j.attempts,
             lease_token: j.lease.map(|l| id_text(l.token)),
             lease_until: j.lease.map(|l| unix_micros(l.until)),
+        }
+    }
+}
+
+impl TryFrom<JobRow> for Job {
+    type Error = DomainError;
+    fn try_from(r: JobRow) -> Result<Self> {
+        let kind = ActorType::parse(&r.requested_by_type)
+            .ok_or_else(|| bad("jobs.requested_by_type", &r.requested_by_type))?;
+        let json = |column: &str, text: &str| serde_json::from_str(text).map_err(|_| bad(column, text));
+        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
+        Ok(Job {
+            id: parse_id("jobs.id", &r.id)?,
+            tenant_id: parse_id("jobs.tenant_id", &r.tenant_id)?,
+            kind: JobKind::parse(&r.kind).ok_or_else(|| bad("jobs.kind", &r.kind))?,
+            requested_by: Actor { kind, id: r.requested_by_id },
+            status: JobStatus::parse(&r.status).ok_or_else(|| bad("jobs.status", &r.status))?,
+            progress: r.progress,
+            error: r.error,
+            params: json("jobs.params", &r.params)?,
+            state: json("jobs.state", &r.state)?,
+            created_at: instant("jobs.created_at", r.created_at)?,
+            started_at: optional("jobs.started_at", r.started_at)?,
+            finished_at: optional("jobs.finished_at", r.finished_at)?,
+            expires_at: optional("jobs.expires_at", r.expires_at)?,
+            attempts: r.attempts,
+            lease: lease("jobs", r.lease_token, r.lease_until)?,
         })
     }
 }
 
-impl TryFrom<ExportJobRow> for ExportJob {
+/// A model version without its model.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = model_versions, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct ModelVersionRow {
+    pub tenant_id: String,
+    pub kind: String,
+    pub version: i32,
+    pub active: bool,
+    pub info: String,
+}
+
+impl TryFrom<ModelVersionRow> for ModelVersion {
     type Error = DomainError;
-    fn try_from(r: ExportJobRow) -> Result<Self> {
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad("export_jobs.requested_by_type", &r.requested_by_type))?;
-        let filters: AuditFilter =
-            serde_json::from_str(&r.filters).map_err(|_| bad("export_jobs.filters", &r.filters))?;
-        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = lease("export_jobs", r.lease_token, r.lease_until)?;
-        Ok(ExportJob {
-            id: parse_id("export_jobs.id", &r.id)?,
-            tenant_id: parse_id("export_jobs.tenant_id", &r.tenant_id)?,
-            requested_by: Actor { kind, id: r.requested_by_id },
-            format: ExportFormat::parse(&r.format).ok_or_else(|| bad("export_jobs.format", &r.format))?,
-            filters,
-            status: JobStatus::parse(&r.status).ok_or_else(|| bad("export_jobs.status", &r.status))?,
-            progress: r.progress,
-            rows: r.rows,
-            bytes: r.bytes,
-            error: r.error,
-            created_at: instant("export_jobs.created_at", r.created_at)?,
-            started_at: optional("export_jobs.started_at", r.started_at)?,
-            finished_at: optional("export_jobs.finished_at", r.finished_at)?,
-            expires_at: optional("export_jobs.expires_at", r.expires_at)?,
-            chunks: r.chunks,
-            attempts: r.attempts,
-            lease,
+    fn try_from(r: ModelVersionRow) -> Result<Self> {
+        Ok(ModelVersion {
+            tenant_id: parse_id("model_versions.tenant_id", &r.tenant_id)?,
+            kind: ModelKind::parse(&r.kind).ok_or_else(|| bad("model_versions.kind", &r.kind))?,
+            version: r.version,
+            active: r.active,
+            info: serde_json::from_str(&r.info).map_err(|_| bad("model_versions.info", &r.info))?,
         })
+    }
+}
+
+/// A model version with its model.
+#[derive(Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = model_versions, check_for_backend(diesel::sqlite::Sqlite))]
+pub(crate) struct StoredModelRow {
+    pub tenant_id: String,
+    pub kind: String,
+    pub version: i32,
+    pub active: bool,
+    pub info: String,
+    pub model: Vec<u8>,
+}
+
+impl From<&StoredModel> for StoredModelRow {
+    fn from(m: &StoredModel) -> Self {
+        let v = &m.version;
+        Self {
+            tenant_id: id_text(v.tenant_id.0),
+            kind: v.kind.as_str().to_owned(),
+            version: v.version,
+            active: v.active,
+            info: v.info.to_string(),
+            model: m.model.clone(),
+        }
+    }
+}
+
+impl TryFrom<StoredModelRow> for StoredModel {
+    type Error = DomainError;
+    fn try_from(r: StoredModelRow) -> Result<Self> {
+        let info = ModelVersionRow {
+            tenant_id: r.tenant_id,
+            kind: r.kind,
+            version: r.version,
+            active: r.active,
+            info: r.info,
+        };
+        Ok(StoredModel { version: info.try_into()?, model: r.model })
     }
 }
 
@@ -676,93 +729,6 @@ impl TryFrom<PolicyRow> for Policy {
     }
 }
 
-/// A Prompt Guard model version with its weights; `trained_at` is unix microseconds and
-/// `metrics` `serde_json` text.
-#[derive(Debug, Queryable, Selectable, Insertable)]
-#[diesel(table_name = guard_models, check_for_backend(diesel::sqlite::Sqlite))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct GuardModelRow {
-    pub tenant_id: String,
-    pub version: i32,
-    pub active: bool,
-    pub threshold: f64,
-    pub examples: i64,
-    pub tenant_examples: i64,
-    pub metrics: String,
-    pub task_id: Option<String>,
-    pub trained_at: i64,
-    pub weights: Vec<u8>,
-}
-
-impl GuardModelRow {
-    /// `model` as `tenant`'s `version`, active.
-    pub(crate) fn new(tenant: TenantId, version: i32, model: &GuardModelRecord) -> Result<Self> {
-        let info = &model.info;
-        Ok(Self {
-            tenant_id: id_text(tenant.0),
-            version,
-            active: true,
-            threshold: info.threshold,
-            examples: info.examples,
-            tenant_examples: info.tenant_examples,
-            metrics: serde_json::to_string(&info.metrics).map_err(DomainError::internal)?,
-            task_id: info.task_id.map(|t| id_text(t.0)),
-            trained_at: unix_micros(info.trained_at),
-            weights: model.weights.clone(),
-        })
-    }
-}
-
-impl TryFrom<GuardModelRow> for GuardModelRecord {
-    type Error = DomainError;
-    fn try_from(r: GuardModelRow) -> Result<Self> {
-        let info = GuardModelInfoRow {
-            tenant_id: r.tenant_id,
-            version: r.version,
-            active: r.active,
-            threshold: r.threshold,
-            examples: r.examples,
-            tenant_examples: r.tenant_examples,
-            metrics: r.metrics,
-            task_id: r.task_id,
-            trained_at: r.trained_at,
-        };
-        Ok(GuardModelRecord { info: info.try_into()?, weights: r.weights })
-    }
-}
-
-/// A model version without its weights, for lists.
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = guard_models, check_for_backend(diesel::sqlite::Sqlite))]
-pub(crate) struct GuardModelInfoRow {
-    pub tenant_id: String,
-    pub version: i32,
-    pub active: bool,
-    pub threshold: f64,
-    pub examples: i64,
-    pub tenant_examples: i64,
-    pub metrics: String,
-    pub task_id: Option<String>,
-    pub trained_at: i64,
-}
-
-impl TryFrom<GuardModelInfoRow> for GuardModelInfo {
-    type Error = DomainError;
-    fn try_from(r: GuardModelInfoRow) -> Result<Self> {
-        Ok(GuardModelInfo {
-            version: r.version,
-            tenant_id: parse_id("guard_models.tenant_id", &r.tenant_id)?,
-            active: r.active,
-            threshold: r.threshold,
-            examples: r.examples,
-            tenant_examples: r.tenant_examples,
-            metrics: serde_json::from_str(&r.metrics).map_err(|_| bad("guard_models.metrics", &r.metrics))?,
-            task_id: r.task_id.as_deref().map(|t| parse_id("guard_models.task_id", t)).transpose()?,
-            trained_at: instant("guard_models.trained_at", r.trained_at)?,
-        })
-    }
-}
-
 /// Feedback on the Prompt Guard; `created_at` is unix microseconds.
 #[derive(Debug, Queryable, Selectable, Insertable)]
 #[diesel(table_name = guard_feedback, check_for_backend(diesel::sqlite::Sqlite))]
@@ -815,86 +781,6 @@ impl TryFrom<GuardFeedbackRow> for GuardFeedback {
             created_at: instant("guard_feedback.created_at", r.created_at)?,
         })
     }
-}
-
-/// A training task without its examples (`training_examples`, written beside it on insert
-/// and read on its own); timestamps are unix microseconds.
-#[derive(Debug, Queryable, Selectable, Insertable)]
-#[diesel(table_name = guard_tasks, check_for_backend(diesel::sqlite::Sqlite))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct GuardTaskRow {
-    pub id: String,
-    pub tenant_id: String,
-    pub requested_by_type: String,
-    pub requested_by_id: String,
-    pub status: String,
-    pub progress: f64,
-    pub error: Option<String>,
-    pub model_version: Option<i32>,
-    pub examples: i64,
-    pub created_at: i64,
-    pub started_at: Option<i64>,
-    pub finished_at: Option<i64>,
-    pub attempts: i32,
-    pub lease_token: Option<String>,
-    pub lease_until: Option<i64>,
-}
-
-impl From<&GuardTask> for GuardTaskRow {
-    fn from(t: &GuardTask) -> Self {
-        Self {
-            id: id_text(t.id.0),
-            tenant_id: id_text(t.tenant_id.0),
-            requested_by_type: t.requested_by.kind.as_str().to_owned(),
-            requested_by_id: t.requested_by.id.clone(),
-            status: t.status.as_str().to_owned(),
-            progress: t.progress,
-            error: t.error.clone(),
-            model_version: t.model_version,
-            examples: t.examples,
-            created_at: unix_micros(t.created_at),
-            started_at: t.started_at.map(unix_micros),
-            finished_at: t.finished_at.map(unix_micros),
-            attempts: t.attempts,
-            lease_token: t.lease.map(|l| id_text(l.token)),
-            lease_until: t.lease.map(|l| unix_micros(l.until)),
-        }
-    }
-}
-
-impl TryFrom<GuardTaskRow> for GuardTask {
-    type Error = DomainError;
-    fn try_from(r: GuardTaskRow) -> Result<Self> {
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad("guard_tasks.requested_by_type", &r.requested_by_type))?;
-        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = lease("guard_tasks", r.lease_token, r.lease_until)?;
-        Ok(GuardTask {
-            id: parse_id("guard_tasks.id", &r.id)?,
-            tenant_id: parse_id("guard_tasks.tenant_id", &r.tenant_id)?,
-            requested_by: Actor { kind, id: r.requested_by_id },
-            status: JobStatus::parse(&r.status).ok_or_else(|| bad("guard_tasks.status", &r.status))?,
-            progress: r.progress,
-            error: r.error,
-            model_version: r.model_version,
-            examples: r.examples,
-            created_at: instant("guard_tasks.created_at", r.created_at)?,
-            started_at: optional("guard_tasks.started_at", r.started_at)?,
-            finished_at: optional("guard_tasks.finished_at", r.finished_at)?,
-            attempts: r.attempts,
-            lease,
-        })
-    }
-}
-
-/// The stored text of a task's examples.
-pub(crate) fn examples_text(examples: &[GuardExample]) -> Result<String> {
-    serde_json::to_string(examples).map_err(DomainError::internal)
-}
-
-/// Reads a task's examples.
-pub(crate) fn examples_of(text: &str) -> Result<Vec<GuardExample>> {
-    serde_json::from_str(text).map_err(|_| bad("guard_tasks.training_examples", text))
 }
 
 /// A discovery event: `body` is the JSON text of its `Serialize` form, which leaves out
@@ -981,76 +867,6 @@ impl TryFrom<CandidateBody> for DiscoveryCandidate {
             event.tenant_id = candidate.tenant_id;
         }
         Ok(candidate)
-    }
-}
-
-/// A clustering job; timestamps are unix microseconds and `summary` the JSON text of its
-/// `ClusterSummary` once it completed.
-#[derive(Debug, Queryable, Selectable, Insertable)]
-#[diesel(table_name = discovery_jobs, check_for_backend(diesel::sqlite::Sqlite))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct ClusterJobRow {
-    pub id: String,
-    pub tenant_id: String,
-    pub requested_by_type: String,
-    pub requested_by_id: String,
-    pub status: String,
-    pub progress: f64,
-    pub error: Option<String>,
-    pub summary: Option<String>,
-    pub created_at: i64,
-    pub started_at: Option<i64>,
-    pub finished_at: Option<i64>,
-    pub attempts: i32,
-    pub lease_token: Option<String>,
-    pub lease_until: Option<i64>,
-}
-
-impl TryFrom<&ClusterJob> for ClusterJobRow {
-    type Error = DomainError;
-    fn try_from(j: &ClusterJob) -> Result<Self> {
-        Ok(Self {
-            id: id_text(j.id.0),
-            tenant_id: id_text(j.tenant_id.0),
-            requested_by_type: j.requested_by.kind.as_str().to_owned(),
-            requested_by_id: j.requested_by.id.clone(),
-            status: j.status.as_str().to_owned(),
-            progress: j.progress,
-            error: j.error.clone(),
-            summary: j.summary.as_ref().map(serde_json::to_string).transpose().map_err(DomainError::internal)?,
-            created_at: unix_micros(j.created_at),
-            started_at: j.started_at.map(unix_micros),
-            finished_at: j.finished_at.map(unix_micros),
-            attempts: j.attempts,
-            lease_token: j.lease.map(|l| id_text(l.token)),
-            lease_until: j.lease.map(|l| unix_micros(l.until)),
-        })
-    }
-}
-
-impl TryFrom<ClusterJobRow> for ClusterJob {
-    type Error = DomainError;
-    fn try_from(r: ClusterJobRow) -> Result<Self> {
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad("discovery_jobs.requested_by_type", &r.requested_by_type))?;
-        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = lease("discovery_jobs", r.lease_token, r.lease_until)?;
-        let summary =
-            r.summary.map(|s| serde_json::from_str(&s).map_err(|_| bad("discovery_jobs.summary", &s))).transpose()?;
-        Ok(ClusterJob {
-            id: parse_id("discovery_jobs.id", &r.id)?,
-            tenant_id: parse_id("discovery_jobs.tenant_id", &r.tenant_id)?,
-            requested_by: Actor { kind, id: r.requested_by_id },
-            status: JobStatus::parse(&r.status).ok_or_else(|| bad("discovery_jobs.status", &r.status))?,
-            progress: r.progress,
-            error: r.error,
-            summary,
-            created_at: instant("discovery_jobs.created_at", r.created_at)?,
-            started_at: optional("discovery_jobs.started_at", r.started_at)?,
-            finished_at: optional("discovery_jobs.finished_at", r.finished_at)?,
-            attempts: r.attempts,
-            lease,
-        })
     }
 }
 
@@ -1152,133 +968,6 @@ impl TryFrom<AnomalyBody> for AnomalyReport {
             serde_json::from_str(&r.body).map_err(|_| bad("anomaly_reports.body", &r.body))?;
         report.tenant_id = parse_id("anomaly_reports.tenant_id", &r.tenant_id)?;
         Ok(report)
-    }
-}
-
-/// A version of the anomaly detector with its model: `info` is the JSON text of its
-/// `AnomalyModelInfo` (whose `Serialize` form leaves out `tenant_id`), `version` and
-/// `active` copies of its fields that SQL keys and filters on; `model` the detector's JSON.
-#[derive(Debug, Queryable, Selectable, Insertable)]
-#[diesel(table_name = anomaly_models, check_for_backend(diesel::sqlite::Sqlite))]
-pub(crate) struct AnomalyModelRow {
-    pub tenant_id: String,
-    pub version: i32,
-    pub active: bool,
-    pub info: String,
-    pub model: String,
-}
-
-impl AnomalyModelRow {
-    /// `model` as `tenant`'s `version`, active.
-    pub(crate) fn new(tenant: TenantId, version: i32, model: &AnomalyModelRecord) -> Result<Self> {
-        let info = AnomalyModelInfo { version, tenant_id: tenant, active: true, ..model.info.clone() };
-        Ok(Self {
-            tenant_id: id_text(tenant.0),
-            version,
-            active: true,
-            info: serde_json::to_string(&info).map_err(DomainError::internal)?,
-            model: model.model.clone(),
-        })
-    }
-}
-
-impl TryFrom<AnomalyModelRow> for AnomalyModelRecord {
-    type Error = DomainError;
-    fn try_from(r: AnomalyModelRow) -> Result<Self> {
-        let info = AnomalyModelInfoRow { tenant_id: r.tenant_id, version: r.version, active: r.active, info: r.info };
-        Ok(AnomalyModelRecord { info: info.try_into()?, model: r.model })
-    }
-}
-
-/// A version of the anomaly detector without its model, for lists.
-#[derive(Debug, Queryable, Selectable)]
-#[diesel(table_name = anomaly_models, check_for_backend(diesel::sqlite::Sqlite))]
-pub(crate) struct AnomalyModelInfoRow {
-    pub tenant_id: String,
-    pub version: i32,
-    pub active: bool,
-    pub info: String,
-}
-
-impl TryFrom<AnomalyModelInfoRow> for AnomalyModelInfo {
-    type Error = DomainError;
-    fn try_from(r: AnomalyModelInfoRow) -> Result<Self> {
-        let mut info: AnomalyModelInfo =
-            serde_json::from_str(&r.info).map_err(|_| bad("anomaly_models.info", &r.info))?;
-        // The columns are authoritative.
-        info.tenant_id = parse_id("anomaly_models.tenant_id", &r.tenant_id)?;
-        info.version = r.version;
-        info.active = r.active;
-        Ok(info)
-    }
-}
-
-/// A training task of the anomaly detector; timestamps are unix microseconds.
-#[derive(Debug, Queryable, Selectable, Insertable)]
-#[diesel(table_name = anomaly_tasks, check_for_backend(diesel::sqlite::Sqlite))]
-#[diesel(treat_none_as_default_value = false)]
-pub(crate) struct AnomalyTaskRow {
-    pub id: String,
-    pub tenant_id: String,
-    pub requested_by_type: String,
-    pub requested_by_id: String,
-    pub status: String,
-    pub progress: f64,
-    pub error: Option<String>,
-    pub model_version: Option<i32>,
-    pub window_days: i32,
-    pub created_at: i64,
-    pub started_at: Option<i64>,
-    pub finished_at: Option<i64>,
-    pub attempts: i32,
-    pub lease_token: Option<String>,
-    pub lease_until: Option<i64>,
-}
-
-impl From<&AnomalyTask> for AnomalyTaskRow {
-    fn from(t: &AnomalyTask) -> Self {
-        Self {
-            id: id_text(t.id.0),
-            tenant_id: id_text(t.tenant_id.0),
-            requested_by_type: t.requested_by.kind.as_str().to_owned(),
-            requested_by_id: t.requested_by.id.clone(),
-            status: t.status.as_str().to_owned(),
-            progress: t.progress,
-            error: t.error.clone(),
-            model_version: t.model_version,
-            window_days: t.window_days,
-            created_at: unix_micros(t.created_at),
-            started_at: t.started_at.map(unix_micros),
-            finished_at: t.finished_at.map(unix_micros),
-            attempts: t.attempts,
-            lease_token: t.lease.map(|l| id_text(l.token)),
-            lease_until: t.lease.map(|l| unix_micros(l.until)),
-        }
-    }
-}
-
-impl TryFrom<AnomalyTaskRow> for AnomalyTask {
-    type Error = DomainError;
-    fn try_from(r: AnomalyTaskRow) -> Result<Self> {
-        let kind = ActorType::parse(&r.requested_by_type)
-            .ok_or_else(|| bad("anomaly_tasks.requested_by_type", &r.requested_by_type))?;
-        let optional = |column: &str, v: Option<i64>| v.map(|v| instant(column, v)).transpose();
-        let lease = lease("anomaly_tasks", r.lease_token, r.lease_until)?;
-        Ok(AnomalyTask {
-            id: parse_id("anomaly_tasks.id", &r.id)?,
-            tenant_id: parse_id("anomaly_tasks.tenant_id", &r.tenant_id)?,
-            requested_by: Actor { kind, id: r.requested_by_id },
-            status: JobStatus::parse(&r.status).ok_or_else(|| bad("anomaly_tasks.status", &r.status))?,
-            progress: r.progress,
-            error: r.error,
-            model_version: r.model_version,
-            window_days: r.window_days,
-            created_at: instant("anomaly_tasks.created_at", r.created_at)?,
-            started_at: optional("anomaly_tasks.started_at", r.started_at)?,
-            finished_at: optional("anomaly_tasks.finished_at", r.finished_at)?,
-            attempts: r.attempts,
-            lease,
-        })
     }
 }
 

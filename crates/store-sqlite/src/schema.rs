@@ -114,38 +114,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    export_jobs (id) {
-        id -> Text,
-        tenant_id -> Text,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        format -> Text,
-        filters -> Text,
-        status -> Text,
-        progress -> Double,
-        rows -> BigInt,
-        bytes -> BigInt,
-        error -> Nullable<Text>,
-        created_at -> BigInt,
-        started_at -> Nullable<BigInt>,
-        finished_at -> Nullable<BigInt>,
-        expires_at -> Nullable<BigInt>,
-        chunks -> Integer,
-        attempts -> Integer,
-        lease_token -> Nullable<Text>,
-        lease_until -> Nullable<BigInt>,
-    }
-}
-
-diesel::table! {
-    export_chunks (job_id, idx) {
-        job_id -> Text,
-        idx -> Integer,
-        data -> Binary,
-    }
-}
-
-diesel::table! {
     agents (id) {
         id -> Text,
         tenant_id -> Text,
@@ -200,21 +168,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    guard_models (tenant_id, version) {
-        tenant_id -> Text,
-        version -> Integer,
-        active -> Bool,
-        threshold -> Double,
-        examples -> BigInt,
-        tenant_examples -> BigInt,
-        metrics -> Text,
-        task_id -> Nullable<Text>,
-        trained_at -> BigInt,
-        weights -> Binary,
-    }
-}
-
-diesel::table! {
     guard_feedback (id) {
         id -> Text,
         tenant_id -> Text,
@@ -225,27 +178,6 @@ diesel::table! {
         created_by_type -> Text,
         created_by_id -> Text,
         created_at -> BigInt,
-    }
-}
-
-diesel::table! {
-    guard_tasks (id) {
-        id -> Text,
-        tenant_id -> Text,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        status -> Text,
-        progress -> Double,
-        error -> Nullable<Text>,
-        model_version -> Nullable<Integer>,
-        examples -> BigInt,
-        training_examples -> Text,
-        created_at -> BigInt,
-        started_at -> Nullable<BigInt>,
-        finished_at -> Nullable<BigInt>,
-        attempts -> Integer,
-        lease_token -> Nullable<Text>,
-        lease_until -> Nullable<BigInt>,
     }
 }
 
@@ -278,25 +210,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    discovery_jobs (id) {
-        id -> Text,
-        tenant_id -> Text,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        status -> Text,
-        progress -> Double,
-        error -> Nullable<Text>,
-        summary -> Nullable<Text>,
-        created_at -> BigInt,
-        started_at -> Nullable<BigInt>,
-        finished_at -> Nullable<BigInt>,
-        attempts -> Integer,
-        lease_token -> Nullable<Text>,
-        lease_until -> Nullable<BigInt>,
-    }
-}
-
-diesel::table! {
     hitl_requests (id) {
         id -> Text,
         tenant_id -> Text,
@@ -319,36 +232,6 @@ diesel::table! {
         status -> Text,
         created_at -> BigInt,
         body -> Text,
-    }
-}
-
-diesel::table! {
-    anomaly_models (tenant_id, version) {
-        tenant_id -> Text,
-        version -> Integer,
-        active -> Bool,
-        info -> Text,
-        model -> Text,
-    }
-}
-
-diesel::table! {
-    anomaly_tasks (id) {
-        id -> Text,
-        tenant_id -> Text,
-        requested_by_type -> Text,
-        requested_by_id -> Text,
-        status -> Text,
-        progress -> Double,
-        error -> Nullable<Text>,
-        model_version -> Nullable<Integer>,
-        window_days -> Integer,
-        created_at -> BigInt,
-        started_at -> Nullable<BigInt>,
-        finished_at -> Nullable<BigInt>,
-        attempts -> Integer,
-        lease_token -> Nullable<Text>,
-        lease_until -> Nullable<BigInt>,
     }
 }
 
@@ -380,16 +263,60 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    jobs (id) {
+        id -> Text,
+        tenant_id -> Text,
+        kind -> Text,
+        requested_by_type -> Text,
+        requested_by_id -> Text,
+        status -> Text,
+        progress -> Double,
+        error -> Nullable<Text>,
+        params -> Text,
+        state -> Text,
+        created_at -> BigInt,
+        started_at -> Nullable<BigInt>,
+        finished_at -> Nullable<BigInt>,
+        expires_at -> Nullable<BigInt>,
+        attempts -> Integer,
+        lease_token -> Nullable<Text>,
+        lease_until -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    job_chunks (job_id, idx) {
+        job_id -> Text,
+        idx -> Integer,
+        data -> Binary,
+    }
+}
+
+diesel::table! {
+    model_versions (tenant_id, kind, version) {
+        tenant_id -> Text,
+        kind -> Text,
+        version -> Integer,
+        active -> Bool,
+        info -> Text,
+        model -> Binary,
+    }
+}
+
 diesel::joinable!(users -> tenants (tenant_id));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(user_sso_identities -> users (user_id));
 diesel::joinable!(api_keys -> users (user_id));
 diesel::joinable!(api_keys -> sessions (session_id));
 
-diesel::joinable!(export_chunks -> export_jobs (job_id));
+diesel::joinable!(job_chunks -> jobs (job_id));
 diesel::joinable!(agent_embeddings -> agents (agent_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
+    jobs,
+    job_chunks,
+    model_versions,
     tenants,
     tenant_secrets,
     users,
@@ -398,23 +325,16 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_keys,
     audit_records,
     audit_heads,
-    export_jobs,
-    export_chunks,
     agents,
     agent_embeddings,
     agent_index_versions,
     policies,
-    guard_models,
     guard_feedback,
-    guard_tasks,
     guard_stats,
     discovery_events,
     discovery_candidates,
-    discovery_jobs,
     hitl_requests,
     anomaly_reports,
-    anomaly_models,
-    anomaly_tasks,
     leases,
     siem_sinks,
     siem_cursors

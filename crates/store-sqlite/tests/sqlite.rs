@@ -6,12 +6,14 @@ use std::sync::Arc;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{
-    AgentFilter, AnomalyFilter, DiscoveryEvent, EventDisposition, ExportFormat, Heartbeat, Role, Tenant, User,
+    AgentFilter, AnomalyFilter, DiscoveryEvent, EventDisposition, ExportFormat, GuardTask, Heartbeat, JobKind, JobView,
+    ModelKind, Role, Tenant, User,
 };
 use agentgov_domain::page::PageRequest;
+use agentgov_domain::ports::store::JOB_LIMIT_REACHED;
 use agentgov_domain::ports::{
-    AgentRepo as _, AnomalyRepo as _, ApiKeyRepo as _, AuditRepo as _, DiscoveryRepo as _, ExportRepo as _,
-    GuardRepo as _, HitlRepo as _, PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
+    AgentRepo as _, AnomalyRepo as _, ApiKeyRepo as _, AuditRepo as _, DiscoveryRepo as _, GuardRepo as _,
+    HitlRepo as _, JobQueue as _, ModelRegistry as _, PolicyRepo as _, Store, TenantRepo as _, UserRepo as _,
 };
 use agentgov_store_conformance::fixtures::{
     callback_secret, guard_examples, new_agent, new_anomaly, new_discovery_event, new_embedding, new_entry,
@@ -59,9 +61,8 @@ async fn migrations_go_up_down_and_up_again() {
     let err = store.enabled_policies(before.id).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no policies table after down: {err:?}");
     for err in [
-        store.list_guard_models(before.id).await.unwrap_err(),
-        store.pending_guard_task(before.id).await.map(drop).unwrap_err(),
         store.guard_stats(before.id, 0).await.map(drop).unwrap_err(),
+        store.list_guard_feedback(before.id, 10).await.map(drop).unwrap_err(),
     ] {
         assert!(matches!(err, DomainError::Internal(_)), "no guard tables after down: {err:?}");
     }
@@ -70,10 +71,10 @@ async fn migrations_go_up_down_and_up_again() {
     let err = store.anomaly_counts(before.id, &AnomalyFilter::default()).await.unwrap_err();
     assert!(matches!(err, DomainError::Internal(_)), "no anomaly table after down: {err:?}");
     for err in [
-        store.list_anomaly_models(before.id).await.unwrap_err(),
-        store.pending_anomaly_task(before.id).await.map(drop).unwrap_err(),
+        store.list_models(before.id, ModelKind::Anomaly).await.map(drop).unwrap_err(),
+        store.active_job(before.id, JobKind::Export).await.map(drop).unwrap_err(),
     ] {
-        assert!(matches!(err, DomainError::Internal(_)), "no anomaly detector tables after down: {err:?}");
+        assert!(matches!(err, DomainError::Internal(_)), "no job or model tables after down: {err:?}");
     }
 
     store.run_migrations().await.unwrap();
@@ -84,9 +85,6 @@ async fn migrations_go_up_down_and_up_again() {
     let records = store.append_audit(vec![new_entry(tenant.id, "agent.action", now())]).await.unwrap();
     assert_eq!(records[0].seq, 1);
     assert_eq!(store.audit_head(tenant.id).await.unwrap().map(|h| h.hash), Some(records[0].hash));
-    let job = new_export_job(tenant.id, ExportFormat::Jsonl);
-    store.insert_export_job(&job, u64::MAX).await.unwrap();
-    assert_eq!(store.get_export_job(tenant.id, job.id).await.unwrap(), Some(job));
     // And the agent tables.
     let (agent, embedding) = (new_agent(tenant.id, "after-bot"), new_embedding("after-bot"));
     store.insert_agent(&agent, &embedding).await.unwrap();
@@ -97,12 +95,15 @@ async fn migrations_go_up_down_and_up_again() {
     let policy = new_policy(tenant.id, "after-policy", Some(admin.id));
     store.insert_policy(&policy, u64::MAX).await.unwrap();
     assert_eq!(store.get_policy(tenant.id, policy.id).await.unwrap(), Some(policy));
-    // And the guard tables, with their partial unique indexes.
-    let task = new_guard_task(tenant.id, 4);
-    store.insert_guard_task(&task, &guard_examples()).await.unwrap();
-    let err = store.insert_guard_task(&new_guard_task(tenant.id, 0), &[]).await.unwrap_err();
-    assert!(matches!(err, DomainError::Conflict(ref m) if m.contains("already has a training task")), "{err:?}");
-    assert_eq!(store.guard_task_examples(task.id).await.unwrap(), guard_examples());
+    // And the job queue.
+    let job = new_export_job(tenant.id, ExportFormat::Jsonl).to_job();
+    store.enqueue_job(&job, 1).await.unwrap();
+    assert_eq!(store.get_job(job.id).await.unwrap(), Some(job));
+    let task = new_guard_task(tenant.id, 4).to_job_with(&guard_examples());
+    store.enqueue_job(&task, 1).await.unwrap();
+    let err = store.enqueue_job(&new_guard_task(tenant.id, 0).to_job(), 1).await.unwrap_err();
+    assert!(matches!(err, DomainError::Conflict(ref m) if m == JOB_LIMIT_REACHED), "{err:?}");
+    assert_eq!(GuardTask::examples_of(&store.get_job(task.id).await.unwrap().unwrap()).unwrap(), guard_examples());
     // And the approval requests.
     let request = new_hitl_request(tenant.id, AgentId(Uuid::now_v7()), now(), 1);
     store.insert_hitl(&request, u64::MAX).await.unwrap();

@@ -10,11 +10,8 @@ use time::OffsetDateTime;
 use super::agent::JsonObject;
 use super::audit::Actor;
 use super::export::{JobStatus, Lease};
+use super::job::{ModelKind, ModelVersion, StoredModel};
 use crate::ids::{AgentId, AnomalyId, AnomalyTaskId, TenantId};
-
-fn nil_tenant() -> TenantId {
-    TenantId(uuid::Uuid::nil())
-}
 
 string_enum!(
     /// What kind of oddity.
@@ -54,7 +51,7 @@ string_enum!(
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyReport {
     pub id: AnomalyId,
-    #[serde(skip, default = "nil_tenant")]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub agent_id: AgentId,
@@ -145,7 +142,7 @@ pub struct AnomalyEval {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyModelInfo {
     pub version: i32,
-    #[serde(skip, default = "nil_tenant")]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     #[serde(skip_deserializing)]
@@ -177,13 +174,36 @@ pub struct AnomalyModelRecord {
     pub model: String,
 }
 
+impl AnomalyModelInfo {
+    /// As the model registry keeps it.
+    pub fn to_version(&self) -> crate::Result<ModelVersion> {
+        ModelVersion::of(self.tenant_id, ModelKind::Anomaly, self.version, self.active, self)
+    }
+
+    pub fn from_version(v: ModelVersion) -> crate::Result<Self> {
+        let info: Self = v.read()?;
+        Ok(Self { version: v.version, tenant_id: v.tenant_id, active: v.active, ..info })
+    }
+}
+
+impl AnomalyModelRecord {
+    pub fn to_stored(&self) -> crate::Result<StoredModel> {
+        Ok(StoredModel { version: self.info.to_version()?, model: self.model.clone().into_bytes() })
+    }
+
+    pub fn from_stored(m: StoredModel) -> crate::Result<Self> {
+        let model = String::from_utf8(m.model).map_err(crate::DomainError::internal)?;
+        Ok(Self { info: AnomalyModelInfo::from_version(m.version)?, model })
+    }
+}
+
 /// An asynchronous training run of a tenant's anomaly detector.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnomalyTask {
     #[serde(rename = "task_id")]
     pub id: AnomalyTaskId,
-    #[serde(skip, default = "nil_tenant")]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub requested_by: Actor,

@@ -15,10 +15,6 @@ use super::audit::Actor;
 use super::export::{JobStatus, Lease};
 use crate::ids::{AgentId, CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 
-fn nil_tenant() -> TenantId {
-    TenantId(uuid::Uuid::nil())
-}
-
 /// What became of an ingested event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -58,7 +54,7 @@ impl EventDisposition {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoveryEvent {
     pub id: DiscoveryEventId,
-    #[serde(skip, default = "nil_tenant")]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     /// Who saw it: a gateway, proxy or log source.
@@ -153,7 +149,7 @@ pub struct Fingerprint(pub BTreeMap<String, Vec<FingerprintValue>>);
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoveryCandidate {
     pub id: CandidateId,
-    #[serde(skip, default = "nil_tenant")]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub status: CandidateStatus,

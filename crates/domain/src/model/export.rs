@@ -148,16 +148,3 @@ pub struct ExportProgress {
     pub bytes: i64,
     pub progress: f64,
 }
-
-/// How a job ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExportOutcome {
-    /// `Completed` or `Failed`.
-    pub status: JobStatus,
-    pub error: Option<String>,
-    pub progress: ExportProgress,
-    /// Chunks written (the file is chunks `0..chunks`).
-    pub chunks: i32,
-    pub finished_at: OffsetDateTime,
-    pub expires_at: OffsetDateTime,
-}

@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 
 use super::audit::Actor;
 use super::export::{JobStatus, Lease};
+use super::job::{ModelKind, ModelVersion, StoredModel};
 use crate::ids::{GuardFeedbackId, GuardTaskId, TenantId};
 
 /// What a text is: benign, or one of the three kinds of attack.
@@ -87,12 +88,12 @@ pub struct GuardMetrics {
 }
 
 /// A trained model version of a tenant (without its weights).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuardModelInfo {
     /// 1, 2, 3… per tenant; 0 is the built-in default, which is never stored.
     pub version: i32,
-    #[serde(skip)]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     /// Whether validation uses this version now.
@@ -115,6 +116,28 @@ pub struct GuardModelRecord {
     pub info: GuardModelInfo,
     /// `detect::guard::Model::to_bytes`.
     pub weights: Vec<u8>,
+}
+
+impl GuardModelInfo {
+    /// As the model registry keeps it.
+    pub fn to_version(&self) -> crate::Result<ModelVersion> {
+        ModelVersion::of(self.tenant_id, ModelKind::Guard, self.version, self.active, self)
+    }
+
+    pub fn from_version(v: ModelVersion) -> crate::Result<Self> {
+        let info: Self = v.read()?;
+        Ok(Self { version: v.version, tenant_id: v.tenant_id, active: v.active, ..info })
+    }
+}
+
+impl GuardModelRecord {
+    pub fn to_stored(&self) -> crate::Result<StoredModel> {
+        Ok(StoredModel { version: self.info.to_version()?, model: self.weights.clone() })
+    }
+
+    pub fn from_stored(m: StoredModel) -> crate::Result<Self> {
+        Ok(Self { info: GuardModelInfo::from_version(m.version)?, weights: m.model })
+    }
 }
 
 /// What feedback says of a text.

@@ -12,10 +12,6 @@ use super::agent::{JsonObject, RiskLevel};
 use super::audit::Actor;
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
 
-fn nil_tenant() -> TenantId {
-    TenantId(uuid::Uuid::nil())
-}
-
 string_enum!(
     /// A request's state. `pending` is the only one that changes.
     HitlStatus {
@@ -103,7 +99,7 @@ impl HitlCallback {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HitlRequest {
     pub id: HitlId,
-    #[serde(skip, default = "nil_tenant")]
+    #[serde(skip, default = "super::nil_tenant")]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub tenant_id: TenantId,
     pub agent_id: AgentId,

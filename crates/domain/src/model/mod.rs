@@ -32,6 +32,7 @@ pub mod discovery;
 pub mod export;
 pub mod guard;
 pub mod hitl;
+pub mod job;
 pub mod policy;
 pub mod role;
 pub mod session;
@@ -57,13 +58,14 @@ pub use discovery::{
     CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,
     EventDisposition, Fingerprint, FingerprintValue,
 };
-pub use export::{ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, Lease};
+pub use export::{ExportFormat, ExportJob, ExportProgress, JobStatus, Lease};
 pub use guard::{
     GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
     GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask,
     guard_latency_bucket,
 };
 pub use hitl::{CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus};
+pub use job::{ExportState, Job, JobEnd, JobKind, JobView, ModelKind, ModelVersion, StoredModel};
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;
@@ -71,6 +73,12 @@ pub use siem::{SiemBacklog, SiemSinkState};
 pub use sso::SsoProvider;
 pub use tenant::{EffectiveSettings, SecretPurpose, Tenant, TenantSecret, TenantSettings};
 pub use user::{User, UserStatus};
+
+/// The tenant of a record read back from JSON that leaves it out (the store's column, or
+/// the caller, says whose it is).
+fn nil_tenant() -> crate::ids::TenantId {
+    crate::ids::TenantId(uuid::Uuid::nil())
+}
 
 /// A nested member of a request body that must be a JSON object. serde's derive also fills
 /// a struct from an array, by position (`"settings": [null, null]` would read as a change of

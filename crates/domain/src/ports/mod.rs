@@ -21,6 +21,6 @@ pub use policy::{CompiledPolicies, PolicyEngine, PolicyInput, PolicyModule, Poli
 pub use siem::SiemSink;
 pub use sso::{AuthorizationStart, OidcClient, VerifiedIdentity};
 pub use store::{
-    AgentRepo, AnomalyRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, ExportRepo, GuardRepo, HitlRepo, HourlyKey,
-    LeaseRepo, PolicyRepo, ResourceCounts, SessionRepo, SiemRepo, Store, TenantRepo, UserRepo,
+    AgentRepo, AnomalyRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, HitlRepo, HourlyKey, JobQueue, LeaseRepo,
+    ModelRegistry, PolicyRepo, ResourceCounts, SessionRepo, SiemRepo, Store, TenantRepo, UserRepo,
 };

@@ -9,16 +9,15 @@ use time::OffsetDateTime;
 
 use crate::error::Result;
 use crate::ids::{
-    AgentId, AnomalyId, AnomalyTaskId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, ExportJobId,
-    GuardTaskId, HitlId, PolicyId, SessionId, TenantId, UserId,
+    AgentId, AnomalyId, ApiKeyId, AuditId, CandidateId, ClusterJobId, DiscoveryEventId, HitlId, PolicyId, SessionId,
+    TenantId, UserId,
 };
 use crate::model::{
-    Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord,
-    AnomalyReport, AnomalyTask, ApiKey, AuditEntry, AuditFilter, AuditRecord, AuditScan, CandidateFilter,
-    CandidateStatus, ChainHead, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, ExportJob,
-    ExportOutcome, ExportProgress, GuardExample, GuardFeedback, GuardModelInfo, GuardModelRecord, GuardStatsKey,
-    GuardTask, Heartbeat, HitlCallback, HitlFilter, HitlRequest, Policy, PolicyFilter, RiskLevels, SecretPurpose,
-    Session, SiemBacklog, SiemSinkState, Tenant, TenantSecret, User,
+    Agent, AgentEmbedding, AgentFilter, AgentVector, AnomalyCount, AnomalyFilter, AnomalyReport, ApiKey, AuditEntry,
+    AuditFilter, AuditRecord, AuditScan, CandidateFilter, CandidateStatus, ChainHead, ClusterOutcome,
+    DiscoveryCandidate, DiscoveryEvent, GuardFeedback, GuardStatsKey, Heartbeat, HitlCallback, HitlFilter, HitlRequest,
+    Job, JobEnd, JobKind, ModelKind, ModelVersion, Policy, PolicyFilter, RiskLevels, SecretPurpose, Session,
+    SiemBacklog, SiemSinkState, StoredModel, Tenant, TenantSecret, User,
 };
 use crate::page::{Page, PageRequest};
 
@@ -133,42 +132,90 @@ pub trait AuditRepo: Send + Sync {
     async fn audit_head(&self, tenant: TenantId) -> Result<Option<ChainHead>>;
 }
 
-/// Asynchronous export jobs and their files, shared by every replica.
+/// The one job queue, shared by every replica: audit exports, guard and anomaly detector
+/// trainings and discovery clusterings are jobs of one table keyed by [`JobKind`], with one
+/// lease protocol. A worker claims a job under a random `token` until `lease_until`, renews
+/// the lease while it works, and finishes it; a job whose lease ran out is claimed again (and
+/// `attempts` counts the claims). Every write by a worker is refused (`Conflict`, writing
+/// nothing) once the job is no longer `running` under its token: cancelled, or taken over.
 #[async_trait]
-pub trait ExportRepo: Send + Sync {
-    /// [`EXPORT_LIMIT_REACHED`] when the tenant already has `max_active_per_tenant` jobs
-    /// `queued` or `running` (checked atomically with the insert); `Conflict` when the id is
-    /// taken or the tenant does not exist.
-    async fn insert_export_job(&self, job: &ExportJob, max_active_per_tenant: u64) -> Result<()>;
-    async fn get_export_job(&self, tenant: TenantId, id: ExportJobId) -> Result<Option<ExportJob>>;
-    /// Claims the oldest job (by id) that is `queued`, or `running` with a lease that ended
-    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
-    /// to `now` if unset, adds one to `attempts`, resets rows, bytes and progress, and drops
-    /// any chunks a previous attempt wrote. Atomic: two workers never claim the same job.
-    async fn claim_export_job(
+pub trait JobQueue: Send + Sync {
+    /// Stores a queued job. [`JOB_LIMIT_REACHED`] when the tenant already has `max_active`
+    /// jobs of its kind `queued` or `running` (checked atomically with the insert);
+    /// `Conflict` when the id is taken or the tenant does not exist.
+    async fn enqueue_job(&self, job: &Job, max_active: u64) -> Result<()>;
+    /// A job by id, whatever its tenant and kind (callers check both).
+    async fn get_job(&self, id: uuid::Uuid) -> Result<Option<Job>>;
+    /// The tenant's oldest job of `kind` that is `queued` or `running`, if any.
+    async fn active_job(&self, tenant: TenantId, kind: JobKind) -> Result<Option<Job>>;
+    /// Claims a job of one of `kinds` that is `queued`, or `running` with a lease that ended
+    /// before `now`: of the tenants with one, the tenant with the fewest jobs running under a
+    /// live lease goes first (so one tenant's backlog never holds another's job back), and its
+    /// oldest job (by id). Sets it `running` under `token` until `lease_until`, sets
+    /// `started_at` to `now` if unset, adds one to `attempts`, resets `progress` and `state`
+    /// and drops any chunks an earlier attempt wrote. Atomic: two workers never claim the
+    /// same job.
+    async fn claim_job(
         &self,
+        kinds: &[JobKind],
         now: OffsetDateTime,
         token: uuid::Uuid,
         lease_until: OffsetDateTime,
-    ) -> Result<Option<ExportJob>>;
-    /// Stores chunk `index` of the file, records `progress` and extends the lease, if the
-    /// job is still `running` under `token`; `Conflict` otherwise (the lease was lost).
-    async fn put_export_chunk(
+    ) -> Result<Option<Job>>;
+    /// Records `progress` (and `state`, when given) and extends the lease, if the job is
+    /// still `running` under `token`; `Conflict` otherwise.
+    async fn renew_job(
         &self,
-        id: ExportJobId,
+        id: uuid::Uuid,
         token: uuid::Uuid,
-        index: i32,
-        data: Vec<u8>,
-        progress: ExportProgress,
+        progress: f64,
+        state: Option<&serde_json::Value>,
         lease_until: OffsetDateTime,
     ) -> Result<()>;
-    /// Ends the job held under `token` with `outcome` and clears the lease; `Conflict` if
-    /// the job is not `running` under `token`.
-    async fn finish_export_job(&self, id: ExportJobId, token: uuid::Uuid, outcome: &ExportOutcome) -> Result<()>;
-    /// Chunk `index` of the tenant's job's file; `None` if absent.
-    async fn export_chunk(&self, tenant: TenantId, id: ExportJobId, index: i32) -> Result<Option<Vec<u8>>>;
-    /// Deletes every job whose `expires_at` is before `now`, with its file; returns how many.
-    async fn purge_expired_exports(&self, now: OffsetDateTime) -> Result<u64>;
+    /// Stores chunk `index` of the job's output (replacing one written before), if the job
+    /// is still `running` under `token`; `Conflict`, writing nothing, otherwise. The worker
+    /// reports what it wrote with [`JobQueue::renew_job`].
+    async fn put_job_chunk(&self, id: uuid::Uuid, token: uuid::Uuid, index: i32, data: Vec<u8>) -> Result<()>;
+    /// Chunk `index` of the tenant's job's output; `None` if absent.
+    async fn job_chunk(&self, tenant: TenantId, id: uuid::Uuid, index: i32) -> Result<Option<Vec<u8>>>;
+    /// Ends the job held under `token` as `end` says and clears the lease; `Conflict`,
+    /// writing nothing, if it is not `running` under `token`.
+    async fn finish_job(&self, id: uuid::Uuid, token: uuid::Uuid, end: &JobEnd) -> Result<()>;
+    /// Cancels the tenant's `queued` or `running` job of `kind` at `now` (clearing its
+    /// lease); answers it as cancelled, or `None` when there was none.
+    async fn cancel_job(&self, tenant: TenantId, kind: JobKind, now: OffsetDateTime) -> Result<Option<Job>>;
+    /// Deletes every job whose `expires_at` is before `now`, with its chunks; returns how
+    /// many.
+    async fn purge_expired_jobs(&self, now: OffsetDateTime) -> Result<u64>;
+}
+
+/// The versions of the models that training jobs produce (the guard's, the anomaly
+/// detector's), per tenant and [`ModelKind`]. A tenant's versions of a kind are numbered 1,
+/// 2, 3… in the order stored; at most one is active, and none active (version 0) means the
+/// kind's default.
+#[async_trait]
+pub trait ModelRegistry: Send + Sync {
+    /// The tenant's versions of `kind`, newest first, without their models.
+    async fn list_models(&self, tenant: TenantId, kind: ModelKind) -> Result<Vec<ModelVersion>>;
+    /// One version with its model.
+    async fn get_model(&self, tenant: TenantId, kind: ModelKind, version: i32) -> Result<Option<StoredModel>>;
+    /// The active version of `kind`; 0 when none is.
+    async fn active_model(&self, tenant: TenantId, kind: ModelKind) -> Result<i32>;
+    /// Makes `version` the only active one (0: none, always `true`); `false`, changing
+    /// nothing, when the tenant has no such version.
+    async fn activate_model(&self, tenant: TenantId, kind: ModelKind, version: i32) -> Result<bool>;
+    /// In one transaction, if the job is `running` under `token`: stores `model` as its
+    /// tenant's next version of the model's kind (highest stored + 1; the given `version`,
+    /// `active` and `tenant_id` are ignored), makes it the only active one, and completes the
+    /// job at `now` with progress 1, state `{"model_version": <version>}` and no lease.
+    /// Answers the version; `Conflict`, writing nothing, otherwise.
+    async fn complete_training(
+        &self,
+        job: uuid::Uuid,
+        token: uuid::Uuid,
+        now: OffsetDateTime,
+        model: &StoredModel,
+    ) -> Result<i32>;
 }
 
 /// The agent registry. Every agent is stored with its embedding.
@@ -226,8 +273,8 @@ pub trait PolicyRepo: Send + Sync {
 
 /// The `Conflict` message of [`PolicyRepo::insert_policy`] past the tenant's limit.
 pub const POLICY_LIMIT_REACHED: &str = "policy limit reached";
-/// The `Conflict` message of [`ExportRepo::insert_export_job`] past the tenant's limit.
-pub const EXPORT_LIMIT_REACHED: &str = "export limit reached";
+/// The `Conflict` message of [`JobQueue::enqueue_job`] past the tenant's limit.
+pub const JOB_LIMIT_REACHED: &str = "job limit reached";
 /// The `Conflict` message of [`HitlRepo::insert_hitl`] past the tenant's open callbacks.
 pub const CALLBACK_LIMIT_REACHED: &str = "open callback limit reached";
 
@@ -253,75 +300,14 @@ pub struct HourlyKey {
     pub label: String,
 }
 
-/// The Prompt Guard's models, feedback, training tasks and statistics.
-///
-/// A tenant's model versions are numbered 1, 2, 3… in the order stored; at most one is
-/// active, and none active means the built-in default (version 0). A tenant has at most one
-/// training task that is `queued` or `running`.
+/// The Prompt Guard's feedback and statistics (its versions are in the [`ModelRegistry`],
+/// its trainings in the [`JobQueue`]).
 #[async_trait]
 pub trait GuardRepo: Send + Sync {
-    /// The tenant's versions, newest first, without their weights.
-    async fn list_guard_models(&self, tenant: TenantId) -> Result<Vec<GuardModelInfo>>;
-    /// One version with its weights.
-    async fn get_guard_model(&self, tenant: TenantId, version: i32) -> Result<Option<GuardModelRecord>>;
-    /// The active version (0 when the built-in default is in use).
-    async fn active_guard_model(&self, tenant: TenantId) -> Result<i32>;
-    /// Makes `version` the active one (0: the built-in default, always `true`); `false`,
-    /// changing nothing, when the tenant has no such version.
-    async fn activate_guard_model(&self, tenant: TenantId, version: i32) -> Result<bool>;
-
     async fn insert_guard_feedback(&self, feedback: &GuardFeedback) -> Result<()>;
     /// The tenant's feedback, oldest first (by id), at most `limit` (none when `limit` ≤ 0),
     /// with texts.
     async fn list_guard_feedback(&self, tenant: TenantId, limit: i64) -> Result<Vec<GuardFeedback>>;
-
-    /// Stores a queued task with the examples sent with it. `Conflict` when the tenant
-    /// already has a task that is `queued` or `running`.
-    async fn insert_guard_task(&self, task: &GuardTask, examples: &[GuardExample]) -> Result<()>;
-    /// The tenant's task that is `queued` or `running`, if any.
-    async fn pending_guard_task(&self, tenant: TenantId) -> Result<Option<GuardTask>>;
-    /// A task by id, whatever its tenant (the status endpoint is identified by the id alone).
-    async fn get_guard_task(&self, id: GuardTaskId) -> Result<Option<GuardTask>>;
-    /// The examples stored with a task.
-    async fn guard_task_examples(&self, id: GuardTaskId) -> Result<Vec<GuardExample>>;
-    /// Claims the oldest task (by id) that is `queued`, or `running` with a lease that ended
-    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
-    /// to `now` if unset, adds one to `attempts` and resets `progress`. Atomic.
-    async fn claim_guard_task(
-        &self,
-        now: OffsetDateTime,
-        token: uuid::Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<GuardTask>>;
-    /// Records `progress` and extends the lease if the task is still `running` under
-    /// `token`; `Conflict` otherwise (cancelled, or the lease was lost).
-    async fn progress_guard_task(
-        &self,
-        id: GuardTaskId,
-        token: uuid::Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()>;
-    /// In one transaction, if the task is `running` under `token`: stores `model` as the
-    /// task's tenant's next version (highest stored + 1; `info.version`, `info.active` and
-    /// `info.tenant_id` are ignored, the rest, `task_id` included, is stored as given),
-    /// makes it the only active one, and marks the task `completed` at `now` with progress
-    /// 1, that version and no lease. Answers the version; `Conflict`, writing nothing,
-    /// otherwise.
-    async fn complete_guard_task(
-        &self,
-        id: GuardTaskId,
-        token: uuid::Uuid,
-        now: OffsetDateTime,
-        model: &GuardModelRecord,
-    ) -> Result<i32>;
-    /// Marks the task `failed` with `error` at `now` (clearing its lease) if it is
-    /// `running` under `token`; `Conflict` otherwise.
-    async fn fail_guard_task(&self, id: GuardTaskId, token: uuid::Uuid, now: OffsetDateTime, error: &str)
-    -> Result<()>;
-    /// Cancels the tenant's `queued` or `running` task at `now` (clearing its lease);
-    /// answers it as cancelled, or `None` when there was none.
-    async fn cancel_guard_task(&self, tenant: TenantId, now: OffsetDateTime) -> Result<Option<GuardTask>>;
 
     /// Adds each count to its key's total (creating it at zero); a key given twice adds
     /// both. All or nothing: `Conflict` when a key's tenant does not exist.
@@ -331,9 +317,8 @@ pub trait GuardRepo: Send + Sync {
     async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardStatsKey, i64)>>;
 }
 
-/// Shadow-agent discovery: ingested events, candidates and clustering jobs.
-///
-/// A tenant has at most one clustering job that is `queued` or `running`.
+/// Shadow-agent discovery: ingested events and candidates (its clusterings are jobs of the
+/// [`JobQueue`]).
 #[async_trait]
 pub trait DiscoveryRepo: Send + Sync {
     /// Stores the events (of any tenants) in one transaction, all or nothing. `Conflict`
@@ -365,30 +350,6 @@ pub trait DiscoveryRepo: Send + Sync {
     /// stored status is `expected`; answers whether it did. `NotFound` when absent.
     async fn update_candidate(&self, candidate: &DiscoveryCandidate, expected: CandidateStatus) -> Result<bool>;
 
-    /// Stores a queued job. `Conflict` when the tenant already has one `queued` or
-    /// `running`.
-    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<()>;
-    /// The tenant's job that is `queued` or `running`, if any.
-    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>>;
-    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>>;
-    /// Claims the oldest job (by id) that is `queued`, or `running` with a lease that ended
-    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
-    /// to `now` if unset, adds one to `attempts` and resets `progress`. Atomic.
-    async fn claim_cluster_job(
-        &self,
-        now: OffsetDateTime,
-        token: uuid::Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<ClusterJob>>;
-    /// Records `progress` and extends the lease if the job is still `running` under
-    /// `token`; `Conflict` otherwise.
-    async fn progress_cluster_job(
-        &self,
-        id: ClusterJobId,
-        token: uuid::Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()>;
     /// In one transaction, if the job is `running` under `token`: inserts each upsert that
     /// does not exist, replaces each that exists and is still `pending` (skipping decided
     /// ones), deletes each removed candidate that is still `pending`, and marks the job
@@ -401,15 +362,6 @@ pub trait DiscoveryRepo: Send + Sync {
         now: OffsetDateTime,
         outcome: &ClusterOutcome,
     ) -> Result<Vec<CandidateId>>;
-    /// Marks the job `failed` with `error` at `now` (clearing its lease) if it is `running`
-    /// under `token`; `Conflict` otherwise.
-    async fn fail_cluster_job(
-        &self,
-        id: ClusterJobId,
-        token: uuid::Uuid,
-        now: OffsetDateTime,
-        error: &str,
-    ) -> Result<()>;
 }
 
 /// Anomaly reports.
@@ -431,65 +383,6 @@ pub trait AnomalyRepo: Send + Sync {
     /// The tenant's reports passing `filter`, counted per agent, type, severity, status
     /// and hour of `created_at`, in no particular order.
     async fn anomaly_counts(&self, tenant: TenantId, filter: &AnomalyFilter) -> Result<Vec<AnomalyCount>>;
-
-    // The anomaly detector's versions and training tasks. A tenant's versions are numbered
-    // 1, 2, 3… in the order stored; at most one is active, and none active (version 0)
-    // means the detector is off. A tenant has at most one task `queued` or `running`.
-
-    /// The tenant's versions, newest first, without their models.
-    async fn list_anomaly_models(&self, tenant: TenantId) -> Result<Vec<AnomalyModelInfo>>;
-    /// One version with its model.
-    async fn get_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<Option<AnomalyModelRecord>>;
-    /// The active version with its model; `None` when the detector is off.
-    async fn active_anomaly_model(&self, tenant: TenantId) -> Result<Option<AnomalyModelRecord>>;
-    /// Makes `version` the only active one (0: none, always `true`); `false`, changing
-    /// nothing, when the tenant has no such version.
-    async fn activate_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<bool>;
-    /// Stores a queued task. `Conflict` when the tenant already has one `queued` or
-    /// `running`, or does not exist.
-    async fn insert_anomaly_task(&self, task: &AnomalyTask) -> Result<()>;
-    /// The tenant's task that is `queued` or `running`, if any.
-    async fn pending_anomaly_task(&self, tenant: TenantId) -> Result<Option<AnomalyTask>>;
-    async fn get_anomaly_task(&self, tenant: TenantId, id: AnomalyTaskId) -> Result<Option<AnomalyTask>>;
-    /// Claims the oldest task (by id) that is `queued`, or `running` with a lease that ended
-    /// before `now`: sets it `running` under `token` until `lease_until`, sets `started_at`
-    /// to `now` if unset, adds one to `attempts` and resets `progress`. Atomic.
-    async fn claim_anomaly_task(
-        &self,
-        now: OffsetDateTime,
-        token: uuid::Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<AnomalyTask>>;
-    /// Records `progress` and extends the lease if the task is still `running` under
-    /// `token`; `Conflict` otherwise.
-    async fn progress_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: uuid::Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()>;
-    /// In one transaction, if the task is `running` under `token`: stores `model` as the
-    /// task's tenant's next version (highest stored + 1; `info.version`, `info.active` and
-    /// `info.tenant_id` are ignored, the rest is stored as given), makes it the only active
-    /// one, and marks the task `completed` at `now` with progress 1, that version and no
-    /// lease. Answers the version; `Conflict`, writing nothing, otherwise.
-    async fn complete_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: uuid::Uuid,
-        now: OffsetDateTime,
-        model: &AnomalyModelRecord,
-    ) -> Result<i32>;
-    /// Marks the task `failed` with `error` at `now` (clearing its lease) if it is
-    /// `running` under `token`; `Conflict` otherwise.
-    async fn fail_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: uuid::Uuid,
-        now: OffsetDateTime,
-        error: &str,
-    ) -> Result<()>;
 }
 
 /// Human-in-the-loop approval requests. Only a `pending` request changes; the expiry and
@@ -577,7 +470,8 @@ pub trait Store:
     + ApiKeyRepo
     + SessionRepo
     + AuditRepo
-    + ExportRepo
+    + JobQueue
+    + ModelRegistry
     + AgentRepo
     + PolicyRepo
     + GuardRepo

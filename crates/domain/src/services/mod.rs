@@ -13,6 +13,7 @@ mod counts;
 pub mod discovery;
 pub mod guard;
 pub mod hitl;
+pub(crate) mod jobs;
 pub mod passwords;
 pub mod policies;
 mod ports;

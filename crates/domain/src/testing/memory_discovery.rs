@@ -1,4 +1,4 @@
-//! Shadow-agent discovery in `MemoryStore`: ingested events, candidates and clustering jobs.
+//! Shadow-agent discovery in `MemoryStore`: ingested events and candidates.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::MutexGuard;
@@ -11,8 +11,7 @@ use super::memory_store::{MemoryStore, conflict, page_of};
 use crate::error::{DomainError, Result};
 use crate::ids::{CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 use crate::model::{
-    CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, EventDisposition,
-    JobStatus, Lease,
+    CandidateFilter, CandidateStatus, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, EventDisposition, JobEnd,
 };
 use crate::page::{Page, PageRequest};
 use crate::ports::store::DiscoveryRepo;
@@ -22,18 +21,9 @@ use crate::ports::store::DiscoveryRepo;
 pub(super) struct DiscoveryTables {
     events: BTreeMap<Uuid, DiscoveryEvent>,
     candidates: BTreeMap<Uuid, DiscoveryCandidate>,
-    jobs: BTreeMap<Uuid, ClusterJob>,
 }
 
 impl DiscoveryTables {
-    /// The job if it is `running` under `token`.
-    fn held(&mut self, id: ClusterJobId, token: Uuid) -> Result<&mut ClusterJob> {
-        self.jobs
-            .get_mut(&id.0)
-            .filter(|j| j.status == JobStatus::Running && j.lease.is_some_and(|l| l.token == token))
-            .ok_or_else(|| lease_lost(id))
-    }
-
     fn candidate_of(&self, tenant: TenantId, id: CandidateId) -> Option<&DiscoveryCandidate> {
         self.candidates.get(&id.0).filter(|c| c.tenant_id == tenant)
     }
@@ -53,14 +43,6 @@ fn stored(candidate: &DiscoveryCandidate, tenant: TenantId) -> DiscoveryCandidat
         event.tenant_id = tenant;
     }
     stored
-}
-
-fn lease_lost(id: ClusterJobId) -> DomainError {
-    DomainError::Conflict(format!("clustering job {id} is no longer held by this worker"))
-}
-
-fn is_active(status: JobStatus) -> bool {
-    matches!(status, JobStatus::Queued | JobStatus::Running)
 }
 
 impl MemoryStore {
@@ -150,65 +132,6 @@ impl DiscoveryRepo for MemoryStore {
         Ok(true)
     }
 
-    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<()> {
-        if !self.tenant_exists(job.tenant_id) {
-            return Err(conflict("tenant does not exist"));
-        }
-        let mut t = self.discovery_tables();
-        if t.jobs.contains_key(&job.id.0) {
-            return Err(conflict("a clustering job with this id exists"));
-        }
-        if is_active(job.status) && t.jobs.values().any(|o| o.tenant_id == job.tenant_id && is_active(o.status)) {
-            return Err(conflict("the tenant already has a clustering job queued or running"));
-        }
-        t.jobs.insert(job.id.0, job.clone());
-        Ok(())
-    }
-
-    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>> {
-        let t = self.discovery_tables();
-        Ok(t.jobs.values().find(|j| j.tenant_id == tenant && is_active(j.status)).cloned())
-    }
-
-    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>> {
-        Ok(self.discovery_tables().jobs.get(&id.0).filter(|j| j.tenant_id == tenant).cloned())
-    }
-
-    async fn claim_cluster_job(
-        &self,
-        now: OffsetDateTime,
-        token: Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<ClusterJob>> {
-        let mut t = self.discovery_tables();
-        let claimable = |j: &ClusterJob| match j.status {
-            JobStatus::Queued => true,
-            JobStatus::Running => j.lease.is_none_or(|l| l.until < now),
-            _ => false,
-        };
-        let Some(job) = t.jobs.values_mut().find(|j| claimable(j)) else { return Ok(None) };
-        job.status = JobStatus::Running;
-        job.lease = Some(Lease { token, until: lease_until });
-        job.started_at = job.started_at.or(Some(now));
-        job.attempts += 1;
-        job.progress = 0.0;
-        Ok(Some(job.clone()))
-    }
-
-    async fn progress_cluster_job(
-        &self,
-        id: ClusterJobId,
-        token: Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()> {
-        let mut t = self.discovery_tables();
-        let job = t.held(id, token)?;
-        job.progress = progress;
-        job.lease = Some(Lease { token, until: lease_until });
-        Ok(())
-    }
-
     async fn complete_cluster_job(
         &self,
         id: ClusterJobId,
@@ -216,8 +139,10 @@ impl DiscoveryRepo for MemoryStore {
         now: OffsetDateTime,
         outcome: &ClusterOutcome,
     ) -> Result<Vec<CandidateId>> {
+        // The job's lock first, then the candidates': the job cannot change meanwhile.
+        let mut jobs = self.job_tables();
+        let tenant = jobs.held(id.0, token)?.tenant_id;
         let mut t = self.discovery_tables();
-        let tenant = t.held(id, token)?.tenant_id;
         let mut inserted = Vec::new();
         for candidate in &outcome.upserts {
             match t.candidates.get(&candidate.id.0) {
@@ -237,22 +162,7 @@ impl DiscoveryRepo for MemoryStore {
                 t.candidates.remove(&removed.0);
             }
         }
-        let job = t.held(id, token)?;
-        job.status = JobStatus::Completed;
-        job.progress = 1.0;
-        job.summary = Some(outcome.summary);
-        job.finished_at = Some(now);
-        job.lease = None;
+        super::memory_jobs::finish(jobs.held(id.0, token)?, &JobEnd::completed(now, outcome.summary.to_state()));
         Ok(inserted)
-    }
-
-    async fn fail_cluster_job(&self, id: ClusterJobId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
-        let mut t = self.discovery_tables();
-        let job = t.held(id, token)?;
-        job.status = JobStatus::Failed;
-        job.error = Some(error.to_owned());
-        job.finished_at = Some(now);
-        job.lease = None;
-        Ok(())
     }
 }

@@ -34,7 +34,7 @@ struct Tables {
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     tables: Mutex<Tables>,
-    /// The audit log and export jobs, apart: appends never clone the other tables.
+    /// The audit log, apart: appends never clone the other tables.
     pub(super) audit: Mutex<super::memory_audit::AuditTables>,
     /// The agent registry, apart likewise.
     pub(super) agents: Mutex<super::memory_agents::AgentTables>,
@@ -48,6 +48,8 @@ pub struct MemoryStore {
     pub(super) hitl: Mutex<super::memory_hitl::HitlTables>,
     /// Anomaly reports.
     pub(super) anomalies: Mutex<super::memory_anomaly::AnomalyTables>,
+    /// The job queue (its chunks) and the model registry.
+    pub(super) jobs: Mutex<super::memory_jobs::JobTables>,
     /// Leases and SIEM forwarding state.
     pub(super) siem: Mutex<super::memory_siem::SiemTables>,
 }

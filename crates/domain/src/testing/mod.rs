@@ -7,6 +7,7 @@ mod memory_audit;
 mod memory_discovery;
 mod memory_guard;
 mod memory_hitl;
+mod memory_jobs;
 mod memory_policies;
 mod memory_siem;
 mod memory_store;

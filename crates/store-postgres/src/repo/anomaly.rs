@@ -10,27 +10,15 @@
 //! alike) and writes the rest in the same transaction. The statistics are one `GROUP BY`
 //! over the filtered rows, the hour being `floor(extract(epoch from created_at) / 3600)`.
 //!
-//! The detector's versions and training tasks follow the Prompt Guard's (see `guard.rs`):
-//! which version is active, and which number the next one gets, change only under a lock on
-//! the tenant's row (`FOR NO KEY UPDATE`); the primary key `(tenant_id, version)` and the
-//! partial unique index `anomaly_models_active_key` would turn any race into a `Conflict`.
-//! The active version changes in two statements, all off and then one on. Workers claim
-//! tasks with `FOR UPDATE SKIP LOCKED`; every later write is conditional on the task still
-//! being `running` under the worker's lease token. `anomaly_tasks_active_key` keeps one
-//! queued or running task per tenant. A version's `info` is the JSON text of its
-//! `AnomalyModelInfo` beside the columns `version` and `active`, which win on reading; its
-//! `model` is read only with that one version.
+//! The detector's versions and trainings are the model registry's and the job queue's
+//! (`jobs.rs`).
 
-use agentgov_domain::ids::{AnomalyId, AnomalyTaskId, TenantId};
-use agentgov_domain::model::{
-    AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalyStatus, AnomalyTask,
-    AnomalyType, JobStatus, Lease, Severity,
-};
+use agentgov_domain::ids::{AnomalyId, TenantId};
+use agentgov_domain::model::{AnomalyCount, AnomalyFilter, AnomalyReport, AnomalyStatus, AnomalyType, Severity};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::AnomalyRepo;
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
-use diesel::dsl::max;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
@@ -40,25 +28,11 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{self, TxError};
-use crate::rows::{AnomalyBodyRow, AnomalyModelInfoRow, AnomalyModelRow, AnomalyRow, AnomalyTaskRow};
-use crate::schema::{anomaly_models, anomaly_reports, anomaly_tasks};
+use crate::rows::{AnomalyBodyRow, AnomalyRow};
+use crate::schema::anomaly_reports;
 use crate::store::PgStore;
 
-use super::guard::lock_tenant;
-use super::{QUEUED, RUNNING, page_of};
-
-fn lease_lost(id: AnomalyTaskId) -> DomainError {
-    DomainError::Conflict(format!("anomaly task {id} is no longer held by this worker"))
-}
-
-/// The tenant's task that is `queued` or `running` (one at most: `anomaly_tasks_active_key`).
-macro_rules! pending {
-    ($tenant:expr) => {
-        anomaly_tasks::table
-            .filter(anomaly_tasks::tenant_id.eq($tenant.as_uuid()))
-            .filter(anomaly_tasks::status.eq_any([QUEUED, RUNNING]))
-    };
-}
+use super::page_of;
 
 fn not_found(id: AnomalyId) -> DomainError {
     DomainError::not_found("anomaly report", id)
@@ -246,236 +220,5 @@ impl AnomalyRepo for PgStore {
         let mut conn = self.conn().await?;
         let rows: Vec<CountRow> = query.load(&mut conn).await.map_err(error::db)?;
         rows.into_iter().map(|r| r.into_count(tenant)).collect()
-    }
-
-    async fn list_anomaly_models(&self, tenant: TenantId) -> Result<Vec<AnomalyModelInfo>> {
-        let mut conn = self.conn().await?;
-        let rows: Vec<AnomalyModelInfoRow> = anomaly_models::table
-            .filter(anomaly_models::tenant_id.eq(tenant.as_uuid()))
-            .order(anomaly_models::version.desc())
-            .select(AnomalyModelInfoRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(error::db)?;
-        rows.into_iter().map(AnomalyModelInfo::try_from).collect()
-    }
-
-    async fn get_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<Option<AnomalyModelRecord>> {
-        let mut conn = self.conn().await?;
-        let row = anomaly_models::table
-            .find((tenant.as_uuid(), version))
-            .select(AnomalyModelRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(error::db)?;
-        row.map(AnomalyModelRecord::try_from).transpose()
-    }
-
-    async fn active_anomaly_model(&self, tenant: TenantId) -> Result<Option<AnomalyModelRecord>> {
-        let mut conn = self.conn().await?;
-        // `WHERE active` as written in the partial index's condition, so the planner uses it.
-        let row = anomaly_models::table
-            .filter(anomaly_models::tenant_id.eq(tenant.as_uuid()))
-            .filter(anomaly_models::active)
-            .select(AnomalyModelRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(error::db)?;
-        row.map(AnomalyModelRecord::try_from).transpose()
-    }
-
-    async fn activate_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<bool> {
-        let tenant = tenant.as_uuid();
-        let mut conn = self.tx_conn().await?;
-        let conn: &mut AsyncPgConnection = &mut conn;
-        conn.transaction(async move |conn| -> Result<bool, TxError> {
-            if !lock_tenant(conn, tenant).await? {
-                // No tenant, no versions: only "off" (version 0) "exists".
-                return Ok(version == 0);
-            }
-            let of_tenant = anomaly_models::table.filter(anomaly_models::tenant_id.eq(tenant));
-            if version != 0 {
-                let present: bool =
-                    diesel::select(diesel::dsl::exists(of_tenant.filter(anomaly_models::version.eq(version))))
-                        .get_result(conn)
-                        .await?;
-                if !present {
-                    return Ok(false);
-                }
-            }
-            diesel::update(of_tenant.filter(anomaly_models::active))
-                .set(anomaly_models::active.eq(false))
-                .execute(conn)
-                .await?;
-            if version != 0 {
-                diesel::update(of_tenant.filter(anomaly_models::version.eq(version)))
-                    .set(anomaly_models::active.eq(true))
-                    .execute(conn)
-                    .await?;
-            }
-            Ok(true)
-        })
-        .await
-        .map_err(DomainError::from)
-    }
-
-    async fn insert_anomaly_task(&self, task: &AnomalyTask) -> Result<()> {
-        let row = AnomalyTaskRow::from(task);
-        let mut conn = self.conn().await?;
-        // A missing tenant fails its foreign key, a second pending task of the tenant
-        // `anomaly_tasks_active_key`: `Conflict` either way.
-        diesel::insert_into(anomaly_tasks::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
-        Ok(())
-    }
-
-    async fn pending_anomaly_task(&self, tenant: TenantId) -> Result<Option<AnomalyTask>> {
-        let mut conn = self.conn().await?;
-        let row = pending!(tenant)
-            .select(AnomalyTaskRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(error::db)?;
-        row.map(AnomalyTask::try_from).transpose()
-    }
-
-    async fn get_anomaly_task(&self, tenant: TenantId, id: AnomalyTaskId) -> Result<Option<AnomalyTask>> {
-        let mut conn = self.conn().await?;
-        let row = anomaly_tasks::table
-            .filter(anomaly_tasks::id.eq(id.as_uuid()))
-            .filter(anomaly_tasks::tenant_id.eq(tenant.as_uuid()))
-            .select(AnomalyTaskRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(error::db)?;
-        row.map(AnomalyTask::try_from).transpose()
-    }
-
-    async fn claim_anomaly_task(
-        &self,
-        now: OffsetDateTime,
-        token: Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<AnomalyTask>> {
-        let mut conn = self.tx_conn().await?;
-        let conn: &mut AsyncPgConnection = &mut conn;
-        conn.transaction(async move |conn| -> Result<Option<AnomalyTask>, TxError> {
-            let row = next_claimable!(anomaly_tasks, AnomalyTaskRow, now, conn)?;
-            let Some(row) = row else { return Ok(None) };
-            let mut task = AnomalyTask::try_from(row)?;
-            task.status = JobStatus::Running;
-            task.lease = Some(Lease { token, until: lease_until });
-            task.started_at = task.started_at.or(Some(now));
-            task.attempts += 1;
-            task.progress = 0.0;
-            diesel::update(anomaly_tasks::table.find(task.id.as_uuid()))
-                .set((
-                    anomaly_tasks::status.eq(RUNNING),
-                    anomaly_tasks::lease_token.eq(token),
-                    anomaly_tasks::lease_until.eq(lease_until),
-                    anomaly_tasks::started_at.eq(task.started_at),
-                    anomaly_tasks::attempts.eq(task.attempts),
-                    anomaly_tasks::progress.eq(0.0),
-                ))
-                .execute(conn)
-                .await?;
-            Ok(Some(task))
-        })
-        .await
-        .map_err(DomainError::from)
-    }
-
-    async fn progress_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()> {
-        let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(anomaly_tasks, id, token))
-            .set((anomaly_tasks::progress.eq(progress), anomaly_tasks::lease_until.eq(lease_until)))
-            .execute(&mut conn)
-            .await
-            .map_err(error::db)?;
-        if updated == 0 { Err(lease_lost(id)) } else { Ok(()) }
-    }
-
-    async fn complete_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: Uuid,
-        now: OffsetDateTime,
-        model: &AnomalyModelRecord,
-    ) -> Result<i32> {
-        let model = model.clone();
-        let mut conn = self.tx_conn().await?;
-        let conn: &mut AsyncPgConnection = &mut conn;
-        conn.transaction(async move |conn| -> Result<i32, TxError> {
-            // The task row first: a reclaim waits for this commit, or this finds the task no
-            // longer held and writes nothing.
-            let tenant: Option<Uuid> = held!(anomaly_tasks, id, token)
-                .select(anomaly_tasks::tenant_id)
-                .for_update()
-                .first(conn)
-                .await
-                .optional()?;
-            let Some(tenant) = tenant else { return Err(TxError::Domain(lease_lost(id))) };
-            // Then the tenant's row: versions are numbered and switched one writer at a time.
-            if !lock_tenant(conn, tenant).await? {
-                return Err(TxError::Domain(lease_lost(id)));
-            }
-            let highest: Option<i32> = anomaly_models::table
-                .filter(anomaly_models::tenant_id.eq(tenant))
-                .select(max(anomaly_models::version))
-                .first(conn)
-                .await?;
-            let version = highest.unwrap_or(0).checked_add(1).ok_or_else(|| {
-                TxError::Domain(DomainError::Internal(format!(
-                    "tenant {tenant} has run out of anomaly detector versions"
-                )))
-            })?;
-            diesel::update(
-                anomaly_models::table.filter(anomaly_models::tenant_id.eq(tenant)).filter(anomaly_models::active),
-            )
-            .set(anomaly_models::active.eq(false))
-            .execute(conn)
-            .await?;
-            let row = AnomalyModelRow::new(tenant, version, &model)?;
-            diesel::insert_into(anomaly_models::table).values(&row).execute(conn).await?;
-            diesel::update(anomaly_tasks::table.find(id.as_uuid()))
-                .set((
-                    anomaly_tasks::status.eq(JobStatus::Completed.as_str()),
-                    anomaly_tasks::progress.eq(1.0),
-                    anomaly_tasks::model_version.eq(version),
-                    anomaly_tasks::finished_at.eq(now),
-                    anomaly_tasks::lease_token.eq(None::<Uuid>),
-                    anomaly_tasks::lease_until.eq(None::<OffsetDateTime>),
-                ))
-                .execute(conn)
-                .await?;
-            Ok(version)
-        })
-        .await
-        .map_err(DomainError::from)
-    }
-
-    async fn fail_anomaly_task(&self, id: AnomalyTaskId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
-        let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(anomaly_tasks, id, token))
-            .set((
-                anomaly_tasks::status.eq(JobStatus::Failed.as_str()),
-                anomaly_tasks::error.eq(error),
-                anomaly_tasks::finished_at.eq(now),
-                anomaly_tasks::lease_token.eq(None::<Uuid>),
-                anomaly_tasks::lease_until.eq(None::<OffsetDateTime>),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(error::db)?;
-        if updated == 0 { Err(lease_lost(id)) } else { Ok(()) }
     }
 }

@@ -1,9 +1,9 @@
-//! Shadow-agent discovery: ingested events, candidates and clustering jobs.
+//! Shadow-agent discovery: ingested events and candidates; clustering jobs are the job
+//! queue's (`jobs.rs`).
 //!
 //! Storage: events and candidates keep the columns their queries filter on (`tenant_id`,
 //! the event's `disposition`, the candidate's `status`) beside `body`, the JSON text of the
 //! record's `Serialize` form, which leaves the tenant out; reading sets it from the column.
-//! Jobs are stored by column, their summary as JSON text.
 //!
 //! Ingestion inserts a batch of events as four arrays unnested by one `INSERT … SELECT`:
 //! four parameters however many rows, one round trip per [`EVENTS_CHUNK`] events. A batch
@@ -12,9 +12,7 @@
 //! (`Conflict`), and nothing of the batch is stored. Clustering reads shadow events by
 //! keyset on id through the index `(tenant_id, disposition, id)`.
 //!
-//! Workers claim jobs with `FOR UPDATE SKIP LOCKED`, as Prompt Guard workers claim tasks;
-//! every later write is conditional on the job still being `running` under the worker's
-//! lease token. A completion first locks the job row under that condition (a reclaim or a
+//! A completion first locks the job row if the worker still holds it (a reclaim or a
 //! second completion waits, then finds it no longer held and writes nothing), then, in the
 //! same transaction, inserts the new candidates (`ON CONFLICT DO NOTHING RETURNING id`
 //! tells which were new), replaces the others that are still `pending`, deletes the removed
@@ -25,16 +23,12 @@
 //! re-checks such a condition on the row a concurrent writer left once it commits, so of
 //! two racing decisions only the first applies; likewise a completion's replacements and
 //! deletions leave alone a candidate that a decision took out of `pending` before them.
-//!
-//! The partial unique index `discovery_jobs_active_key` keeps one queued or running job per
-//! tenant; a second insert fails it (`Conflict`).
 
 use std::collections::{HashMap, HashSet};
 
 use agentgov_domain::ids::{CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 use agentgov_domain::model::{
-    CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, EventDisposition,
-    JobStatus, Lease,
+    CandidateFilter, CandidateStatus, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, EventDisposition, JobEnd,
 };
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::DiscoveryRepo;
@@ -48,15 +42,13 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{self, TxError};
-use crate::rows::{
-    DiscoveryCandidateRow, DiscoveryEventRow, DiscoveryJobRow, candidate_body, event_body, summary_text,
-};
-use crate::schema::{discovery_candidates, discovery_events, discovery_jobs};
+use crate::repo::jobs::{finish, held_tenant};
+use crate::rows::{DiscoveryCandidateRow, DiscoveryEventRow, candidate_body, event_body};
+use crate::schema::{discovery_candidates, discovery_events};
 use crate::store::PgStore;
 
 use super::page_of;
 
-use super::{QUEUED, RUNNING};
 const PENDING: &str = "pending";
 const SHADOW: &str = "shadow";
 
@@ -89,10 +81,6 @@ WHERE c.id = u.id AND c.tenant_id = $1 AND c.status = 'pending'";
 struct IdRow {
     #[diesel(sql_type = SqlUuid)]
     id: Uuid,
-}
-
-fn lease_lost(id: ClusterJobId) -> DomainError {
-    DomainError::Conflict(format!("clustering job {id} is no longer held by this worker"))
 }
 
 /// The tenant's candidate `id`.
@@ -292,92 +280,6 @@ impl DiscoveryRepo for PgStore {
         if present { Ok(false) } else { Err(DomainError::not_found("candidate", id)) }
     }
 
-    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<()> {
-        let row = DiscoveryJobRow::try_from(job)?;
-        let mut conn = self.conn().await?;
-        // A second active job of the tenant fails `discovery_jobs_active_key`, a missing
-        // tenant the foreign key: `Conflict` either way.
-        diesel::insert_into(discovery_jobs::table).values(&row).execute(&mut conn).await.map_err(error::db)?;
-        Ok(())
-    }
-
-    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>> {
-        let mut conn = self.conn().await?;
-        // The condition as written in `discovery_jobs_active_key`'s, so the planner uses it.
-        let row = discovery_jobs::table
-            .filter(discovery_jobs::tenant_id.eq(tenant.as_uuid()))
-            .filter(discovery_jobs::status.eq_any([QUEUED, RUNNING]))
-            .select(DiscoveryJobRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(error::db)?;
-        row.map(ClusterJob::try_from).transpose()
-    }
-
-    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>> {
-        let mut conn = self.conn().await?;
-        let row = discovery_jobs::table
-            .filter(discovery_jobs::id.eq(id.as_uuid()))
-            .filter(discovery_jobs::tenant_id.eq(tenant.as_uuid()))
-            .select(DiscoveryJobRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(error::db)?;
-        row.map(ClusterJob::try_from).transpose()
-    }
-
-    async fn claim_cluster_job(
-        &self,
-        now: OffsetDateTime,
-        token: Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<ClusterJob>> {
-        let mut conn = self.tx_conn().await?;
-        let conn: &mut AsyncPgConnection = &mut conn;
-        conn.transaction(async move |conn| -> Result<Option<ClusterJob>, TxError> {
-            let row = next_claimable!(discovery_jobs, DiscoveryJobRow, now, conn)?;
-            let Some(row) = row else { return Ok(None) };
-            let mut job = ClusterJob::try_from(row)?;
-            job.status = JobStatus::Running;
-            job.lease = Some(Lease { token, until: lease_until });
-            job.started_at = job.started_at.or(Some(now));
-            job.attempts += 1;
-            job.progress = 0.0;
-            diesel::update(discovery_jobs::table.find(job.id.as_uuid()))
-                .set((
-                    discovery_jobs::status.eq(RUNNING),
-                    discovery_jobs::lease_token.eq(token),
-                    discovery_jobs::lease_until.eq(lease_until),
-                    discovery_jobs::started_at.eq(job.started_at),
-                    discovery_jobs::attempts.eq(job.attempts),
-                    discovery_jobs::progress.eq(0.0),
-                ))
-                .execute(conn)
-                .await?;
-            Ok(Some(job))
-        })
-        .await
-        .map_err(DomainError::from)
-    }
-
-    async fn progress_cluster_job(
-        &self,
-        id: ClusterJobId,
-        token: Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()> {
-        let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(discovery_jobs, id, token))
-            .set((discovery_jobs::progress.eq(progress), discovery_jobs::lease_until.eq(lease_until)))
-            .execute(&mut conn)
-            .await
-            .map_err(error::db)?;
-        if updated == 0 { Err(lease_lost(id)) } else { Ok(()) }
-    }
-
     async fn complete_cluster_job(
         &self,
         id: ClusterJobId,
@@ -387,20 +289,14 @@ impl DiscoveryRepo for PgStore {
     ) -> Result<Vec<CandidateId>> {
         let upserts = CandidateColumns::of(&outcome.upserts)?;
         let removed: Vec<Uuid> = outcome.removed.iter().map(CandidateId::as_uuid).collect();
-        let summary = summary_text(&outcome.summary)?;
+        let end = JobEnd::completed(now, outcome.summary.to_state());
         let order: Vec<CandidateId> = outcome.upserts.iter().map(|c| c.id).collect();
         let mut conn = self.tx_conn().await?;
         let conn: &mut AsyncPgConnection = &mut conn;
         conn.transaction(async move |conn| -> Result<Vec<CandidateId>, TxError> {
             // The job row first: a reclaim or another completion waits for this commit, or
             // this finds the job no longer held and writes nothing.
-            let tenant: Option<Uuid> = held!(discovery_jobs, id, token)
-                .select(discovery_jobs::tenant_id)
-                .for_update()
-                .first(conn)
-                .await
-                .optional()?;
-            let Some(tenant) = tenant else { return Err(TxError::Domain(lease_lost(id))) };
+            let tenant = held_tenant(conn, id.as_uuid(), token).await?;
             // Candidates are written to the job's tenant, whatever their `tenant_id` says.
             let mut inserted = HashSet::new();
             if !upserts.ids.is_empty() {
@@ -421,39 +317,13 @@ impl DiscoveryRepo for PgStore {
                 .execute(conn)
                 .await?;
             }
-            diesel::update(discovery_jobs::table.find(id.as_uuid()))
-                .set((
-                    discovery_jobs::status.eq(JobStatus::Completed.as_str()),
-                    discovery_jobs::progress.eq(1.0),
-                    discovery_jobs::summary.eq(summary),
-                    discovery_jobs::finished_at.eq(now),
-                    discovery_jobs::lease_token.eq(None::<Uuid>),
-                    discovery_jobs::lease_until.eq(None::<OffsetDateTime>),
-                ))
-                .execute(conn)
-                .await?;
+            finish(conn, id.as_uuid(), &end).await?;
             // In the order given, each once.
             let mut seen = HashSet::new();
             Ok(order.into_iter().filter(|c| inserted.contains(&c.as_uuid()) && seen.insert(*c)).collect())
         })
         .await
         .map_err(DomainError::from)
-    }
-
-    async fn fail_cluster_job(&self, id: ClusterJobId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
-        let mut conn = self.conn().await?;
-        let updated = diesel::update(held!(discovery_jobs, id, token))
-            .set((
-                discovery_jobs::status.eq(JobStatus::Failed.as_str()),
-                discovery_jobs::error.eq(error),
-                discovery_jobs::finished_at.eq(now),
-                discovery_jobs::lease_token.eq(None::<Uuid>),
-                discovery_jobs::lease_until.eq(None::<OffsetDateTime>),
-            ))
-            .execute(&mut conn)
-            .await
-            .map_err(error::db)?;
-        if updated == 0 { Err(lease_lost(id)) } else { Ok(()) }
     }
 }
 

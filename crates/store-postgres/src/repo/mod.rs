@@ -1,49 +1,17 @@
 //! The repository ports, one file per aggregate.
 
-/// Status values of the leased job tables (`export_jobs`, `guard_tasks`, `discovery_jobs`,
-/// `anomaly_tasks`).
+/// Status values of the job queue.
 const QUEUED: &str = "queued";
 const RUNNING: &str = "running";
-
-/// The leased job `$id` of `$table` if it is `running` under `$token`.
-macro_rules! held {
-    ($table:ident, $id:expr, $token:expr) => {
-        $table::table
-            .filter($table::id.eq($id.as_uuid()))
-            .filter($table::status.eq(crate::repo::RUNNING))
-            .filter($table::lease_token.eq($token))
-    };
-}
-
-/// Inside a transaction: the oldest job of `$table` that is queued, or running under a
-/// lease that ran out before `$now`, locked; one another worker is claiming right now is
-/// locked already, so it is skipped and the next one taken.
-macro_rules! next_claimable {
-    ($table:ident, $row:ty, $now:expr, $conn:expr) => {{
-        let claimable = $table::status.eq(crate::repo::QUEUED).or($table::status
-            .eq(crate::repo::RUNNING)
-            .and($table::lease_until.is_null().or($table::lease_until.lt($now))));
-        $table::table
-            .filter(claimable)
-            .order($table::id)
-            .select(<$row>::as_select())
-            .limit(1)
-            .for_update()
-            .skip_locked()
-            .first::<$row>($conn)
-            .await
-            .optional()
-    }};
-}
 
 mod agents;
 mod anomaly;
 mod api_keys;
 pub(crate) mod audit;
 mod discovery;
-mod exports;
-mod guard;
+pub(crate) mod guard;
 mod hitl;
+pub(crate) mod jobs;
 mod policies;
 mod sessions;
 mod siem;

@@ -11,91 +11,25 @@
 //! The statistics are one `GROUP BY` over the filtered rows, the hour being
 //! `created_at / 3600000000` (whole hours since the Unix epoch).
 //!
-//! The detector's versions and training tasks follow the Prompt Guard's (see `guard.rs`):
-//! a version's number (the tenant's highest plus one) is computed and used in one
-//! `BEGIN IMMEDIATE` transaction; the active version changes in two statements, all off and
-//! then one on, because the partial unique index `anomaly_models_active_key` is checked row
-//! by row; a worker's writes to a task are conditioned on its lease token, so a worker whose
-//! task was reclaimed gets `Conflict` and writes nothing; `anomaly_tasks_active_key` keeps
-//! one queued or running task per tenant. A version's `info` is the JSON text of its
-//! `AnomalyModelInfo` beside the columns `version` and `active`, which win on reading; its
-//! `model` is read only with that one version.
+//! The detector's versions and trainings are the model registry's and the job queue's
+//! (`jobs.rs`).
 
-use agentgov_domain::ids::{AnomalyId, AnomalyTaskId, TenantId};
+use agentgov_domain::ids::{AnomalyId, TenantId};
 use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
-use agentgov_domain::model::{
-    AnomalyCount, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalyStatus, AnomalyTask,
-    AnomalyType, JobStatus, Lease, Severity,
-};
+use agentgov_domain::model::{AnomalyCount, AnomalyFilter, AnomalyReport, AnomalyStatus, AnomalyType, Severity};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::store::AnomalyRepo;
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
-use diesel::SqliteConnection;
-use diesel::dsl::max;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel::sqlite::Sqlite;
-use time::OffsetDateTime;
-use uuid::Uuid;
 
 use crate::SqliteStore;
-use crate::error::{TxError, TxResult};
+use crate::error::TxError;
 use crate::repo::check_tenant;
-use crate::rows::{
-    AnomalyBody, AnomalyModelInfoRow, AnomalyModelRow, AnomalyRow, AnomalyTaskRow, convert, id_text, parse_id,
-};
-use crate::schema::{anomaly_models, anomaly_reports, anomaly_tasks};
-
-const QUEUED: &str = "queued";
-const RUNNING: &str = "running";
-
-fn lease_lost(id: AnomalyTaskId) -> TxError {
-    TxError::Domain(DomainError::Conflict(format!("anomaly task {id} is no longer held by this worker")))
-}
-
-/// The task `id` if it is `running` under `token`.
-macro_rules! held {
-    ($id:expr, $token:expr) => {
-        anomaly_tasks::table
-            .filter(anomaly_tasks::id.eq($id))
-            .filter(anomaly_tasks::status.eq(RUNNING))
-            .filter(anomaly_tasks::lease_token.eq($token))
-    };
-}
-
-/// The tenant's task that is `queued` or `running` (one at most: `anomaly_tasks_active_key`).
-macro_rules! pending {
-    ($tenant:expr) => {
-        anomaly_tasks::table
-            .filter(anomaly_tasks::tenant_id.eq($tenant))
-            .filter(anomaly_tasks::status.eq_any([QUEUED, RUNNING]))
-    };
-}
-
-/// The oldest claimable task: `queued`, or `running` with a lease that ended before `now`.
-/// Two look-ups, each a short walk of the `(status, id)` index.
-fn claimable(c: &mut SqliteConnection, now: i64) -> TxResult<Option<String>> {
-    let queued: Option<String> = anomaly_tasks::table
-        .filter(anomaly_tasks::status.eq(QUEUED))
-        .order(anomaly_tasks::id.asc())
-        .select(anomaly_tasks::id)
-        .first(c)
-        .optional()?;
-    let abandoned: Option<String> = anomaly_tasks::table
-        .filter(anomaly_tasks::status.eq(RUNNING))
-        .filter(anomaly_tasks::lease_until.is_null().or(anomaly_tasks::lease_until.lt(now)))
-        .order(anomaly_tasks::id.asc())
-        .select(anomaly_tasks::id)
-        .first(c)
-        .optional()?;
-    Ok(queued.into_iter().chain(abandoned).min())
-}
-
-fn task_by_id(c: &mut SqliteConnection, id: &str) -> TxResult<Option<AnomalyTask>> {
-    let row = anomaly_tasks::table.find(id).select(AnomalyTaskRow::as_select()).first(c).optional()?;
-    Ok(row.map(AnomalyTask::try_from).transpose()?)
-}
+use crate::rows::{AnomalyBody, AnomalyRow, convert, id_text, parse_id};
+use crate::schema::anomaly_reports;
 
 fn not_found(id: AnomalyId) -> DomainError {
     DomainError::not_found("anomaly report", id)
@@ -301,212 +235,6 @@ impl AnomalyRepo for SqliteStore {
         self.read(move |c| {
             let rows: Vec<CountRow> = query.load(c)?;
             Ok(convert(rows)?)
-        })
-        .await
-    }
-
-    async fn list_anomaly_models(&self, tenant: TenantId) -> Result<Vec<AnomalyModelInfo>> {
-        let tenant = id_text(tenant.0);
-        self.read(move |c| {
-            let rows = anomaly_models::table
-                .filter(anomaly_models::tenant_id.eq(tenant))
-                .order(anomaly_models::version.desc())
-                .select(AnomalyModelInfoRow::as_select())
-                .load(c)?;
-            Ok(convert(rows)?)
-        })
-        .await
-    }
-
-    async fn get_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<Option<AnomalyModelRecord>> {
-        let tenant = id_text(tenant.0);
-        self.read(move |c| {
-            let row = anomaly_models::table
-                .find((tenant, version))
-                .select(AnomalyModelRow::as_select())
-                .first(c)
-                .optional()?;
-            Ok(row.map(AnomalyModelRecord::try_from).transpose()?)
-        })
-        .await
-    }
-
-    async fn active_anomaly_model(&self, tenant: TenantId) -> Result<Option<AnomalyModelRecord>> {
-        let tenant = id_text(tenant.0);
-        self.read(move |c| {
-            // `WHERE active` as written in the partial index's condition, so SQLite uses it.
-            let row = anomaly_models::table
-                .filter(anomaly_models::tenant_id.eq(tenant))
-                .filter(anomaly_models::active)
-                .select(AnomalyModelRow::as_select())
-                .first(c)
-                .optional()?;
-            Ok(row.map(AnomalyModelRecord::try_from).transpose()?)
-        })
-        .await
-    }
-
-    async fn activate_anomaly_model(&self, tenant: TenantId, version: i32) -> Result<bool> {
-        let tenant = id_text(tenant.0);
-        self.transaction(move |c| {
-            let target = anomaly_models::table.filter(anomaly_models::tenant_id.eq(&tenant));
-            if version != 0 {
-                let n: i64 = target.filter(anomaly_models::version.eq(version)).count().get_result(c)?;
-                if n == 0 {
-                    return Ok(false);
-                }
-            }
-            diesel::update(target.filter(anomaly_models::active)).set(anomaly_models::active.eq(false)).execute(c)?;
-            if version != 0 {
-                diesel::update(target.filter(anomaly_models::version.eq(version)))
-                    .set(anomaly_models::active.eq(true))
-                    .execute(c)?;
-            }
-            Ok(true)
-        })
-        .await
-    }
-
-    async fn insert_anomaly_task(&self, task: &AnomalyTask) -> Result<()> {
-        let row = AnomalyTaskRow::from(task);
-        self.transaction(move |c| {
-            check_tenant(c, &row.tenant_id)?;
-            // A second active task of the tenant fails `anomaly_tasks_active_key`: `Conflict`.
-            diesel::insert_into(anomaly_tasks::table).values(&row).execute(c)?;
-            Ok(())
-        })
-        .await
-    }
-
-    async fn pending_anomaly_task(&self, tenant: TenantId) -> Result<Option<AnomalyTask>> {
-        let tenant = id_text(tenant.0);
-        self.read(move |c| {
-            let row = pending!(&tenant).select(AnomalyTaskRow::as_select()).first(c).optional()?;
-            Ok(row.map(AnomalyTask::try_from).transpose()?)
-        })
-        .await
-    }
-
-    async fn get_anomaly_task(&self, tenant: TenantId, id: AnomalyTaskId) -> Result<Option<AnomalyTask>> {
-        let (tenant, id) = (id_text(tenant.0), id_text(id.0));
-        self.read(move |c| {
-            let row = anomaly_tasks::table
-                .filter(anomaly_tasks::id.eq(id))
-                .filter(anomaly_tasks::tenant_id.eq(tenant))
-                .select(AnomalyTaskRow::as_select())
-                .first(c)
-                .optional()?;
-            Ok(row.map(AnomalyTask::try_from).transpose()?)
-        })
-        .await
-    }
-
-    async fn claim_anomaly_task(
-        &self,
-        now: OffsetDateTime,
-        token: Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<AnomalyTask>> {
-        self.transaction(move |c| {
-            let Some(id) = claimable(c, unix_micros(now))? else { return Ok(None) };
-            let Some(mut task) = task_by_id(c, &id)? else { return Ok(None) };
-            task.status = JobStatus::Running;
-            task.lease = Some(Lease { token, until: lease_until });
-            task.started_at = task.started_at.or(Some(now));
-            task.attempts += 1;
-            task.progress = 0.0;
-            let row = AnomalyTaskRow::from(&task);
-            diesel::update(anomaly_tasks::table.find(&id))
-                .set((
-                    anomaly_tasks::status.eq(row.status),
-                    anomaly_tasks::lease_token.eq(row.lease_token),
-                    anomaly_tasks::lease_until.eq(row.lease_until),
-                    anomaly_tasks::started_at.eq(row.started_at),
-                    anomaly_tasks::attempts.eq(row.attempts),
-                    anomaly_tasks::progress.eq(row.progress),
-                ))
-                .execute(c)?;
-            Ok(Some(task))
-        })
-        .await
-    }
-
-    async fn progress_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()> {
-        let (task, token_text) = (id_text(id.0), id_text(token));
-        self.transaction(move |c| {
-            let n = diesel::update(held!(task, token_text))
-                .set((anomaly_tasks::progress.eq(progress), anomaly_tasks::lease_until.eq(unix_micros(lease_until))))
-                .execute(c)?;
-            if n == 0 { Err(lease_lost(id)) } else { Ok(()) }
-        })
-        .await
-    }
-
-    async fn complete_anomaly_task(
-        &self,
-        id: AnomalyTaskId,
-        token: Uuid,
-        now: OffsetDateTime,
-        model: &AnomalyModelRecord,
-    ) -> Result<i32> {
-        let (task, token_text, model) = (id_text(id.0), id_text(token), model.clone());
-        self.transaction(move |c| {
-            let tenant: Option<String> =
-                held!(&task, &token_text).select(anomaly_tasks::tenant_id).first(c).optional()?;
-            let Some(tenant) = tenant else { return Err(lease_lost(id)) };
-            let tenant_id: TenantId = parse_id("anomaly_tasks.tenant_id", &tenant)?;
-            // The writer's lock is held from here to the commit: no other version can appear.
-            let highest: Option<i32> = anomaly_models::table
-                .filter(anomaly_models::tenant_id.eq(&tenant))
-                .select(max(anomaly_models::version))
-                .first(c)?;
-            let version = highest.unwrap_or(0).checked_add(1).ok_or_else(|| {
-                TxError::Domain(DomainError::Internal(format!(
-                    "tenant {tenant} has run out of anomaly detector versions"
-                )))
-            })?;
-            diesel::update(
-                anomaly_models::table.filter(anomaly_models::tenant_id.eq(&tenant)).filter(anomaly_models::active),
-            )
-            .set(anomaly_models::active.eq(false))
-            .execute(c)?;
-            diesel::insert_into(anomaly_models::table)
-                .values(AnomalyModelRow::new(tenant_id, version, &model)?)
-                .execute(c)?;
-            diesel::update(held!(&task, &token_text))
-                .set((
-                    anomaly_tasks::status.eq(JobStatus::Completed.as_str()),
-                    anomaly_tasks::progress.eq(1.0),
-                    anomaly_tasks::model_version.eq(version),
-                    anomaly_tasks::finished_at.eq(unix_micros(now)),
-                    anomaly_tasks::lease_token.eq(None::<String>),
-                    anomaly_tasks::lease_until.eq(None::<i64>),
-                ))
-                .execute(c)?;
-            Ok(version)
-        })
-        .await
-    }
-
-    async fn fail_anomaly_task(&self, id: AnomalyTaskId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
-        let (task, token_text, error) = (id_text(id.0), id_text(token), error.to_owned());
-        self.transaction(move |c| {
-            let n = diesel::update(held!(task, token_text))
-                .set((
-                    anomaly_tasks::status.eq(JobStatus::Failed.as_str()),
-                    anomaly_tasks::error.eq(error),
-                    anomaly_tasks::finished_at.eq(unix_micros(now)),
-                    anomaly_tasks::lease_token.eq(None::<String>),
-                    anomaly_tasks::lease_until.eq(None::<i64>),
-                ))
-                .execute(c)?;
-            if n == 0 { Err(lease_lost(id)) } else { Ok(()) }
         })
         .await
     }

@@ -1,9 +1,9 @@
-//! Shadow-agent discovery on SQLite: ingested events, candidates and clustering jobs.
+//! Shadow-agent discovery on SQLite: ingested events and candidates.
 //!
 //! Events and candidates are stored as the JSON text of their `Serialize` form (`body`,
 //! which leaves out `tenant_id`) beside the columns that SQL filters on: id, tenant,
 //! and the event's `disposition` or the candidate's `status`. Reading, `body` is parsed and
-//! `tenant_id` set from its column. Jobs have a column per field, their summary as JSON.
+//! `tenant_id` set from its column. Clustering jobs are the job queue's (`jobs.rs`).
 //!
 //! Every write runs in a `BEGIN IMMEDIATE` transaction on the single writer. A batch of
 //! events is serialised before the writer is taken and goes in as one transaction of
@@ -13,60 +13,37 @@
 //! stored. Clustering scans a tenant's shadow events by keyset, one query walking the
 //! `(tenant_id, disposition, id)` index.
 //!
-//! A worker's writes to a job are conditioned on its lease token (`status = 'running' AND
-//! lease_token = ?`), so a worker whose job was reclaimed gets `Conflict` and writes
-//! nothing; a job's completion writes its candidates in the same transaction, replacing or
+//! A clustering job's completion writes its candidates in the same transaction as the job's
+//! end, if the worker still holds the job (else `Conflict`, writing nothing), replacing or
 //! deleting only those still `pending` (`status = 'pending'` in the statement), so a
-//! candidate decided while clustering ran is left as it is. The index
-//! `discovery_jobs_active_key` keeps one queued or running job per tenant.
+//! candidate decided while clustering ran is left as it is.
 
 use std::collections::BTreeSet;
 
 use agentgov_domain::ids::{CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
-use agentgov_domain::model::audit::unix_micros;
 use agentgov_domain::model::{
-    CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, EventDisposition,
-    JobStatus, Lease,
+    CandidateFilter, CandidateStatus, ClusterOutcome, DiscoveryCandidate, DiscoveryEvent, EventDisposition, JobEnd,
 };
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::store::DiscoveryRepo;
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use diesel::SqliteConnection;
-use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::Bool;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::SqliteStore;
 use crate::error::{TxError, TxResult};
 use crate::repo::check_tenant;
-use crate::rows::{
-    CandidateBody, CandidateRow, ClusterJobRow, DiscoveryEventBody, DiscoveryEventRow, convert, id_text,
-};
-use crate::schema::{discovery_candidates, discovery_events, discovery_jobs};
+use crate::repo::jobs::{finish, held_tenant};
+use crate::rows::{CandidateBody, CandidateRow, DiscoveryEventBody, DiscoveryEventRow, convert, id_text};
+use crate::schema::{discovery_candidates, discovery_events};
 
-const QUEUED: &str = "queued";
-const RUNNING: &str = "running";
 const PENDING: &str = "pending";
 
 /// Ids looked up (or deleted) per statement, well under SQLite's bound-variable limit.
 const IDS_PER_STATEMENT: usize = 500;
-
-fn lease_lost(id: ClusterJobId) -> TxError {
-    TxError::Domain(DomainError::Conflict(format!("clustering job {id} is no longer held by this worker")))
-}
-
-/// The job `id` if it is `running` under `token`.
-macro_rules! held {
-    ($id:expr, $token:expr) => {
-        discovery_jobs::table
-            .filter(discovery_jobs::id.eq($id))
-            .filter(discovery_jobs::status.eq(RUNNING))
-            .filter(discovery_jobs::lease_token.eq($token))
-    };
-}
 
 /// Inserts `rows` as multi-row `INSERT`s of fixed sizes (500, 50, 5, then 1 rows; 4 bound
 /// values a row): diesel prepares a statement of a fixed row count once per connection and
@@ -83,30 +60,6 @@ fn insert_events(c: &mut SqliteConnection, rows: &[DiscoveryEventRow]) -> TxResu
     }
     in_chunks_of!(500, 50, 5, 1);
     Ok(())
-}
-
-/// The oldest claimable job: `queued`, or `running` with a lease that ended before `now`.
-/// Two look-ups, each a short walk of the `(status, id)` index.
-fn claimable(c: &mut SqliteConnection, now: i64) -> TxResult<Option<String>> {
-    let queued: Option<String> = discovery_jobs::table
-        .filter(discovery_jobs::status.eq(QUEUED))
-        .order(discovery_jobs::id.asc())
-        .select(discovery_jobs::id)
-        .first(c)
-        .optional()?;
-    let abandoned: Option<String> = discovery_jobs::table
-        .filter(discovery_jobs::status.eq(RUNNING))
-        .filter(discovery_jobs::lease_until.is_null().or(discovery_jobs::lease_until.lt(now)))
-        .order(discovery_jobs::id.asc())
-        .select(discovery_jobs::id)
-        .first(c)
-        .optional()?;
-    Ok(queued.into_iter().chain(abandoned).min())
-}
-
-fn job_by_id(c: &mut SqliteConnection, id: &str) -> TxResult<Option<ClusterJob>> {
-    let row = discovery_jobs::table.find(id).select(ClusterJobRow::as_select()).first(c).optional()?;
-    Ok(row.map(ClusterJob::try_from).transpose()?)
 }
 
 #[async_trait]
@@ -250,94 +203,6 @@ impl DiscoveryRepo for SqliteStore {
         .await
     }
 
-    async fn insert_cluster_job(&self, job: &ClusterJob) -> Result<()> {
-        let row = ClusterJobRow::try_from(job)?;
-        self.transaction(move |c| {
-            check_tenant(c, &row.tenant_id)?;
-            // A second active job of the tenant fails `discovery_jobs_active_key`: `Conflict`.
-            diesel::insert_into(discovery_jobs::table).values(&row).execute(c)?;
-            Ok(())
-        })
-        .await
-    }
-
-    async fn active_cluster_job(&self, tenant: TenantId) -> Result<Option<ClusterJob>> {
-        let tenant = id_text(tenant.0);
-        self.read(move |c| {
-            // The condition as written in `discovery_jobs_active_key`, so SQLite uses it (a
-            // bound `IN (?, ?)` would not match the partial index's condition).
-            let row = discovery_jobs::table
-                .filter(discovery_jobs::tenant_id.eq(tenant))
-                .filter(sql::<Bool>("status IN ('queued', 'running')"))
-                .select(ClusterJobRow::as_select())
-                .first(c)
-                .optional()?;
-            Ok(row.map(ClusterJob::try_from).transpose()?)
-        })
-        .await
-    }
-
-    async fn get_cluster_job(&self, tenant: TenantId, id: ClusterJobId) -> Result<Option<ClusterJob>> {
-        let (tenant, id) = (id_text(tenant.0), id_text(id.0));
-        self.read(move |c| {
-            let row = discovery_jobs::table
-                .find(id)
-                .filter(discovery_jobs::tenant_id.eq(tenant))
-                .select(ClusterJobRow::as_select())
-                .first(c)
-                .optional()?;
-            Ok(row.map(ClusterJob::try_from).transpose()?)
-        })
-        .await
-    }
-
-    async fn claim_cluster_job(
-        &self,
-        now: OffsetDateTime,
-        token: Uuid,
-        lease_until: OffsetDateTime,
-    ) -> Result<Option<ClusterJob>> {
-        self.transaction(move |c| {
-            let Some(id) = claimable(c, unix_micros(now))? else { return Ok(None) };
-            let Some(mut job) = job_by_id(c, &id)? else { return Ok(None) };
-            job.status = JobStatus::Running;
-            job.lease = Some(Lease { token, until: lease_until });
-            job.started_at = job.started_at.or(Some(now));
-            job.attempts += 1;
-            job.progress = 0.0;
-            let row = ClusterJobRow::try_from(&job)?;
-            diesel::update(discovery_jobs::table.find(&id))
-                .set((
-                    discovery_jobs::status.eq(row.status),
-                    discovery_jobs::lease_token.eq(row.lease_token),
-                    discovery_jobs::lease_until.eq(row.lease_until),
-                    discovery_jobs::started_at.eq(row.started_at),
-                    discovery_jobs::attempts.eq(row.attempts),
-                    discovery_jobs::progress.eq(row.progress),
-                ))
-                .execute(c)?;
-            Ok(Some(job))
-        })
-        .await
-    }
-
-    async fn progress_cluster_job(
-        &self,
-        id: ClusterJobId,
-        token: Uuid,
-        progress: f64,
-        lease_until: OffsetDateTime,
-    ) -> Result<()> {
-        let (job, token_text) = (id_text(id.0), id_text(token));
-        self.transaction(move |c| {
-            let n = diesel::update(held!(job, token_text))
-                .set((discovery_jobs::progress.eq(progress), discovery_jobs::lease_until.eq(unix_micros(lease_until))))
-                .execute(c)?;
-            if n == 0 { Err(lease_lost(id)) } else { Ok(()) }
-        })
-        .await
-    }
-
     async fn complete_cluster_job(
         &self,
         id: ClusterJobId,
@@ -353,11 +218,9 @@ impl DiscoveryRepo for SqliteStore {
             .map(|u| Ok((u.id, CandidateRow::new(u.tenant_id, u)?)))
             .collect::<Result<Vec<_>>>()?;
         let removed: Vec<String> = outcome.removed.iter().map(|r| id_text(r.0)).collect();
-        let summary = serde_json::to_string(&outcome.summary).map_err(DomainError::internal)?;
+        let end = JobEnd::completed(now, outcome.summary.to_state());
         self.transaction(move |c| {
-            let tenant: Option<String> =
-                held!(&job, &token_text).select(discovery_jobs::tenant_id).first(c).optional()?;
-            let Some(tenant) = tenant else { return Err(lease_lost(id)) };
+            let tenant = held_tenant(c, &job, &token_text)?;
 
             let mut inserted = Vec::new();
             for (candidate, row) in &mut upserts {
@@ -390,34 +253,8 @@ impl DiscoveryRepo for SqliteStore {
                 .execute(c)?;
             }
 
-            diesel::update(held!(&job, &token_text))
-                .set((
-                    discovery_jobs::status.eq(JobStatus::Completed.as_str()),
-                    discovery_jobs::progress.eq(1.0),
-                    discovery_jobs::summary.eq(summary),
-                    discovery_jobs::finished_at.eq(unix_micros(now)),
-                    discovery_jobs::lease_token.eq(None::<String>),
-                    discovery_jobs::lease_until.eq(None::<i64>),
-                ))
-                .execute(c)?;
+            finish(c, &job, &token_text, &end)?;
             Ok(inserted)
-        })
-        .await
-    }
-
-    async fn fail_cluster_job(&self, id: ClusterJobId, token: Uuid, now: OffsetDateTime, error: &str) -> Result<()> {
-        let (job, token_text, error) = (id_text(id.0), id_text(token), error.to_owned());
-        self.transaction(move |c| {
-            let n = diesel::update(held!(job, token_text))
-                .set((
-                    discovery_jobs::status.eq(JobStatus::Failed.as_str()),
-                    discovery_jobs::error.eq(error),
-                    discovery_jobs::finished_at.eq(unix_micros(now)),
-                    discovery_jobs::lease_token.eq(None::<String>),
-                    discovery_jobs::lease_until.eq(None::<i64>),
-                ))
-                .execute(c)?;
-            if n == 0 { Err(lease_lost(id)) } else { Ok(()) }
         })
         .await
     }

@@ -1,5 +1,6 @@
 //! The repositories of the `Store` port on SQLite, one file per port trait as in
-//! store-postgres (`exports.rs` beside `audit.rs`, the lease repository in `siem.rs`).
+//! store-postgres (the job queue and model registry in `jobs.rs`, the lease repository in
+//! `siem.rs`).
 //! Reads run on a reader; every write runs on the writer in a `BEGIN IMMEDIATE`
 //! transaction, with its checks (last admin, revoked or not) inside it.
 
@@ -9,9 +10,9 @@ mod anomaly;
 mod api_keys;
 mod audit;
 mod discovery;
-mod exports;
 mod guard;
 mod hitl;
+pub(crate) mod jobs;
 mod policies;
 mod sessions;
 mod siem;

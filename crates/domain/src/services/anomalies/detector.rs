@@ -30,16 +30,16 @@ use crate::events::{ANOMALY_MODEL_CHANGED, GUARD_BLOCKED};
 use crate::ids::{AgentId, AnomalyId, AnomalyTaskId, AuditId, TenantId};
 use crate::model::{
     Actor, Agent, AnomalyEval, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
-    AnomalyStatus, AnomalyTask, AnomalyType, AuditFilter, AuditOrigin, AuditScan, JobStatus, Permission, Role,
-    SeqOrder, Severity,
+    AnomalyStatus, AnomalyTask, AnomalyType, AuditFilter, AuditOrigin, AuditScan, JobEnd, JobStatus, JobView,
+    ModelKind, Permission, Role, SeqOrder, Severity,
 };
 use crate::page::PageRequest;
 use crate::ports::Event;
-use crate::services::Caller;
 use crate::services::audit::{AuditEvent, caller_actor};
 use crate::services::check::round_score;
 use crate::services::guard::is_recorded_block;
 use crate::services::snapshots::Snapshots;
+use crate::services::{Caller, jobs};
 
 /// Days of audit history a training reads by default, and at most.
 pub const DEFAULT_WINDOW_DAYS: i32 = 30;
@@ -274,7 +274,7 @@ impl AnomalyService {
             return Ok(active);
         }
         let generation = state.active.generation();
-        let active = match self.repos.anomalies.active_anomaly_model(tenant).await? {
+        let active = match self.active_record(tenant).await? {
             None => ActiveDetector { version: 0, detector: None },
             Some(record) => match serde_json::from_str::<Detector>(&record.model) {
                 Ok(detector) => ActiveDetector { version: record.info.version, detector: Some(Arc::new(detector)) },
@@ -396,8 +396,8 @@ impl AnomalyService {
             attempts: 0,
             lease: None,
         };
-        self.repos.anomalies.insert_anomaly_task(&task).await.map_err(|e| match e {
-            DomainError::Conflict(_) => {
+        self.repos.jobs.enqueue_job(&task.to_job(), 1).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == crate::ports::store::JOB_LIMIT_REACHED => {
                 DomainError::Conflict("a detector training is already queued or running; wait for it".into())
             }
             other => other,
@@ -414,9 +414,7 @@ impl AnomalyService {
     /// `GET /anomalies/detector/tasks/{id}` (`anomalies:read`).
     pub async fn training_task(&self, caller: &Caller, id: AnomalyTaskId) -> Result<AnomalyTask> {
         caller.require_permission(Permission::AnomaliesRead)?;
-        self.repos
-            .anomalies
-            .get_anomaly_task(caller.tenant_id(), id)
+        jobs::get(self.repos.jobs.as_ref(), Some(caller.tenant_id()), id.0)
             .await?
             .ok_or_else(|| DomainError::not_found("training task", id))
     }
@@ -424,7 +422,8 @@ impl AnomalyService {
     /// `GET /anomalies/detector/versions` (`anomalies:read`): newest first.
     pub async fn detector_versions(&self, caller: &Caller) -> Result<Vec<AnomalyModelInfo>> {
         caller.require_permission(Permission::AnomaliesRead)?;
-        self.repos.anomalies.list_anomaly_models(caller.tenant_id()).await
+        let versions = self.repos.models.list_models(caller.tenant_id(), ModelKind::Anomaly).await?;
+        versions.into_iter().map(AnomalyModelInfo::from_version).collect()
     }
 
     /// `POST /anomalies/detector/rollback/{version}` (admin): makes `version` the active
@@ -433,7 +432,7 @@ impl AnomalyService {
         caller.require_role(Role::Admin)?;
         caller.require_permission(Permission::AnomaliesWrite)?;
         let tenant = caller.tenant_id();
-        if version < 0 || !self.repos.anomalies.activate_anomaly_model(tenant, version).await? {
+        if version < 0 || !self.repos.models.activate_model(tenant, ModelKind::Anomaly, version).await? {
             return Err(DomainError::not_found("detector version", version));
         }
         self.model_changed(tenant, version).await;
@@ -459,7 +458,7 @@ impl AnomalyService {
     async fn status_of(&self, tenant: TenantId) -> Result<DetectorStatus> {
         // The store, not the cache: status is what every replica will use.
         let info = self.active_info(tenant).await?;
-        let task = self.repos.anomalies.pending_anomaly_task(tenant).await?;
+        let task = jobs::active::<AnomalyTask>(self.repos.jobs.as_ref(), tenant).await?;
         let state = match (&task, &info) {
             (Some(_), _) => "training",
             (None, Some(_)) => "active",
@@ -480,7 +479,18 @@ impl AnomalyService {
     /// The active version's figures, read from the store (what every replica will use);
     /// `None` when the detector is off.
     async fn active_info(&self, tenant: TenantId) -> Result<Option<AnomalyModelInfo>> {
-        Ok(self.repos.anomalies.list_anomaly_models(tenant).await?.into_iter().find(|v| v.active))
+        Ok(self.active_record(tenant).await?.map(|r| r.info))
+    }
+
+    /// The active version with its model; `None` when the detector is off.
+    async fn active_record(&self, tenant: TenantId) -> Result<Option<AnomalyModelRecord>> {
+        let models = &self.repos.models;
+        let version = models.active_model(tenant, ModelKind::Anomaly).await?;
+        if version == 0 {
+            return Ok(None);
+        }
+        let stored = models.get_model(tenant, ModelKind::Anomaly, version).await?;
+        stored.map(AnomalyModelRecord::from_stored).transpose()
     }
 
     /// `GET /anomalies/detector/metrics` (`anomalies:read`).
@@ -502,12 +512,13 @@ impl AnomalyService {
         loop {
             let now = self.ports.clock.now();
             let token = self.ports.ids.new_id();
-            let Some(task) = repos.anomalies.claim_anomaly_task(now, token, now + TRAINING_LEASE).await? else {
+            let claimed = jobs::claim::<AnomalyTask>(repos.jobs.as_ref(), now, token, now + TRAINING_LEASE).await?;
+            let Some(task) = claimed else {
                 return Ok(None);
             };
             if task.attempts > TRAINING_MAX_ATTEMPTS {
                 let error = format!("gave up after {} attempts", task.attempts - 1);
-                match repos.anomalies.fail_anomaly_task(task.id, token, now, &error).await {
+                match repos.jobs.finish_job(task.id.0, token, &JobEnd::failed(now, error)).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => continue,
                     Err(e) => return Err(e),
                 }
@@ -593,12 +604,13 @@ impl AnomalyService {
     /// Stores the run's progress and renews its lease; `Conflict` when the lease was lost.
     async fn renew(&self, run: &DetectorRun, progress: f64) -> Result<()> {
         let until = self.ports.clock.now() + TRAINING_LEASE;
-        self.repos.anomalies.progress_anomaly_task(run.task.id, run.token, progress.min(0.99), until).await
+        self.repos.jobs.renew_job(run.task.id.0, run.token, progress.min(0.99), None, until).await
     }
 
     /// Marks the run's task failed (nothing if it was taken over meanwhile).
     pub async fn fail_training(&self, run: &DetectorRun, error: &str) -> Result<()> {
-        match self.repos.anomalies.fail_anomaly_task(run.task.id, run.token, self.ports.clock.now(), error).await {
+        let end = JobEnd::failed(self.ports.clock.now(), error);
+        match self.repos.jobs.finish_job(run.task.id.0, run.token, &end).await {
             Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
             Err(e) => Err(e),
         }
@@ -632,7 +644,8 @@ impl AnomalyService {
             },
             model,
         };
-        let version = match self.repos.anomalies.complete_anomaly_task(run.task.id, run.token, now, &record).await {
+        let stored = record.to_stored()?;
+        let version = match self.repos.models.complete_training(run.task.id.0, run.token, now, &stored).await {
             Ok(version) => version,
             // Taken over by another worker meanwhile: keep nothing.
             Err(DomainError::Conflict(_)) => return Ok(()),

@@ -236,7 +236,7 @@ fn zeros<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> BTreeMap<&'static s
     all.iter().map(|t| (name(*t), 0)).collect()
 }
 
-super::ports::repos!(Repos { anomalies: AnomalyRepo, audit: AuditRepo });
+super::ports::repos!(Repos { anomalies: AnomalyRepo, audit: AuditRepo, jobs: JobQueue, models: ModelRegistry });
 #[derive(Clone)]
 pub struct AnomalyService {
     repos: Repos,

@@ -187,7 +187,7 @@ async fn stats_count_by_every_dimension_and_fill_every_bucket() {
 
 use crate::ids::AnomalyTaskId;
 use crate::model::{JobStatus, Role};
-use crate::ports::AnomalyRepo;
+use crate::ports::ModelRegistry;
 use crate::services::check::CheckRequest;
 use crate::services::tests::Harness;
 
@@ -350,7 +350,7 @@ async fn training_is_for_admins_one_at_a_time_and_each_tenant_sees_its_own() {
     h.svc.anomalies.finish_training(&run, trained).await.unwrap();
     assert_eq!(h.svc.anomalies.detector_status(&a).await.unwrap().agents, 0);
     assert_eq!(h.svc.anomalies.detector_status(&b).await.unwrap().state, "off");
-    assert!(h.store.list_anomaly_models(b.tenant_id()).await.unwrap().is_empty());
+    assert!(h.store.list_models(b.tenant_id(), crate::model::ModelKind::Anomaly).await.unwrap().is_empty());
 }
 
 #[tokio::test]

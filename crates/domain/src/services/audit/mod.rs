@@ -20,8 +20,8 @@ use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AuditId, ExportJobId, TenantId};
 use crate::model::{
     Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead, ChainVerification,
-    ChainVerifier, ExportFormat, ExportJob, ExportOutcome, ExportProgress, JobStatus, JsonText, Permission, SeqOrder,
-    is_service_event_type,
+    ChainVerifier, ExportFormat, ExportJob, ExportProgress, ExportState, JobEnd, JobStatus, JobView, JsonText,
+    Permission, SeqOrder, is_service_event_type,
 };
 use crate::page::{Page, decode_seq_cursor, encode_seq_cursor, parse_limit};
 use crate::ports::AuditRepo;
@@ -265,7 +265,7 @@ pub struct ExportFile {
     pub body: BoxStream<'static, Result<Vec<u8>>>,
 }
 
-super::ports::repos!(Repos { audit: AuditRepo, exports: ExportRepo });
+super::ports::repos!(Repos { audit: AuditRepo, jobs: JobQueue });
 /// The audit operations of the API, and the export worker's steps.
 #[derive(Clone)]
 pub struct AuditService {
@@ -460,8 +460,8 @@ impl AuditService {
             lease: None,
         };
         let max = self.settings.max_queued_exports_per_tenant;
-        self.repos.exports.insert_export_job(&job, max).await.map_err(|e| match e {
-            DomainError::Conflict(m) if m == crate::ports::store::EXPORT_LIMIT_REACHED => DomainError::quota(
+        self.repos.jobs.enqueue_job(&job.to_job(), max).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == crate::ports::store::JOB_LIMIT_REACHED => DomainError::quota(
                 format!(
                     "the tenant already has {max} asynchronous exports queued or running, its limit; \
                      wait for one to finish (the operator sets the limit: AGENTGOV_MAX_QUEUED_EXPORTS_PER_TENANT)"
@@ -478,9 +478,7 @@ impl AuditService {
     /// `GET /audit/export/status/{id}`.
     pub async fn export_status(&self, caller: &Caller, id: ExportJobId) -> Result<ExportJob> {
         caller.require_permission(Permission::AuditRead)?;
-        self.repos
-            .exports
-            .get_export_job(caller.tenant_id(), id)
+        super::jobs::get(self.repos.jobs.as_ref(), Some(caller.tenant_id()), id.0)
             .await?
             .ok_or_else(|| DomainError::not_found("export job", id))
     }
@@ -503,13 +501,13 @@ impl AuditService {
                 )));
             }
         }
-        let (exports, tenant, chunks) = (self.repos.exports.clone(), caller.tenant_id(), job.chunks);
+        let (exports, tenant, chunks) = (self.repos.jobs.clone(), caller.tenant_id(), job.chunks);
         let body = futures::stream::iter(0..chunks)
             .then(move |index| {
                 let exports = exports.clone();
                 async move {
                     exports
-                        .export_chunk(tenant, id, index)
+                        .job_chunk(tenant, id.0, index)
                         .await?
                         .ok_or_else(|| DomainError::Internal(format!("chunk {index} of export {id} is missing")))
                 }
@@ -528,7 +526,9 @@ impl AuditService {
     pub async fn run_next_export(&self) -> Result<bool> {
         let now = self.ports.clock.now();
         let token = self.ports.ids.new_id();
-        let Some(job) = self.repos.exports.claim_export_job(now, token, now + self.settings.export_lease).await? else {
+        let lease_until = now + self.settings.export_lease;
+        let Some(job) = super::jobs::claim::<ExportJob>(self.repos.jobs.as_ref(), now, token, lease_until).await?
+        else {
             return Ok(false);
         };
         let outcome = if job.attempts > self.settings.export_max_attempts {
@@ -558,27 +558,23 @@ impl AuditService {
                 }
             }
         };
-        match self.repos.exports.finish_export_job(job.id, token, &outcome).await {
+        match self.repos.jobs.finish_job(job.id.0, token, &outcome).await {
             Ok(()) | Err(DomainError::Conflict(_)) => Ok(true),
             Err(e) => Err(e),
         }
     }
 
-    fn outcome(
-        &self,
-        status: JobStatus,
-        error: Option<String>,
-        chunks: i32,
-        progress: ExportProgress,
-    ) -> ExportOutcome {
+    /// How the job ends: its file (`chunks` of it) kept for the retention period, whether
+    /// it completed or failed.
+    fn outcome(&self, status: JobStatus, error: Option<String>, chunks: i32, progress: ExportProgress) -> JobEnd {
         let now = self.ports.clock.now();
-        ExportOutcome {
+        JobEnd {
             status,
             error,
-            progress,
-            chunks,
-            finished_at: now,
-            expires_at: now + self.settings.export_retention,
+            progress: Some(progress.progress),
+            state: Some(ExportState { rows: progress.rows, bytes: progress.bytes, chunks }.to_value()),
+            at: now,
+            expires_at: Some(now + self.settings.export_retention),
         }
     }
 
@@ -612,7 +608,9 @@ impl AuditService {
                 let lease_until = self.ports.clock.now() + self.settings.export_lease;
                 let reported =
                     if end && buf.is_empty() { ExportProgress { progress: 1.0, ..progress } } else { progress };
-                repos.exports.put_export_chunk(job.id, token, index, chunk, reported, lease_until).await?;
+                let state = ExportState { rows: reported.rows, bytes: reported.bytes, chunks: index + 1 }.to_value();
+                repos.jobs.put_job_chunk(job.id.0, token, index, chunk).await?;
+                repos.jobs.renew_job(job.id.0, token, reported.progress, Some(&state), lease_until).await?;
                 index += 1;
                 if buf.is_empty() {
                     break;
@@ -626,7 +624,7 @@ impl AuditService {
 
     /// Deletes finished exports past their retention; returns how many.
     pub async fn purge_expired_exports(&self) -> Result<u64> {
-        self.repos.exports.purge_expired_exports(self.ports.clock.now()).await
+        self.repos.jobs.purge_expired_jobs(self.ports.clock.now()).await
     }
 
     /// The single append path, for the other services.

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::model::{AuditOrigin, Role, SERVICE_EVENT_TYPES, SERVICE_NAMESPACES};
-use crate::ports::{AuditRepo, Clock, ExportRepo};
+use crate::ports::{AuditRepo, Clock, JobQueue};
 use crate::services::tests::{Harness, harness, harness_with};
 use time::OffsetDateTime;
 
@@ -374,8 +374,9 @@ async fn an_abandoned_export_is_taken_over_after_its_lease() {
     let job = h.svc.audit.start_export(&caller, req).await.unwrap();
     // A worker claims it and dies without a word.
     let now = h.clock.now();
-    let claimed = h.store.claim_export_job(now, Uuid::from_u128(1), now + Duration::from_secs(60)).await.unwrap();
-    assert_eq!(claimed.unwrap().id, job.id);
+    let kinds = [crate::model::JobKind::Export];
+    let claimed = h.store.claim_job(&kinds, now, Uuid::from_u128(1), now + Duration::from_secs(60)).await.unwrap();
+    assert_eq!(claimed.unwrap().id, job.id.0);
     assert!(!h.svc.audit.run_next_export().await.unwrap(), "the lease still holds");
     h.clock.advance(Duration::from_secs(61));
     assert!(h.svc.audit.run_next_export().await.unwrap());

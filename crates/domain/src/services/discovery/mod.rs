@@ -39,14 +39,14 @@ use super::agents::{AgentRequest, AgentService};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
 use super::validate::{check_description, check_object, check_text};
-use super::{Caller, Ports};
+use super::{Caller, Ports, jobs};
 use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::events::{DISCOVERY_CANDIDATE, DISCOVERY_DECIDED};
 use crate::ids::{AgentId, CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 use crate::model::{
     Agent, AgentStatus, CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary,
-    DiscoveryCandidate, DiscoveryEvent, EventDisposition, Fingerprint, FingerprintValue, JobStatus, JsonObject,
-    Permission,
+    DiscoveryCandidate, DiscoveryEvent, EventDisposition, Fingerprint, FingerprintValue, JobEnd, JobStatus, JobView,
+    JsonObject, Permission,
 };
 use crate::page::{Page, PageRequest};
 use crate::ports::Event;
@@ -254,7 +254,7 @@ struct Decided {
     profile: Profile,
 }
 
-super::ports::repos!(Repos { discovery: DiscoveryRepo, agents: AgentRepo });
+super::ports::repos!(Repos { discovery: DiscoveryRepo, agents: AgentRepo, jobs: JobQueue });
 #[derive(Clone)]
 pub struct DiscoveryService {
     inner: Arc<Inner>,
@@ -616,7 +616,7 @@ impl DiscoveryService {
         caller.require_permission(Permission::DiscoveryWrite)?;
         let tenant = caller.tenant_id();
         let repos = self.repos();
-        if let Some(job) = repos.discovery.active_cluster_job(tenant).await? {
+        if let Some(job) = jobs::active::<ClusterJob>(repos.jobs.as_ref(), tenant).await? {
             return Ok(job);
         }
         let job = ClusterJob {
@@ -633,13 +633,11 @@ impl DiscoveryService {
             attempts: 0,
             lease: None,
         };
-        match repos.discovery.insert_cluster_job(&job).await {
+        match repos.jobs.enqueue_job(&job.to_job(), 1).await {
             Ok(()) => {}
             // Another request queued one meanwhile: answer it.
             Err(DomainError::Conflict(_)) => {
-                return repos
-                    .discovery
-                    .active_cluster_job(tenant)
+                return jobs::active::<ClusterJob>(repos.jobs.as_ref(), tenant)
                     .await?
                     .ok_or_else(|| DomainError::Conflict("a clustering job was just queued; try again".into()));
             }
@@ -657,9 +655,7 @@ impl DiscoveryService {
     /// `GET /discovery/cluster/{id}`.
     pub async fn cluster_status(&self, caller: &Caller, id: ClusterJobId) -> Result<ClusterJob> {
         caller.require_permission(Permission::DiscoveryRead)?;
-        self.repos()
-            .discovery
-            .get_cluster_job(caller.tenant_id(), id)
+        jobs::get(self.repos().jobs.as_ref(), Some(caller.tenant_id()), id.0)
             .await?
             .ok_or_else(|| DomainError::not_found("clustering job", id))
     }
@@ -870,12 +866,12 @@ impl DiscoveryService {
             let now = self.ports().clock.now();
             let token = self.ports().ids.new_id();
             let lease_until = now + self.inner.settings.job_lease;
-            let Some(job) = repos.discovery.claim_cluster_job(now, token, lease_until).await? else {
+            let Some(job) = jobs::claim::<ClusterJob>(repos.jobs.as_ref(), now, token, lease_until).await? else {
                 return Ok(None);
             };
             if job.attempts > self.inner.settings.job_max_attempts {
                 let error = format!("gave up after {} attempts", job.attempts - 1);
-                match repos.discovery.fail_cluster_job(job.id, token, now, &error).await {
+                match repos.jobs.finish_job(job.id.0, token, &JobEnd::failed(now, error)).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => continue,
                     Err(e) => return Err(e),
                 }
@@ -913,7 +909,7 @@ impl DiscoveryService {
         let read = run.events() as f64 + page.len() as f64;
         let progress = 0.05 + 0.75 * (read / (read + 100_000.0));
         let until = self.ports().clock.now() + self.inner.settings.job_lease;
-        self.repos().discovery.progress_cluster_job(run.job.id, run.token, progress, until).await?;
+        self.repos().jobs.renew_job(run.job.id.0, run.token, progress, None, until).await?;
         Ok(page)
     }
 
@@ -1035,7 +1031,8 @@ impl DiscoveryService {
 
     /// Marks the job failed (the worker could not finish it).
     pub async fn fail_clustering(&self, run: &ClusterRun, error: &str) -> Result<()> {
-        match self.repos().discovery.fail_cluster_job(run.job.id, run.token, self.ports().clock.now(), error).await {
+        let end = JobEnd::failed(self.ports().clock.now(), error);
+        match self.repos().jobs.finish_job(run.job.id.0, run.token, &end).await {
             Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
             Err(e) => Err(e),
         }

@@ -5,7 +5,7 @@ use agentgov_detect::discovery::synth::{SynthConfig, SynthEvent, generate};
 
 use super::*;
 use crate::events::DISCOVERY_CANDIDATE;
-use crate::ports::{AgentRepo, Clock, DiscoveryRepo};
+use crate::ports::{AgentRepo, Clock, DiscoveryRepo, JobQueue};
 use crate::services::NewApiKey;
 use crate::services::tests::{Harness, harness};
 
@@ -79,7 +79,8 @@ async fn cluster_now(h: &Harness) -> ClusterJob {
     }
     let clustering = run.cluster();
     h.svc.discovery.finish_clustering(&run, clustering).await.unwrap();
-    h.store.get_cluster_job(run.job.tenant_id, run.job.id).await.unwrap().unwrap()
+    let job = h.store.get_job(run.job.id.0).await.unwrap().unwrap();
+    crate::model::JobView::from_job(job).unwrap()
 }
 
 async fn candidates(h: &Harness, caller: &Caller, status: Option<&str>) -> Vec<DiscoveryCandidate> {

@@ -33,14 +33,14 @@ use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::counts::{PendingCounts, hour_of, hour_start};
 use super::snapshots::Snapshots;
-use super::{Caller, Ports};
+use super::{Caller, Ports, jobs};
 use crate::error::{DomainError, Result, Violations};
 use crate::events::{GUARD_BLOCKED, GUARD_MODEL_CHANGED, TENANT_UPDATED};
 use crate::ids::{AgentId, AuditId, GuardFeedbackId, GuardTaskId, TenantId};
 use crate::model::{
     AuditOrigin, AuditRecord, GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback,
     GuardFeedbackKind, GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey,
-    GuardTask, JobStatus, Permission, guard_latency_bucket,
+    GuardTask, JobEnd, JobKind, JobStatus, JobView, ModelKind, Permission, guard_latency_bucket,
 };
 use crate::ports::{Event, OffloadError};
 
@@ -297,7 +297,13 @@ impl Active {
     }
 }
 
-super::ports::repos!(Repos { guard: GuardRepo, tenants: TenantRepo, audit: AuditRepo });
+super::ports::repos!(Repos {
+    guard: GuardRepo,
+    tenants: TenantRepo,
+    audit: AuditRepo,
+    jobs: JobQueue,
+    models: ModelRegistry
+});
 #[derive(Clone)]
 pub struct GuardService {
     inner: Arc<Inner>,
@@ -565,11 +571,12 @@ impl GuardService {
             Some(t) => t.settings.guard_threshold,
             None => return Err(DomainError::not_found("tenant", tenant)),
         };
-        let version = repos.guard.active_guard_model(tenant).await?;
+        let version = repos.models.active_model(tenant, ModelKind::Guard).await?;
         let mut active =
             Active { version: 0, detector: Arc::new(detect::default_detector().clone()), info: None, threshold };
         if version > 0 {
-            match repos.guard.get_guard_model(tenant, version).await? {
+            let stored = repos.models.get_model(tenant, ModelKind::Guard, version).await?;
+            match stored.map(GuardModelRecord::from_stored).transpose()? {
                 Some(record) => match Detector::from_bytes(&record.weights, record.info.threshold as f32) {
                     Ok(detector) => {
                         active.detector = Arc::new(detector);
@@ -901,8 +908,8 @@ impl GuardService {
             attempts: 0,
             lease: None,
         };
-        self.repos().guard.insert_guard_task(&task, &req.examples).await.map_err(|e| match e {
-            DomainError::Conflict(_) => {
+        self.repos().jobs.enqueue_job(&task.to_job_with(&req.examples), 1).await.map_err(|e| match e {
+            DomainError::Conflict(m) if m == crate::ports::store::JOB_LIMIT_REACHED => {
                 DomainError::Conflict("a training task is already queued or running; cancel it or wait".into())
             }
             other => other,
@@ -921,7 +928,9 @@ impl GuardService {
     pub async fn training_status(&self, id: &str) -> Result<GuardTask> {
         let id: GuardTaskId =
             id.parse().map_err(|_| DomainError::invalid("task_id", "must be the UUID of a training task"))?;
-        self.repos().guard.get_guard_task(id).await?.ok_or_else(|| DomainError::not_found("training task", id))
+        jobs::get(self.repos().jobs.as_ref(), None, id.0)
+            .await?
+            .ok_or_else(|| DomainError::not_found("training task", id))
     }
 
     /// Cancels the tenant's queued or running training; 404 when there is none.
@@ -930,9 +939,11 @@ impl GuardService {
         let tenant = caller.tenant_id();
         let task = self
             .repos()
-            .guard
-            .cancel_guard_task(tenant, self.ports().clock.now())
+            .jobs
+            .cancel_job(tenant, JobKind::GuardTraining, self.ports().clock.now())
             .await?
+            .map(GuardTask::from_job)
+            .transpose()?
             .ok_or_else(|| DomainError::not_found("training task", "in progress"))?;
         let event = AuditEvent::new(tenant, caller_actor(caller), "guard.training.cancelled")
             .action("cancel")
@@ -949,7 +960,8 @@ impl GuardService {
     }
 
     async fn versions_of(&self, tenant: TenantId) -> Result<Vec<GuardModelInfo>> {
-        let mut versions = self.repos().guard.list_guard_models(tenant).await?;
+        let stored = self.repos().models.list_models(tenant, ModelKind::Guard).await?;
+        let mut versions = stored.into_iter().map(GuardModelInfo::from_version).collect::<Result<Vec<_>>>()?;
         let any_active = versions.iter().any(|v| v.active);
         let builtin = detect::default_trained();
         versions.push(GuardModelInfo {
@@ -971,7 +983,7 @@ impl GuardService {
     pub async fn rollback(&self, caller: &Caller, version: i32) -> Result<GuardModelInfo> {
         caller.require_permission(Permission::GuardManage)?;
         let tenant = caller.tenant_id();
-        if version < 0 || !self.repos().guard.activate_guard_model(tenant, version).await? {
+        if version < 0 || !self.repos().models.activate_model(tenant, ModelKind::Guard, version).await? {
             return Err(DomainError::not_found("guard model version", version));
         }
         self.model_changed(tenant, version).await;
@@ -999,7 +1011,7 @@ impl GuardService {
         let tenant = caller.tenant_id();
         // Read the store, not the cache: status is what every replica will use.
         let active = self.load_active(tenant).await?;
-        let task = self.repos().guard.pending_guard_task(tenant).await?;
+        let task = jobs::active::<GuardTask>(self.repos().jobs.as_ref(), tenant).await?;
         let builtin = detect::default_trained();
         Ok(DetectorStatus {
             version: active.version,
@@ -1041,12 +1053,15 @@ impl GuardService {
             let now = self.ports().clock.now();
             let token = self.ports().ids.new_id();
             let lease_until = now + self.inner.settings.training_lease;
-            let Some(task) = repos.guard.claim_guard_task(now, token, lease_until).await? else {
+            let kinds = [JobKind::GuardTraining];
+            let Some(job) = repos.jobs.claim_job(&kinds, now, token, lease_until).await? else {
                 return Ok(None);
             };
+            let sent = GuardTask::examples_of(&job)?;
+            let task = GuardTask::from_job(job)?;
             if task.attempts > self.inner.settings.training_max_attempts {
                 let error = format!("gave up after {} attempts", task.attempts - 1);
-                match repos.guard.fail_guard_task(task.id, token, now, &error).await {
+                match repos.jobs.finish_job(task.id.0, token, &JobEnd::failed(now, error)).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => continue,
                     Err(e) => return Err(e),
                 }
@@ -1058,14 +1073,7 @@ impl GuardService {
                 .into_iter()
                 .map(|f| Example::new(f.text, label_of(f.label)))
                 .collect();
-            extra.extend(
-                repos
-                    .guard
-                    .guard_task_examples(task.id)
-                    .await?
-                    .into_iter()
-                    .map(|e| Example::new(e.text, label_of(e.label))),
-            );
+            extra.extend(sent.into_iter().map(|e| Example::new(e.text, label_of(e.label))));
             let (examples, added) = detect::training_set(extra);
             let tenant_examples = added as i64;
             return Ok(Some(TrainingRun {
@@ -1083,7 +1091,8 @@ impl GuardService {
     /// stop) when the task was cancelled or its lease lost.
     pub async fn report_progress(&self, run: &TrainingRun) -> Result<bool> {
         let until = self.ports().clock.now() + self.inner.settings.training_lease;
-        match self.repos().guard.progress_guard_task(run.task.id, run.token, run.progress().min(0.99), until).await {
+        let progress = run.progress().min(0.99);
+        match self.repos().jobs.renew_job(run.task.id.0, run.token, progress, None, until).await {
             Ok(()) => Ok(true),
             Err(DomainError::Conflict(_)) => {
                 run.cancel.store(true, Ordering::Relaxed);
@@ -1107,7 +1116,7 @@ impl GuardService {
             // Cancelled: the task already says so.
             Err(TrainError::Cancelled) => return Ok(()),
             Err(TrainError::Invalid(message)) => {
-                return match repos.guard.fail_guard_task(run.task.id, run.token, now, &message).await {
+                return match repos.jobs.finish_job(run.task.id.0, run.token, &JobEnd::failed(now, message)).await {
                     Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
                     Err(e) => Err(e),
                 };
@@ -1127,7 +1136,8 @@ impl GuardService {
             },
             weights: trained.detector.to_bytes(),
         };
-        let version = match repos.guard.complete_guard_task(run.task.id, run.token, now, &record).await {
+        let stored = record.to_stored()?;
+        let version = match repos.models.complete_training(run.task.id.0, run.token, now, &stored).await {
             Ok(version) => version,
             // Cancelled meanwhile, or another worker holds it: keep nothing.
             Err(DomainError::Conflict(_)) => return Ok(()),

@@ -4,7 +4,7 @@
 use super::*;
 use crate::events::{GUARD_BLOCKED, GUARD_MODEL_CHANGED};
 use crate::model::{AuditEntry, AuditScan, JsonText, SeqOrder};
-use crate::ports::{AuditRepo, GuardRepo};
+use crate::ports::{AuditRepo, JobQueue};
 use crate::services::NewApiKey;
 use crate::services::tenants::{SettingsChange, UpdateTenant};
 use crate::services::tests::{Harness, harness};
@@ -37,7 +37,8 @@ async fn train_now(h: &Harness) -> Option<i32> {
     let run = h.svc.guard.claim_training().await.unwrap()?;
     let result = run.train();
     h.svc.guard.finish_training(&run, result).await.unwrap();
-    h.store.get_guard_task(run.task.id).await.unwrap().unwrap().model_version
+    let job = h.store.get_job(run.task.id.0).await.unwrap().unwrap();
+    GuardTask::from_job(job).unwrap().model_version
 }
 
 #[tokio::test]
@@ -331,7 +332,7 @@ async fn a_cancelled_training_stores_no_model() {
     let result = run.train();
     assert!(matches!(result, Err(TrainError::Cancelled)));
     h.svc.guard.finish_training(&run, result).await.unwrap();
-    assert_eq!(h.store.get_guard_task(run.task.id).await.unwrap().unwrap().status, JobStatus::Cancelled);
+    assert_eq!(h.store.get_job(run.task.id.0).await.unwrap().unwrap().status, JobStatus::Cancelled);
     assert_eq!(h.svc.guard.versions(&admin).await.unwrap().len(), 1, "only the built-in");
     // A new one may start.
     assert!(h.svc.guard.start_training(&admin, TrainRequest::default()).await.is_ok());
