@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_api::feed::{Feed, FeedSettings};
+use agentgov_domain::model::JobKind;
 use agentgov_domain::ports::{Cache, Embedder, EventBus, Store, SystemClock, UuidV7Gen};
 use agentgov_domain::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 use agentgov_domain::services::anomalies::DetectorRun;
@@ -13,7 +14,7 @@ use agentgov_domain::services::discovery::ClusterRun;
 use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
-    AgentSettings, AnomalyService, AuditService, AuditSettings, AuthSettings, Background, BuiltinEmbedder,
+    AgentSettings, AnomalyService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, ClaimedJob,
     DiscoveryService, DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker,
     PolicySettings, Ports, Secrets, ServerInfo, Services, Settings, SiemRoute, SiemService, SiemSettings, SsoSettings,
     StatusService,
@@ -109,13 +110,10 @@ fn write_private(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// How often the export worker looks for jobs queued by other replicas.
-const EXPORT_POLL: Duration = Duration::from_secs(2);
-/// How often expired export files are deleted.
-const EXPORT_PURGE_EVERY: Duration = Duration::from_secs(300);
-
-/// How often the guard's training worker looks for tasks queued by other replicas.
-const TRAINING_POLL: Duration = Duration::from_secs(2);
+/// How often the job worker looks for jobs queued by other replicas.
+const JOB_POLL: Duration = Duration::from_secs(2);
+/// How often finished jobs past their keeping (export files) are deleted.
+const JOB_PURGE_EVERY: Duration = Duration::from_secs(300);
 /// How often a running training stores its progress (and notices a cancellation).
 const TRAINING_REPORT: Duration = Duration::from_millis(500);
 /// How often the guard's screening counts and the checks' decision counts are added to the store.
@@ -124,72 +122,102 @@ const STATS_FLUSH: Duration = Duration::from_secs(5);
 /// How long a request to an SSO provider (discovery, keys, token) may take.
 const SSO_HTTP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How often the clustering worker looks for jobs queued by other replicas.
-const CLUSTERING_POLL: Duration = Duration::from_secs(2);
-
 /// Starts the work that runs beside the handlers on the current runtime: the audit log's
-/// group-commit writer, the export worker, the guard's training worker and its statistics,
-/// and the discovery clustering worker. Answers the HITL worker's wake-ups: that worker
-/// runs under a lease, so `serve` starts it.
+/// group-commit writer, the one job worker (exports, trainings, clusterings) and the
+/// guard's statistics. Answers the HITL worker's wake-ups: that worker runs under a lease,
+/// so `serve` starts it. Without `export_worker_on`, this process runs no exports.
 fn spawn_background(services: &Services, background: Background, export_worker_on: bool) -> Receiver<()> {
-    let Background {
-        audit_writer,
-        export_wakeups,
-        training_wakeups,
-        clustering_wakeups,
-        hitl_wakeups,
-        detector_wakeups,
-    } = background;
+    let Background { audit_writer, job_wakeups, hitl_wakeups } = background;
     tokio::spawn(audit_writer.run());
     tokio::task::spawn_blocking(agentgov_domain::services::guard::warm_up);
     tokio::task::spawn_blocking(agentgov_domain::services::anomalies::warm_up);
-    if export_worker_on {
-        tokio::spawn(export_worker(services.audit.clone(), export_wakeups));
-    }
-    let (guard, guard_) = (services.guard.clone(), services.guard.clone());
-    tokio::spawn(job_worker(
-        "guard training",
-        training_wakeups,
-        TRAINING_POLL,
-        move || {
-            let guard = guard.clone();
-            async move { guard.claim_training().await }
-        },
-        move |run| {
-            let guard = guard_.clone();
-            async move { run_training(&guard, run).await }
-        },
-    ));
+    let kinds: Vec<JobKind> =
+        JobKind::ALL.iter().copied().filter(|k| export_worker_on || *k != JobKind::Export).collect();
+    tokio::spawn(job_worker(services.clone(), kinds, job_wakeups));
     tokio::spawn(stats_flusher(services.guard.clone(), services.status.clone()));
-    let (discovery, discovery_) = (services.discovery.clone(), services.discovery.clone());
-    tokio::spawn(job_worker(
-        "discovery clustering",
-        clustering_wakeups,
-        CLUSTERING_POLL,
-        move || {
-            let discovery = discovery.clone();
-            async move { discovery.claim_clustering().await }
-        },
-        move |run| {
-            let discovery = discovery_.clone();
-            async move { run_clustering(&discovery, run).await }
-        },
-    ));
-    let (anomalies, anomalies_) = (services.anomalies.clone(), services.anomalies.clone());
-    tokio::spawn(job_worker(
-        "anomaly detector training",
-        detector_wakeups,
-        TRAINING_POLL,
-        move || {
-            let anomalies = anomalies.clone();
-            async move { anomalies.claim_training().await }
-        },
-        move |run| {
-            let anomalies = anomalies_.clone();
-            async move { run_detector_training(&anomalies, run).await }
-        },
-    ));
     hitl_wakeups
+}
+
+/// The one job worker: claims queued jobs of `kinds` (from any replica, the tenant with the
+/// fewest running first) and runs each with the service of its kind, at most one of each
+/// kind at a time in this process (a training or an export per process is what the CPU and
+/// the memory budget allow), several kinds side by side. When nothing can be claimed it
+/// waits for a wake-up (a job queued by this process), a run to end, or the poll; now and
+/// then it deletes the finished jobs past their keeping.
+async fn job_worker(services: Services, kinds: Vec<JobKind>, mut wakeups: Receiver<()>) {
+    let mut running: tokio::task::JoinSet<JobKind> = tokio::task::JoinSet::new();
+    let mut busy: Vec<JobKind> = Vec::new();
+    let mut next_purge = tokio::time::Instant::now();
+    loop {
+        let free: Vec<JobKind> = kinds.iter().copied().filter(|k| !busy.contains(k)).collect();
+        if !free.is_empty() {
+            match services.jobs.claim(&free).await {
+                Ok(Some(claimed)) => {
+                    let kind = claimed.job.kind;
+                    busy.push(kind);
+                    let services = services.clone();
+                    running.spawn(async move {
+                        // Its own task, so that a panic in a run still frees its kind here;
+                        // the job, unfinished, is taken over once its lease runs out.
+                        if let Err(e) = tokio::spawn(async move { run_job(&services, claimed).await }).await {
+                            tracing::error!(error = %e, kind = kind.as_str(), "a job run stopped unexpectedly");
+                        }
+                        kind
+                    });
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "the job worker could not claim a job"),
+            }
+        }
+        if tokio::time::Instant::now() >= next_purge {
+            match services.jobs.purge_expired().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "deleted finished jobs past their keeping"),
+                Err(e) => tracing::warn!(error = %e, "could not delete finished jobs"),
+            }
+            next_purge = tokio::time::Instant::now() + JOB_PURGE_EVERY;
+        }
+        tokio::select! {
+            woken = wakeups.next() => if woken.is_none() { tokio::time::sleep(JOB_POLL).await },
+            () = tokio::time::sleep(JOB_POLL) => {}
+            Some(Ok(kind)) = running.join_next() => busy.retain(|k| *k != kind),
+        }
+    }
+}
+
+/// Runs one claimed job with the service of its kind.
+async fn run_job(services: &Services, claimed: ClaimedJob) {
+    let (kind, id) = (claimed.job.kind, claimed.job.id);
+    let outcome = match kind {
+        JobKind::Export => services.audit.run_export(claimed).await,
+        JobKind::GuardTraining => match services.guard.begin_training(claimed).await {
+            Ok(run) => {
+                run_training(&services.guard, run).await;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        },
+        JobKind::AnomalyTraining => match services.anomalies.begin_training(claimed).await {
+            Ok(Some(run)) => {
+                run_detector_training(&services.anomalies, run).await;
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        },
+        JobKind::Clustering => match services.discovery.begin_clustering(claimed).await {
+            Ok(run) => {
+                run_clustering(&services.discovery, run).await;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        },
+    };
+    if let Err(e) = outcome {
+        // The job stays claimed: another attempt takes it over once its lease runs out.
+        tracing::warn!(job = %id, kind = kind.as_str(), error = %e, "a job run failed");
+    }
 }
 
 /// Fits the anomaly detector on a blocking thread, then stores it.
@@ -374,28 +402,6 @@ async fn run_clustering(discovery: &DiscoveryService, run: ClusterRun) {
     }
 }
 
-/// Runs the jobs `claim` finds (queued on any replica), one at a time, with `run`; when
-/// there is none, waits for a wake-up (a job queued by this process) or `poll`.
-async fn job_worker<J, C, CF, R, RF>(what: &'static str, mut wakeups: Receiver<()>, poll: Duration, claim: C, run: R)
-where
-    C: Fn() -> CF,
-    CF: Future<Output = agentgov_domain::Result<Option<J>>>,
-    R: Fn(J) -> RF,
-    RF: Future<Output = ()>,
-{
-    loop {
-        match claim().await {
-            Ok(Some(job)) => {
-                run(job).await;
-                continue;
-            }
-            Ok(None) => {}
-            Err(e) => tracing::warn!(error = %e, "{what} worker could not claim a job"),
-        }
-        wait_for_work(&mut wakeups, poll).await;
-    }
-}
-
 /// Waits for a wake-up or `poll`, whichever comes first (only `poll` once the senders are
 /// gone).
 async fn wait_for_work(wakeups: &mut Receiver<()>, poll: Duration) {
@@ -469,27 +475,6 @@ async fn follow_bus(bus: Arc<dyn EventBus>, services: Services, feed: Feed) {
 
 /// Pause before resubscribing to the bus.
 const BUS_RETRY: Duration = Duration::from_secs(1);
-
-/// Runs queued exports (from any replica) one at a time, and deletes expired files.
-async fn export_worker(audit: AuditService, mut wakeups: Receiver<()>) {
-    let mut next_purge = tokio::time::Instant::now();
-    loop {
-        match audit.run_next_export().await {
-            Ok(true) => continue,
-            Ok(false) => {}
-            Err(e) => tracing::warn!(error = %e, "export worker could not claim a job"),
-        }
-        if tokio::time::Instant::now() >= next_purge {
-            match audit.purge_expired_exports().await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(deleted = n, "deleted expired exports"),
-                Err(e) => tracing::warn!(error = %e, "could not delete expired exports"),
-            }
-            next_purge = tokio::time::Instant::now() + EXPORT_PURGE_EVERY;
-        }
-        wait_for_work(&mut wakeups, EXPORT_POLL).await;
-    }
-}
 
 /// The configured external embeddings service, or the built-in embedder.
 fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {

@@ -4,13 +4,15 @@
 //! A report's `status` is the labelled feedback the detector learns from: `resolved` (a
 //! real anomaly, dealt with) and `false_positive` (not one).
 
+use super::job::{
+    Job, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel, expect_kind, job_of, model_state,
+};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use time::OffsetDateTime;
 
 use super::agent::JsonObject;
 use super::audit::Actor;
-use super::export::{JobStatus, Lease};
-use super::job::{ModelKind, ModelVersion, StoredModel};
 use crate::ids::{AgentId, AnomalyId, AnomalyTaskId, TenantId};
 
 string_enum!(
@@ -227,6 +229,34 @@ pub struct AnomalyTask {
     #[serde(skip)]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub lease: Option<Lease>,
+}
+
+impl JobView for AnomalyTask {
+    const KIND: JobKind = JobKind::AnomalyTraining;
+
+    fn from_job(job: Job) -> crate::Result<Self> {
+        expect_kind(&job, Self::KIND)?;
+        Ok(AnomalyTask {
+            id: AnomalyTaskId(job.id),
+            tenant_id: job.tenant_id,
+            window_days: job.param("window_days")?,
+            model_version: job.state("model_version")?,
+            requested_by: job.requested_by,
+            status: job.status,
+            progress: job.progress,
+            error: job.error,
+            created_at: job.created_at,
+            started_at: job.started_at,
+            finished_at: job.finished_at,
+            attempts: job.attempts,
+            lease: job.lease,
+        })
+    }
+
+    fn to_job(&self) -> Job {
+        let state = model_state(self.model_version);
+        job_of!(self, Self::KIND, json!({ "window_days": self.window_days }), state, None)
+    }
 }
 
 #[cfg(test)]

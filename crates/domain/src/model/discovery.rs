@@ -5,6 +5,8 @@
 //! agent (named by the source, or matching a confirmed candidate), `suppressed` when it
 //! matches a dismissed candidate, else `shadow`: what clustering reads.
 
+use super::job::{Job, JobKind, JobStatus, JobView, Lease, expect_kind, job_of};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +14,6 @@ use time::OffsetDateTime;
 
 use super::agent::JsonObject;
 use super::audit::Actor;
-use super::export::{JobStatus, Lease};
 use crate::ids::{AgentId, CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
 
 /// What became of an ingested event.
@@ -250,6 +251,40 @@ pub struct ClusterJob {
     #[serde(skip)]
     #[cfg_attr(feature = "openapi", schema(ignore))]
     pub lease: Option<Lease>,
+}
+
+impl JobView for ClusterJob {
+    const KIND: JobKind = JobKind::Clustering;
+
+    fn from_job(job: Job) -> crate::Result<Self> {
+        expect_kind(&job, Self::KIND)?;
+        Ok(ClusterJob {
+            id: ClusterJobId(job.id),
+            tenant_id: job.tenant_id,
+            summary: job.state("summary")?,
+            requested_by: job.requested_by,
+            status: job.status,
+            progress: job.progress,
+            error: job.error,
+            created_at: job.created_at,
+            started_at: job.started_at,
+            finished_at: job.finished_at,
+            attempts: job.attempts,
+            lease: job.lease,
+        })
+    }
+
+    fn to_job(&self) -> Job {
+        let state = self.summary.map_or(Value::Null, |s| json!({ "summary": s }));
+        job_of!(self, Self::KIND, json!({}), state, None)
+    }
+}
+
+impl ClusterSummary {
+    /// A completed clustering job's state.
+    pub fn to_state(self) -> Value {
+        json!({ "summary": self })
+    }
 }
 
 #[cfg(test)]

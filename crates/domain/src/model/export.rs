@@ -5,9 +5,10 @@
 //! a restart) claims the job again and starts it over. The file is kept in the store in
 //! chunks, so any replica can serve it, until `expires_at`, when it is deleted with the job.
 
+use super::job::{Job, JobKind, JobStatus, JobView, Lease, expect_kind, job_of, read};
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 use time::OffsetDateTime;
-use uuid::Uuid;
 
 use crate::ids::{ExportJobId, TenantId};
 use crate::model::audit::{Actor, AuditFilter};
@@ -51,41 +52,6 @@ impl ExportFormat {
     /// The file name's extension.
     pub fn extension(self) -> &'static str {
         self.as_str()
-    }
-}
-
-/// States of an asynchronous job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum JobStatus {
-    Queued,
-    Running,
-    Completed,
-    Failed,
-    Cancelled,
-}
-
-impl JobStatus {
-    pub const ALL: [JobStatus; 5] =
-        [JobStatus::Queued, JobStatus::Running, JobStatus::Completed, JobStatus::Failed, JobStatus::Cancelled];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobStatus::Queued => "queued",
-            JobStatus::Running => "running",
-            JobStatus::Completed => "completed",
-            JobStatus::Failed => "failed",
-            JobStatus::Cancelled => "cancelled",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|j| j.as_str() == s)
-    }
-
-    pub fn is_finished(self) -> bool {
-        matches!(self, JobStatus::Completed | JobStatus::Failed | JobStatus::Cancelled)
     }
 }
 
@@ -134,17 +100,65 @@ pub struct ExportJob {
     pub lease: Option<Lease>,
 }
 
-/// A worker's hold on a running job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lease {
-    pub token: Uuid,
-    pub until: OffsetDateTime,
-}
-
 /// Progress reported with each chunk of the file.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExportProgress {
     pub rows: i64,
     pub bytes: i64,
     pub progress: f64,
+}
+
+/// What an export has written: counters while it runs, the file's size and chunk count once
+/// completed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportState {
+    pub rows: i64,
+    pub bytes: i64,
+    pub chunks: i32,
+}
+
+impl ExportState {
+    pub fn to_value(self) -> Value {
+        json!({"rows": self.rows, "bytes": self.bytes, "chunks": self.chunks})
+    }
+}
+
+impl JobView for ExportJob {
+    const KIND: JobKind = JobKind::Export;
+
+    fn from_job(job: Job) -> crate::Result<Self> {
+        expect_kind(&job, Self::KIND)?;
+        let state: ExportState =
+            if job.state.is_null() { ExportState::default() } else { read(&job, "state", &job.state, "")? };
+        Ok(ExportJob {
+            id: ExportJobId(job.id),
+            tenant_id: job.tenant_id,
+            format: job.param::<ExportFormat>("format")?,
+            filters: job.param::<AuditFilter>("filters")?,
+            requested_by: job.requested_by,
+            status: job.status,
+            progress: job.progress,
+            rows: state.rows,
+            bytes: state.bytes,
+            error: job.error,
+            created_at: job.created_at,
+            started_at: job.started_at,
+            finished_at: job.finished_at,
+            expires_at: job.expires_at,
+            chunks: state.chunks,
+            attempts: job.attempts,
+            lease: job.lease,
+        })
+    }
+
+    fn to_job(&self) -> Job {
+        let state = ExportState { rows: self.rows, bytes: self.bytes, chunks: self.chunks };
+        job_of!(
+            self,
+            Self::KIND,
+            json!({"format": self.format, "filters": self.filters}),
+            state.to_value(),
+            self.expires_at
+        )
+    }
 }

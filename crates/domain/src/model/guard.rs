@@ -1,12 +1,14 @@
 //! The Prompt Guard's records: a tenant's trained model versions, the feedback they learn
 //! from, training tasks, and the hourly counts behind `/guard/stats`.
 
+use super::job::{
+    Job, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel, expect_kind, job_of, model_state,
+};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use time::OffsetDateTime;
 
 use super::audit::Actor;
-use super::export::{JobStatus, Lease};
-use super::job::{ModelKind, ModelVersion, StoredModel};
 use crate::ids::{GuardFeedbackId, GuardTaskId, TenantId};
 
 /// What a text is: benign, or one of the three kinds of attack.
@@ -248,6 +250,50 @@ pub const GUARD_LATENCY_BUCKETS_US: [i64; 16] =
 /// The latency bucket of `micros`.
 pub fn guard_latency_bucket(micros: i64) -> i16 {
     GUARD_LATENCY_BUCKETS_US.iter().position(|&b| micros <= b).unwrap_or(GUARD_LATENCY_BUCKETS_US.len() - 1) as i16
+}
+
+impl GuardTask {
+    /// The examples sent with the request, as the job's params keep them.
+    pub fn examples_of(job: &Job) -> crate::Result<Vec<GuardExample>> {
+        expect_kind(job, JobKind::GuardTraining)?;
+        job.param("training_examples")
+    }
+
+    /// The task as a job, with the examples sent with it.
+    pub fn to_job_with(&self, examples: &[GuardExample]) -> Job {
+        let mut job = self.to_job();
+        job.params["training_examples"] = json!(examples);
+        job
+    }
+}
+
+impl JobView for GuardTask {
+    const KIND: JobKind = JobKind::GuardTraining;
+
+    fn from_job(job: Job) -> crate::Result<Self> {
+        expect_kind(&job, Self::KIND)?;
+        Ok(GuardTask {
+            id: GuardTaskId(job.id),
+            tenant_id: job.tenant_id,
+            examples: job.param("examples")?,
+            model_version: job.state("model_version")?,
+            requested_by: job.requested_by,
+            status: job.status,
+            progress: job.progress,
+            error: job.error,
+            created_at: job.created_at,
+            started_at: job.started_at,
+            finished_at: job.finished_at,
+            attempts: job.attempts,
+            lease: job.lease,
+        })
+    }
+
+    /// Without the examples sent with it (see [`GuardTask::to_job_with`]).
+    fn to_job(&self) -> Job {
+        let state = model_state(self.model_version);
+        job_of!(self, Self::KIND, json!({"examples": self.examples, "training_examples": []}), state, None)
+    }
 }
 
 #[cfg(test)]

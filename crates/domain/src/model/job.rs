@@ -4,10 +4,10 @@
 //! Every asynchronous job (an audit export, a guard or anomaly detector training, a discovery
 //! clustering) is one row of one queue, keyed by [`JobKind`], with one lease protocol (see
 //! `ports::JobQueue`). What a kind is asked to do is its `params`, what it has produced its
-//! `state`, both JSON the kind defines; each kind's typed record ([`ExportJob`],
-//! [`GuardTask`], [`AnomalyTask`], [`ClusterJob`]) is a [`JobView`] of a job. A new job kind
-//! is a variant here, a `JobView` beside its typed record, and a handler in the server's
-//! worker.
+//! `state`, both JSON the kind defines; each kind's typed record (`ExportJob`, `GuardTask`,
+//! `AnomalyTask`, `ClusterJob`) is a [`JobView`] of a job, implemented beside the record in
+//! the kind's module (which imports this one, never the other way). A new job kind is a
+//! variant here, a `JobView` beside its typed record, and a handler in the server's worker.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -16,11 +16,50 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::{DomainError, Result};
-use crate::ids::{AnomalyTaskId, ClusterJobId, ExportJobId, GuardTaskId, TenantId};
-use crate::model::{
-    Actor, AnomalyTask, AuditFilter, ClusterJob, ClusterSummary, ExportFormat, ExportJob, GuardExample, GuardTask,
-    JobStatus, Lease,
-};
+use crate::ids::TenantId;
+use crate::model::audit::Actor;
+
+/// States of an asynchronous job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl JobStatus {
+    pub const ALL: [JobStatus; 5] =
+        [JobStatus::Queued, JobStatus::Running, JobStatus::Completed, JobStatus::Failed, JobStatus::Cancelled];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Completed => "completed",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|j| j.as_str() == s)
+    }
+
+    pub fn is_finished(self) -> bool {
+        matches!(self, JobStatus::Completed | JobStatus::Failed | JobStatus::Cancelled)
+    }
+}
+
+/// A worker's hold on a running job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    pub token: Uuid,
+    pub until: OffsetDateTime,
+}
 
 string_enum!(
     /// What a job does.
@@ -90,17 +129,17 @@ impl Job {
     }
 
     /// `params[key]` read as `T`.
-    fn param<T: DeserializeOwned>(&self, key: &str) -> Result<T> {
+    pub(crate) fn param<T: DeserializeOwned>(&self, key: &str) -> Result<T> {
         read(self, "params", &self.params[key], key)
     }
 
     /// `state[key]` read as `T`; `null` (before the job has written it) reads as `T`'s null.
-    fn state<T: DeserializeOwned>(&self, key: &str) -> Result<T> {
+    pub(crate) fn state<T: DeserializeOwned>(&self, key: &str) -> Result<T> {
         read(self, "state", &self.state[key], key)
     }
 }
 
-fn read<T: DeserializeOwned>(job: &Job, part: &str, value: &Value, key: &str) -> Result<T> {
+pub(crate) fn read<T: DeserializeOwned>(job: &Job, part: &str, value: &Value, key: &str) -> Result<T> {
     T::deserialize(value).map_err(|e| {
         DomainError::Internal(format!("unreadable {part}.{key} of {} job {}: {e}", job.kind.as_str(), job.id))
     })
@@ -149,7 +188,7 @@ pub trait JobView: Sized {
 }
 
 /// Checks the kind: a job read through another kind's view is a bug, not bad input.
-fn expect_kind(job: &Job, kind: JobKind) -> Result<()> {
+pub(crate) fn expect_kind(job: &Job, kind: JobKind) -> Result<()> {
     if job.kind == kind {
         Ok(())
     } else {
@@ -157,7 +196,7 @@ fn expect_kind(job: &Job, kind: JobKind) -> Result<()> {
     }
 }
 
-/// The common columns of `job` as a [`Job`] of `kind`.
+/// The common columns of a typed job record as a [`Job`] of `kind`.
 macro_rules! job_of {
     ($view:expr, $kind:expr, $params:expr, $state:expr, $expires:expr) => {
         Job {
@@ -179,170 +218,11 @@ macro_rules! job_of {
         }
     };
 }
+pub(crate) use job_of;
 
-/// What an export has written: counters while it runs, the file's size and chunk count once
-/// completed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExportState {
-    pub rows: i64,
-    pub bytes: i64,
-    pub chunks: i32,
-}
-
-impl ExportState {
-    pub fn to_value(self) -> Value {
-        json!({"rows": self.rows, "bytes": self.bytes, "chunks": self.chunks})
-    }
-}
-
-impl JobView for ExportJob {
-    const KIND: JobKind = JobKind::Export;
-
-    fn from_job(job: Job) -> Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        let state: ExportState =
-            if job.state.is_null() { ExportState::default() } else { read(&job, "state", &job.state, "")? };
-        Ok(ExportJob {
-            id: ExportJobId(job.id),
-            tenant_id: job.tenant_id,
-            format: job.param::<ExportFormat>("format")?,
-            filters: job.param::<AuditFilter>("filters")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            rows: state.rows,
-            bytes: state.bytes,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            expires_at: job.expires_at,
-            chunks: state.chunks,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
-    }
-
-    fn to_job(&self) -> Job {
-        let state = ExportState { rows: self.rows, bytes: self.bytes, chunks: self.chunks };
-        job_of!(
-            self,
-            Self::KIND,
-            json!({"format": self.format, "filters": self.filters}),
-            state.to_value(),
-            self.expires_at
-        )
-    }
-}
-
-impl GuardTask {
-    /// The examples sent with the request, as the job's params keep them.
-    pub fn examples_of(job: &Job) -> Result<Vec<GuardExample>> {
-        expect_kind(job, JobKind::GuardTraining)?;
-        job.param("training_examples")
-    }
-
-    /// The task as a job, with the examples sent with it.
-    pub fn to_job_with(&self, examples: &[GuardExample]) -> Job {
-        let mut job = self.to_job();
-        job.params["training_examples"] = json!(examples);
-        job
-    }
-}
-
-impl JobView for GuardTask {
-    const KIND: JobKind = JobKind::GuardTraining;
-
-    fn from_job(job: Job) -> Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        Ok(GuardTask {
-            id: GuardTaskId(job.id),
-            tenant_id: job.tenant_id,
-            examples: job.param("examples")?,
-            model_version: job.state("model_version")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
-    }
-
-    /// Without the examples sent with it (see [`GuardTask::to_job_with`]).
-    fn to_job(&self) -> Job {
-        let state = model_state(self.model_version);
-        job_of!(self, Self::KIND, json!({"examples": self.examples, "training_examples": []}), state, None)
-    }
-}
-
-fn model_state(version: Option<i32>) -> Value {
+/// A training's state once it produced `version`.
+pub(crate) fn model_state(version: Option<i32>) -> Value {
     version.map_or(Value::Null, |v| json!({ "model_version": v }))
-}
-
-impl JobView for AnomalyTask {
-    const KIND: JobKind = JobKind::AnomalyTraining;
-
-    fn from_job(job: Job) -> Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        Ok(AnomalyTask {
-            id: AnomalyTaskId(job.id),
-            tenant_id: job.tenant_id,
-            window_days: job.param("window_days")?,
-            model_version: job.state("model_version")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
-    }
-
-    fn to_job(&self) -> Job {
-        let state = model_state(self.model_version);
-        job_of!(self, Self::KIND, json!({ "window_days": self.window_days }), state, None)
-    }
-}
-
-impl JobView for ClusterJob {
-    const KIND: JobKind = JobKind::Clustering;
-
-    fn from_job(job: Job) -> Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        Ok(ClusterJob {
-            id: ClusterJobId(job.id),
-            tenant_id: job.tenant_id,
-            summary: job.state("summary")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
-    }
-
-    fn to_job(&self) -> Job {
-        let state = self.summary.map_or(Value::Null, |s| json!({ "summary": s }));
-        job_of!(self, Self::KIND, json!({}), state, None)
-    }
-}
-
-impl ClusterSummary {
-    /// A completed clustering job's state.
-    pub fn to_state(self) -> Value {
-        json!({ "summary": self })
-    }
 }
 
 string_enum!(
@@ -403,7 +283,11 @@ pub struct StoredModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{AnomalyTaskId, ClusterJobId, ExportJobId, GuardTaskId};
     use crate::model::ActorType;
+    use crate::model::{
+        AnomalyTask, AuditFilter, ClusterJob, ClusterSummary, ExportFormat, ExportJob, GuardExample, GuardTask,
+    };
 
     fn at() -> OffsetDateTime {
         OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap()

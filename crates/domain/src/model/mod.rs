@@ -58,14 +58,14 @@ pub use discovery::{
     CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,
     EventDisposition, Fingerprint, FingerprintValue,
 };
-pub use export::{ExportFormat, ExportJob, ExportProgress, JobStatus, Lease};
+pub use export::{ExportFormat, ExportJob, ExportProgress, ExportState};
 pub use guard::{
     GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
     GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask,
     guard_latency_bucket,
 };
 pub use hitl::{CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus};
-pub use job::{ExportState, Job, JobEnd, JobKind, JobView, ModelKind, ModelVersion, StoredModel};
+pub use job::{Job, JobEnd, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel};
 pub use policy::{Policy, PolicyFilter};
 pub use role::{Permission, Role};
 pub use session::Session;

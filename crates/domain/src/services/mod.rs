@@ -13,7 +13,7 @@ mod counts;
 pub mod discovery;
 pub mod guard;
 pub mod hitl;
-pub(crate) mod jobs;
+pub mod jobs;
 pub mod passwords;
 pub mod policies;
 mod ports;
@@ -38,6 +38,7 @@ pub use caller::{Caller, Credential};
 pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
 pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest};
+pub use jobs::{ClaimedJob, JobClaims, KindSettings};
 pub use policies::{PolicyService, PolicySettings};
 pub use ports::Ports;
 pub use shares::{Place, Share, TenantShares};
@@ -54,6 +55,7 @@ pub use users::{NewUser, UpdateUser, UserService};
 pub use validate::normalize_email;
 pub use webhook::{Delivery, WebhookAck, WebhookService};
 
+use crate::model::JobKind;
 use crate::ports::Store;
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec, WebhookVerifier};
 
@@ -101,22 +103,19 @@ pub struct Services {
     pub anomalies: AnomalyService,
     /// Each tenant's places among the sockets and long-polls open over every replica.
     pub shares: TenantShares,
+    /// Claims queued jobs of every kind for the server's one worker.
+    pub jobs: JobClaims,
 }
 
 /// Work the server runs beside the request handlers, once per process.
 pub struct Background {
     /// Commits the audit log's batches; run it for as long as the services live.
     pub audit_writer: AuditWriter,
-    /// Signals that an export was queued by this process (the worker should look now).
-    pub export_wakeups: futures::channel::mpsc::Receiver<()>,
-    /// Signals that a guard training task was queued by this process.
-    pub training_wakeups: futures::channel::mpsc::Receiver<()>,
-    /// Signals that a discovery clustering job was queued by this process.
-    pub clustering_wakeups: futures::channel::mpsc::Receiver<()>,
+    /// Signals that a job (of any kind) was queued by this process: the worker should look
+    /// now.
+    pub job_wakeups: futures::channel::mpsc::Receiver<()>,
     /// Signals that a HITL callback was scheduled by this process.
     pub hitl_wakeups: futures::channel::mpsc::Receiver<()>,
-    /// Signals that an anomaly detector training was queued by this process.
-    pub detector_wakeups: futures::channel::mpsc::Receiver<()>,
 }
 
 impl Services {
@@ -152,7 +151,8 @@ impl Services {
     ) -> (Self, Background) {
         let (log, audit_writer) =
             AuditLog::new(store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
-        let (wake, export_wakeups) = futures::channel::mpsc::channel(1);
+        // One wake-up for the one job worker, whatever the kind queued.
+        let (wake, job_wakeups) = futures::channel::mpsc::channel(1);
         let passwords = passwords::Passwords::new(secrets.hasher, ports.hashing.clone());
         let auth = AuthService::new(
             ports.clone(),
@@ -188,34 +188,26 @@ impl Services {
             settings.hitl,
             wake_hitl,
         );
-        let (wake_training, training_wakeups) = futures::channel::mpsc::channel(1);
         let guard = GuardService::new(
             ports.clone(),
             guard::Repos::of(&store),
             log.clone(),
             agents.clone(),
             settings.guard,
-            wake_training,
+            wake.clone(),
         );
-        let (wake_clustering, clustering_wakeups) = futures::channel::mpsc::channel(1);
         let discovery = DiscoveryService::new(
             ports.clone(),
             discovery::Repos::of(&store),
             log.clone(),
             agents.clone(),
             settings.discovery,
-            wake_clustering,
+            wake.clone(),
         );
         let sso = SsoService::new(ports.clone(), sso::Repos::of(&store), auth.clone(), log.clone(), settings.sso);
         let siem = SiemService::new(ports.clone(), siem::Repos::of(&store), ports.siem_sinks.to_vec(), settings.siem);
-        let (wake_detector, detector_wakeups) = futures::channel::mpsc::channel(1);
-        let anomalies = AnomalyService::new(
-            ports.clone(),
-            anomalies::Repos::of(&store),
-            log.clone(),
-            agents.clone(),
-            wake_detector,
-        );
+        let anomalies =
+            AnomalyService::new(ports.clone(), anomalies::Repos::of(&store), log.clone(), agents.clone(), wake.clone());
         let counts = Arc::new(status::HourlyCounter::default());
         let policies = PolicyService::new(
             ports.clone(),
@@ -230,6 +222,14 @@ impl Services {
         let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
+        let audit = AuditService::new(ports.clone(), audit::Repos::of(&store), log.clone(), settings.audit, wake);
+        let kinds = [
+            (JobKind::Export, audit.job_settings()),
+            (JobKind::GuardTraining, guard.job_settings()),
+            (JobKind::AnomalyTraining, anomalies.job_settings()),
+            (JobKind::Clustering, discovery.job_settings()),
+        ];
+        let jobs = JobClaims::new(store.clone(), ports.clock.clone(), ports.ids.clone(), kinds.into_iter().collect());
         let services = Self {
             tenants: TenantService::new(
                 ports.clone(),
@@ -243,8 +243,8 @@ impl Services {
             ),
             users: UserService::new(ports.clone(), users::Repos::of(&store), log.clone(), passwords, auth.clone()),
             api_keys: ApiKeyService::new(ports.clone(), api_keys::Repos::of(&store), log.clone(), auth.clone()),
-            status: StatusService::new(ports.clone(), store.clone(), info, counts),
-            audit: AuditService::new(ports, audit::Repos::of(&store), log, settings.audit, wake),
+            status: StatusService::new(ports, store, info, counts),
+            audit,
             agents,
             webhook,
             policies,
@@ -256,15 +256,9 @@ impl Services {
             anomalies,
             shares,
             auth,
+            jobs,
         };
-        let background = Background {
-            audit_writer,
-            export_wakeups,
-            training_wakeups,
-            clustering_wakeups,
-            hitl_wakeups,
-            detector_wakeups,
-        };
+        let background = Background { audit_writer, job_wakeups, hitl_wakeups };
         (services, background)
     }
 }

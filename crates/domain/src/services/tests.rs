@@ -104,6 +104,18 @@ fn build_with(
 }
 
 impl Harness {
+    /// Claims the next job of `kind`, as the server's one worker would.
+    pub(crate) async fn claim(&self, kind: crate::model::JobKind) -> Option<crate::services::ClaimedJob> {
+        self.svc.jobs.claim(&[kind]).await.unwrap()
+    }
+
+    /// Runs the next export, as the worker would; `false` when none could be claimed.
+    pub(crate) async fn run_next_export(&self) -> bool {
+        let Some(claimed) = self.claim(crate::model::JobKind::Export).await else { return false };
+        self.svc.audit.run_export(claimed).await.unwrap();
+        true
+    }
+
     pub(crate) async fn tenant(&self, name: &str) -> CreatedTenant {
         let req =
             NewTenant { name: name.into(), admin_email: format!("admin@{name}.test"), admin_password: PASSWORD.into() };

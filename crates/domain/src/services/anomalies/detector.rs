@@ -35,11 +35,12 @@ use crate::model::{
 };
 use crate::page::PageRequest;
 use crate::ports::Event;
+use crate::services::Caller;
 use crate::services::audit::{AuditEvent, caller_actor};
 use crate::services::check::round_score;
 use crate::services::guard::is_recorded_block;
+use crate::services::jobs::{self, ClaimedJob, KindSettings};
 use crate::services::snapshots::Snapshots;
-use crate::services::{Caller, jobs};
 
 /// Days of audit history a training reads by default, and at most.
 pub const DEFAULT_WINDOW_DAYS: i32 = 30;
@@ -505,33 +506,22 @@ impl AnomalyService {
         })
     }
 
-    /// Claims a waiting training task (from any replica) and loads its history; `None`
-    /// when there is none. A task past its attempts is failed and the next one looked at.
-    pub async fn claim_training(&self) -> Result<Option<DetectorRun>> {
-        let repos = &self.repos;
-        loop {
-            let now = self.ports.clock.now();
-            let token = self.ports.ids.new_id();
-            let claimed = jobs::claim::<AnomalyTask>(repos.jobs.as_ref(), now, token, now + TRAINING_LEASE).await?;
-            let Some(task) = claimed else {
-                return Ok(None);
-            };
-            if task.attempts > TRAINING_MAX_ATTEMPTS {
-                let error = format!("gave up after {} attempts", task.attempts - 1);
-                match repos.jobs.finish_job(task.id.0, token, &JobEnd::failed(now, error)).await {
-                    Ok(()) | Err(DomainError::Conflict(_)) => continue,
-                    Err(e) => return Err(e),
-                }
-            }
-            let mut run = DetectorRun { task, token, history: Vec::new(), labels: Vec::new() };
-            match self.load_history(&mut run).await {
-                Ok(()) => return Ok(Some(run)),
-                // Lost the lease while loading: another worker has it.
-                Err(DomainError::Conflict(_)) => continue,
-                Err(e) => {
-                    self.fail_training(&run, "could not read the audit history; start it again").await?;
-                    return Err(e);
-                }
+    /// How the job queue treats detector trainings.
+    pub(crate) fn job_settings(&self) -> KindSettings {
+        KindSettings { lease: TRAINING_LEASE, max_attempts: TRAINING_MAX_ATTEMPTS, keep_for: None }
+    }
+
+    /// Loads the history of a claimed training (of kind `anomaly_training`); `None` when
+    /// the lease was lost meanwhile (another worker has it now).
+    pub async fn begin_training(&self, claimed: ClaimedJob) -> Result<Option<DetectorRun>> {
+        let task = AnomalyTask::from_job(claimed.job)?;
+        let mut run = DetectorRun { task, token: claimed.token, history: Vec::new(), labels: Vec::new() };
+        match self.load_history(&mut run).await {
+            Ok(()) => Ok(Some(run)),
+            Err(DomainError::Conflict(_)) => Ok(None),
+            Err(e) => {
+                self.fail_training(&run, "could not read the audit history; start it again").await?;
+                Err(e)
             }
         }
     }

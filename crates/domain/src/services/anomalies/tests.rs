@@ -213,7 +213,8 @@ async fn usual_history(h: &Harness, caller: &Caller, agent: &Agent, n: usize, ev
 /// Queues a training and runs it to its end, as the worker would; the version made.
 async fn train_now(h: &Harness, admin: &Caller) -> i32 {
     let task = h.svc.anomalies.start_training(admin, DetectorTrainRequest::default()).await.unwrap();
-    let run = h.svc.anomalies.claim_training().await.unwrap().unwrap();
+    let claimed = h.claim(crate::model::JobKind::AnomalyTraining).await.unwrap();
+    let run = h.svc.anomalies.begin_training(claimed).await.unwrap().unwrap();
     assert_eq!(run.task.id, task.id);
     let trained = run.train();
     h.svc.anomalies.finish_training(&run, trained).await.unwrap();
@@ -345,7 +346,8 @@ async fn training_is_for_admins_one_at_a_time_and_each_tenant_sees_its_own() {
     let missing = h.svc.anomalies.training_task(&a, AnomalyTaskId(uuid::Uuid::nil())).await;
     assert!(matches!(missing, Err(DomainError::NotFound { .. })));
     // An empty history trains a detector that knows no agent.
-    let run = h.svc.anomalies.claim_training().await.unwrap().unwrap();
+    let claimed = h.claim(crate::model::JobKind::AnomalyTraining).await.unwrap();
+    let run = h.svc.anomalies.begin_training(claimed).await.unwrap().unwrap();
     let trained = run.train();
     h.svc.anomalies.finish_training(&run, trained).await.unwrap();
     assert_eq!(h.svc.anomalies.detector_status(&a).await.unwrap().agents, 0);
@@ -491,6 +493,7 @@ async fn training_learns_only_from_the_decisions_and_blocks_the_service_recorded
     h.store.append_audit(vec![planted]).await.unwrap();
 
     h.svc.anomalies.start_training(&a, DetectorTrainRequest::default()).await.unwrap();
-    let run = h.svc.anomalies.claim_training().await.unwrap().unwrap();
+    let claimed = h.claim(crate::model::JobKind::AnomalyTraining).await.unwrap();
+    let run = h.svc.anomalies.begin_training(claimed).await.unwrap().unwrap();
     assert_eq!(run.history_len(), 10 + 1, "ten decisions and the one real block");
 }

@@ -14,6 +14,7 @@ use uuid::Uuid;
 pub use export::{CSV_COLUMNS, Encoder, ExportPiece, export_stream};
 pub use log::{AuditEvent, AuditLog, AuditLogSettings, AuditWriter};
 
+use super::jobs::{ClaimedJob, KindSettings};
 use super::validate::{check_text, parse_time};
 use super::{Caller, Credential, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -521,45 +522,34 @@ impl AuditService {
         })
     }
 
-    /// One step of the export worker: claims a waiting job (from any replica) and runs it.
-    /// `Ok(false)` when there was none.
-    pub async fn run_next_export(&self) -> Result<bool> {
-        let now = self.ports.clock.now();
-        let token = self.ports.ids.new_id();
-        let lease_until = now + self.settings.export_lease;
-        let Some(job) = super::jobs::claim::<ExportJob>(self.repos.jobs.as_ref(), now, token, lease_until).await?
-        else {
-            return Ok(false);
-        };
-        let outcome = if job.attempts > self.settings.export_max_attempts {
-            self.outcome(
-                JobStatus::Failed,
-                Some(format!("gave up after {} attempts", job.attempts - 1)),
-                0,
-                ExportProgress { rows: 0, bytes: 0, progress: 0.0 },
-            )
-        } else {
-            match self.produce(&job, token).await {
-                Ok((chunks, progress)) => self.outcome(JobStatus::Completed, None, chunks, progress),
-                // Another worker holds the job now (our lease ran out): leave it to them.
-                Err(DomainError::Conflict(_)) => return Ok(true),
-                Err(e) => {
-                    tracing::warn!(job = %job.id, error = %e, "export job failed");
-                    let reason = match e {
-                        DomainError::Unavailable(what) => format!("{what} became unavailable; start a new export"),
-                        _ => "the export failed; start a new export".to_owned(),
-                    };
-                    self.outcome(
-                        JobStatus::Failed,
-                        Some(reason),
-                        0,
-                        ExportProgress { rows: 0, bytes: 0, progress: 0.0 },
-                    )
-                }
+    /// How the job queue treats exports: a finished one (completed or failed) is kept for the
+    /// retention period, then deleted with its file.
+    pub(crate) fn job_settings(&self) -> KindSettings {
+        let s = &self.settings;
+        KindSettings { lease: s.export_lease, max_attempts: s.export_max_attempts, keep_for: Some(s.export_retention) }
+    }
+
+    /// Runs a claimed export (of kind `export`) to its end: the file written in chunks, then
+    /// the job completed, or failed with a reason. A lost lease (another worker took the job
+    /// over) stops it quietly.
+    pub async fn run_export(&self, claimed: ClaimedJob) -> Result<()> {
+        let token = claimed.token;
+        let job = ExportJob::from_job(claimed.job)?;
+        let outcome = match self.produce(&job, token).await {
+            Ok((chunks, progress)) => self.outcome(JobStatus::Completed, None, chunks, progress),
+            // Another worker holds the job now (our lease ran out): leave it to them.
+            Err(DomainError::Conflict(_)) => return Ok(()),
+            Err(e) => {
+                tracing::warn!(job = %job.id, error = %e, "export job failed");
+                let reason = match e {
+                    DomainError::Unavailable(what) => format!("{what} became unavailable; start a new export"),
+                    _ => "the export failed; start a new export".to_owned(),
+                };
+                self.outcome(JobStatus::Failed, Some(reason), 0, ExportProgress { rows: 0, bytes: 0, progress: 0.0 })
             }
         };
         match self.repos.jobs.finish_job(job.id.0, token, &outcome).await {
-            Ok(()) | Err(DomainError::Conflict(_)) => Ok(true),
+            Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
             Err(e) => Err(e),
         }
     }
@@ -620,11 +610,6 @@ impl AuditService {
                 return Ok((index, ExportProgress { progress: 1.0, ..progress }));
             }
         }
-    }
-
-    /// Deletes finished exports past their retention; returns how many.
-    pub async fn purge_expired_exports(&self) -> Result<u64> {
-        self.repos.jobs.purge_expired_jobs(self.ports.clock.now()).await
     }
 
     /// The single append path, for the other services.

@@ -345,8 +345,8 @@ async fn asynchronous_exports_run_download_and_expire() {
     // Written after the job was accepted: not in its file.
     h.svc.audit.write(&caller, entry("app.late")).await.unwrap();
 
-    assert!(h.svc.audit.run_next_export().await.unwrap());
-    assert!(!h.svc.audit.run_next_export().await.unwrap());
+    assert!(h.run_next_export().await);
+    assert!(!h.run_next_export().await);
     let done = h.svc.audit.export_status(&caller, job.id).await.unwrap();
     assert_eq!(done.status, JobStatus::Completed);
     assert_eq!(done.progress, 1.0);
@@ -362,7 +362,7 @@ async fn asynchronous_exports_run_download_and_expire() {
     assert!(matches!(h.svc.audit.download(&other, job.id).await, Err(DomainError::NotFound { .. })));
 
     h.clock.advance(AuditSettings::default().export_retention + Duration::from_secs(1));
-    assert_eq!(h.svc.audit.purge_expired_exports().await.unwrap(), 1);
+    assert_eq!(h.svc.jobs.purge_expired().await.unwrap(), 1);
     assert!(matches!(h.svc.audit.export_status(&caller, job.id).await, Err(DomainError::NotFound { .. })));
 }
 
@@ -377,9 +377,9 @@ async fn an_abandoned_export_is_taken_over_after_its_lease() {
     let kinds = [crate::model::JobKind::Export];
     let claimed = h.store.claim_job(&kinds, now, Uuid::from_u128(1), now + Duration::from_secs(60)).await.unwrap();
     assert_eq!(claimed.unwrap().id, job.id.0);
-    assert!(!h.svc.audit.run_next_export().await.unwrap(), "the lease still holds");
+    assert!(!h.run_next_export().await, "the lease still holds");
     h.clock.advance(Duration::from_secs(61));
-    assert!(h.svc.audit.run_next_export().await.unwrap());
+    assert!(h.run_next_export().await);
     let done = h.svc.audit.export_status(&caller, job.id).await.unwrap();
     assert_eq!(done.status, JobStatus::Completed);
     assert_eq!(done.attempts, 2);
@@ -415,7 +415,7 @@ async fn a_tenant_queues_only_its_share_of_asynchronous_exports() {
     h.svc.audit.start_export(&other, req()).await.unwrap();
 
     // One finishes (the oldest job first): room for one more, not two.
-    assert!(h.svc.audit.run_next_export().await.unwrap());
+    assert!(h.run_next_export().await);
     h.svc.audit.start_export(&caller, req()).await.unwrap();
     assert!(matches!(h.svc.audit.start_export(&caller, req()).await, Err(DomainError::QuotaExceeded { .. })));
 }

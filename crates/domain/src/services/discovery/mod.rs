@@ -37,9 +37,10 @@ use uuid::Uuid;
 
 use super::agents::{AgentRequest, AgentService};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::jobs::{self, ClaimedJob, KindSettings};
 use super::snapshots::Snapshots;
 use super::validate::{check_description, check_object, check_text};
-use super::{Caller, Ports, jobs};
+use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::events::{DISCOVERY_CANDIDATE, DISCOVERY_DECIDED};
 use crate::ids::{AgentId, CandidateId, ClusterJobId, DiscoveryEventId, TenantId};
@@ -858,35 +859,26 @@ impl DiscoveryService {
         self.ports().announce(tenant, DISCOVERY_DECIDED, serde_json::json!({})).await;
     }
 
-    /// Claims a waiting clustering job (from any replica); `None` when there is none. A job
-    /// past its attempts is failed and the next one looked at.
-    pub async fn claim_clustering(&self) -> Result<Option<ClusterRun>> {
-        let repos = self.repos();
-        loop {
-            let now = self.ports().clock.now();
-            let token = self.ports().ids.new_id();
-            let lease_until = now + self.inner.settings.job_lease;
-            let Some(job) = jobs::claim::<ClusterJob>(repos.jobs.as_ref(), now, token, lease_until).await? else {
-                return Ok(None);
-            };
-            if job.attempts > self.inner.settings.job_max_attempts {
-                let error = format!("gave up after {} attempts", job.attempts - 1);
-                match repos.jobs.finish_job(job.id.0, token, &JobEnd::failed(now, error)).await {
-                    Ok(()) | Err(DomainError::Conflict(_)) => continue,
-                    Err(e) => return Err(e),
-                }
-            }
-            let exclude = repos.discovery.decided_candidates(job.tenant_id).await?.iter().map(profile_of).collect();
-            return Ok(Some(ClusterRun {
-                job,
-                token,
-                aggregator: Mutex::new(Aggregator::new()),
-                after: Mutex::new(Some(self.window_start(now))),
-                exclude,
-                params: self.inner.settings.params,
-                started: Instant::now(),
-            }));
-        }
+    /// How the job queue treats clusterings.
+    pub(crate) fn job_settings(&self) -> KindSettings {
+        let s = &self.inner.settings;
+        KindSettings { lease: s.job_lease, max_attempts: s.job_max_attempts, keep_for: None }
+    }
+
+    /// Prepares a claimed clustering (of kind `clustering`): the window of shadow events to
+    /// read and the decided candidates whose events are left out.
+    pub async fn begin_clustering(&self, claimed: ClaimedJob) -> Result<ClusterRun> {
+        let job = ClusterJob::from_job(claimed.job)?;
+        let exclude = self.repos().discovery.decided_candidates(job.tenant_id).await?.iter().map(profile_of).collect();
+        Ok(ClusterRun {
+            job,
+            token: claimed.token,
+            aggregator: Mutex::new(Aggregator::new()),
+            after: Mutex::new(Some(self.window_start(self.ports().clock.now()))),
+            exclude,
+            params: self.inner.settings.params,
+            started: Instant::now(),
+        })
     }
 
     /// The smallest event id of the window ending at `now`: ids are UUID v7, ordered by the

@@ -69,7 +69,8 @@ fn json_of(e: &SynthEvent) -> serde_json::Value {
 
 /// Runs the queued clustering job to its end, as the worker would.
 async fn cluster_now(h: &Harness) -> ClusterJob {
-    let run = h.svc.discovery.claim_clustering().await.unwrap().expect("a queued job");
+    let claimed = h.claim(crate::model::JobKind::Clustering).await.expect("a queued job");
+    let run = h.svc.discovery.begin_clustering(claimed).await.unwrap();
     loop {
         let page = h.svc.discovery.next_page(&run).await.unwrap();
         if page.is_empty() {

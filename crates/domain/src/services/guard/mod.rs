@@ -32,8 +32,9 @@ use uuid::Uuid;
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::counts::{PendingCounts, hour_of, hour_start};
+use super::jobs::{self, ClaimedJob, KindSettings};
 use super::snapshots::Snapshots;
-use super::{Caller, Ports, jobs};
+use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::events::{GUARD_BLOCKED, GUARD_MODEL_CHANGED, TENANT_UPDATED};
 use crate::ids::{AgentId, AuditId, GuardFeedbackId, GuardTaskId, TenantId};
@@ -534,6 +535,12 @@ impl GuardService {
 
     fn repos(&self) -> &Repos {
         &self.inner.repos
+    }
+
+    /// How the job queue treats trainings.
+    pub(crate) fn job_settings(&self) -> KindSettings {
+        let s = &self.inner.settings;
+        KindSettings { lease: s.training_lease, max_attempts: s.training_max_attempts, keep_for: None }
     }
 
     /// Drops the tenant's detector (its model or threshold changed).
@@ -1045,46 +1052,30 @@ impl GuardService {
         Ok(DetectorMetrics { version: active.version, metrics, stages: stages_of(&active.detector), calibration })
     }
 
-    /// Claims a waiting training task (from any replica) and prepares its examples; `None`
-    /// when there is none. A task past its attempts is failed and the next one looked at.
-    pub async fn claim_training(&self) -> Result<Option<TrainingRun>> {
-        let repos = self.repos();
-        loop {
-            let now = self.ports().clock.now();
-            let token = self.ports().ids.new_id();
-            let lease_until = now + self.inner.settings.training_lease;
-            let kinds = [JobKind::GuardTraining];
-            let Some(job) = repos.jobs.claim_job(&kinds, now, token, lease_until).await? else {
-                return Ok(None);
-            };
-            let sent = GuardTask::examples_of(&job)?;
-            let task = GuardTask::from_job(job)?;
-            if task.attempts > self.inner.settings.training_max_attempts {
-                let error = format!("gave up after {} attempts", task.attempts - 1);
-                match repos.jobs.finish_job(task.id.0, token, &JobEnd::failed(now, error)).await {
-                    Ok(()) | Err(DomainError::Conflict(_)) => continue,
-                    Err(e) => return Err(e),
-                }
-            }
-            let mut extra: Vec<Example> = repos
-                .guard
-                .list_guard_feedback(task.tenant_id, MAX_FEEDBACK)
-                .await?
-                .into_iter()
-                .map(|f| Example::new(f.text, label_of(f.label)))
-                .collect();
-            extra.extend(sent.into_iter().map(|e| Example::new(e.text, label_of(e.label))));
-            let (examples, added) = detect::training_set(extra);
-            let tenant_examples = added as i64;
-            return Ok(Some(TrainingRun {
-                task,
-                token,
-                examples,
-                tenant_examples,
-                cancel: Arc::default(),
-                progress: Arc::default(),
-            }));
-        }
+    /// Prepares a claimed training (of kind `guard_training`): the tenant's feedback and the
+    /// examples sent with the request, over the built-in corpus.
+    pub async fn begin_training(&self, claimed: ClaimedJob) -> Result<TrainingRun> {
+        let ClaimedJob { job, token } = claimed;
+        let sent = GuardTask::examples_of(&job)?;
+        let task = GuardTask::from_job(job)?;
+        let mut extra: Vec<Example> = self
+            .repos()
+            .guard
+            .list_guard_feedback(task.tenant_id, MAX_FEEDBACK)
+            .await?
+            .into_iter()
+            .map(|f| Example::new(f.text, label_of(f.label)))
+            .collect();
+        extra.extend(sent.into_iter().map(|e| Example::new(e.text, label_of(e.label))));
+        let (examples, added) = detect::training_set(extra);
+        Ok(TrainingRun {
+            task,
+            token,
+            examples,
+            tenant_examples: added as i64,
+            cancel: Arc::default(),
+            progress: Arc::default(),
+        })
     }
 
     /// Stores the run's progress and renews its lease; answers `false` (and tells the run to

@@ -34,7 +34,7 @@ fn validate(prompt: &str) -> ValidateRequest {
 
 /// Runs the tenant's queued training to its end, as the worker would.
 async fn train_now(h: &Harness) -> Option<i32> {
-    let run = h.svc.guard.claim_training().await.unwrap()?;
+    let run = h.svc.guard.begin_training(h.claim(JobKind::GuardTraining).await?).await.unwrap();
     let result = run.train();
     h.svc.guard.finish_training(&run, result).await.unwrap();
     let job = h.store.get_job(run.task.id.0).await.unwrap().unwrap();
@@ -320,12 +320,12 @@ async fn a_cancelled_training_stores_no_model() {
     h.svc.guard.start_training(&admin, TrainRequest::default()).await.unwrap();
     let cancelled = h.svc.guard.cancel_training(&admin).await.unwrap();
     assert_eq!(cancelled.status, JobStatus::Cancelled);
-    assert!(h.svc.guard.claim_training().await.unwrap().is_none());
+    assert!(h.claim(JobKind::GuardTraining).await.is_none());
     assert!(matches!(h.svc.guard.cancel_training(&admin).await, Err(DomainError::NotFound { .. })));
 
     // Cancelled while running: the worker's next report stops it, and nothing is kept.
     h.svc.guard.start_training(&admin, TrainRequest::default()).await.unwrap();
-    let run = h.svc.guard.claim_training().await.unwrap().unwrap();
+    let run = h.svc.guard.begin_training(h.claim(JobKind::GuardTraining).await.unwrap()).await.unwrap();
     assert!(h.svc.guard.report_progress(&run).await.unwrap());
     h.svc.guard.cancel_training(&admin).await.unwrap();
     assert!(!h.svc.guard.report_progress(&run).await.unwrap());
