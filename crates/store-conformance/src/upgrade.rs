@@ -7,12 +7,14 @@
 #![expect(clippy::unwrap_used, clippy::expect_used, reason = "test code: a failed unwrap is a failed test")]
 
 use agentgov_domain::ids::{AnomalyTaskId, ClusterJobId, ExportJobId, GuardTaskId, TenantId};
+use agentgov_domain::model::audit::unix_micros;
 use agentgov_domain::model::{
     Actor, ActorType, AnomalyModelRecord, AnomalyTask, AuditFilter, ClusterJob, ClusterSummary, ExportFormat,
     ExportJob, GuardExample, GuardModelInfo, GuardModelRecord, GuardTask, JobKind, JobStatus, JobView, Lease,
     ModelKind,
 };
 use agentgov_domain::ports::Store;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::fixtures::{guard_examples, new_anomaly_model, new_guard_model, precise};
@@ -44,13 +46,13 @@ fn actor(seed: u128) -> Actor {
 }
 
 /// A v7-shaped id, ordered by `n`.
-fn id(n: u128) -> Uuid {
+fn v7(n: u128) -> Uuid {
     Uuid::from_u128((0x0190_0000_0000_7000_8000_0000_0000_0000) + n)
 }
 
 pub fn old_jobs(tenant: TenantId) -> OldJobs {
     let export = |n: u128, format, status| ExportJob {
-        id: ExportJobId(id(n)),
+        id: ExportJobId(v7(n)),
         tenant_id: tenant,
         requested_by: actor(n),
         format,
@@ -84,7 +86,7 @@ pub fn old_jobs(tenant: TenantId) -> OldJobs {
         ..export(1, ExportFormat::Csv, JobStatus::Completed)
     };
     let guard = |n: u128, status| GuardTask {
-        id: GuardTaskId(id(n)),
+        id: GuardTaskId(v7(n)),
         tenant_id: tenant,
         requested_by: actor(n),
         status,
@@ -121,7 +123,7 @@ pub fn old_jobs(tenant: TenantId) -> OldJobs {
         model.info.active = i == 1;
     }
     let anomaly_failed = AnomalyTask {
-        id: AnomalyTaskId(id(5)),
+        id: AnomalyTaskId(v7(5)),
         tenant_id: tenant,
         requested_by: actor(5),
         status: JobStatus::Failed,
@@ -139,7 +141,7 @@ pub fn old_jobs(tenant: TenantId) -> OldJobs {
     anomaly_model.info.version = 1;
     anomaly_model.info.active = true;
     let cluster = |n: u128, status| ClusterJob {
-        id: ClusterJobId(id(n)),
+        id: ClusterJobId(v7(n)),
         tenant_id: tenant,
         requested_by: actor(n),
         status,
@@ -178,6 +180,213 @@ pub fn old_jobs(tenant: TenantId) -> OldJobs {
 
 async fn job<T: JobView>(store: &dyn Store, id: Uuid) -> T {
     T::from_job(store.get_job(id).await.unwrap().expect("the job moved over")).unwrap()
+}
+
+/// The SQL of a backend, for writing rows of the old tables by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Timestamps as unix microseconds, booleans 0 or 1, blobs `X'…'`.
+    Sqlite,
+    /// `TIMESTAMPTZ`, `BOOLEAN`, `BYTEA`.
+    Postgres,
+}
+
+impl Dialect {
+    fn at(self, t: OffsetDateTime) -> String {
+        match self {
+            Dialect::Sqlite => unix_micros(t).to_string(),
+            Dialect::Postgres => format!("(TIMESTAMPTZ 'epoch' + {} * INTERVAL '1 microsecond')", unix_micros(t)),
+        }
+    }
+
+    fn blob(self, bytes: &[u8]) -> String {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        match self {
+            Dialect::Sqlite => format!("X'{hex}'"),
+            Dialect::Postgres => format!("'\\x{hex}'::bytea"),
+        }
+    }
+
+    fn boolean(self, b: bool) -> String {
+        match self {
+            Dialect::Sqlite => i32::from(b).to_string(),
+            Dialect::Postgres => b.to_string(),
+        }
+    }
+
+    /// `column` (a timestamp) as unix microseconds.
+    fn micros(self, column: &str) -> String {
+        match self {
+            Dialect::Sqlite => column.to_owned(),
+            Dialect::Postgres => format!("(extract(epoch FROM {column}) * 1000000)::bigint"),
+        }
+    }
+}
+
+/// After the migration is reverted: each query (answering one BIGINT `n`) with the count it
+/// must answer, and what it checks. The upgraded store was used as [`assert_upgraded`] uses
+/// it (a version trained, an export claimed).
+pub fn reverted_counts(old: &OldJobs, dialect: Dialect) -> Vec<(String, i64, &'static str)> {
+    let count = |table: &str| format!("SELECT count(*) AS n FROM {table}");
+    let tenant = old.tenant.0.hyphenated();
+    vec![
+        (count("export_jobs"), 2, "exports"),
+        (count("export_chunks"), 2, "the export's file"),
+        (count("guard_tasks"), 2, "trainings"),
+        (count("guard_models"), 3, "versions, the one trained since included"),
+        (
+            format!(
+                "SELECT {} AS n FROM guard_models WHERE version = 1 AND tenant_id = '{tenant}'",
+                dialect.micros("trained_at")
+            ),
+            unix_micros(old.guard_models[0].info.trained_at),
+            "trained_at, to the microsecond",
+        ),
+        (count("anomaly_tasks"), 1, "detector trainings"),
+        (count("anomaly_models"), 1, "detector versions"),
+        (count("discovery_jobs"), 2, "clusterings"),
+        ("SELECT count(*) AS n FROM export_jobs WHERE status = 'running'".to_owned(), 1, "the export claimed since"),
+    ]
+}
+
+/// After the migration is reverted: the query answering the running training's
+/// `training_examples` (TEXT), which must read back as `old.examples`.
+pub fn reverted_examples_query(old: &OldJobs) -> String {
+    format!("SELECT training_examples FROM guard_tasks WHERE id = '{}'", old.guard_running.id.0.hyphenated())
+}
+
+fn text(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+fn opt_text(s: Option<&str>) -> String {
+    s.map_or("NULL".into(), text)
+}
+
+fn id(u: Uuid) -> String {
+    text(&u.hyphenated().to_string())
+}
+
+macro_rules! json {
+    ($value:expr) => {
+        text(&serde_json::to_string(&$value).unwrap())
+    };
+}
+
+fn opt_int(v: Option<i32>) -> String {
+    v.map_or("NULL".into(), |v| v.to_string())
+}
+
+/// The rows of `old` as INSERTs into the tables before the job queue, in `dialect`.
+pub fn old_rows(old: &OldJobs, dialect: Dialect) -> String {
+    let at = |t| dialect.at(t);
+    let opt_at = |t: Option<OffsetDateTime>| t.map_or("NULL".into(), |t| dialect.at(t));
+    let blob = |b: &[u8]| dialect.blob(b);
+    let mut sql = String::new();
+    let t = id(old.tenant.0);
+    let lease = |l: Option<Lease>| (l.map_or("NULL".into(), |l| id(l.token)), l.map_or("NULL".into(), |l| at(l.until)));
+    for j in [&old.export_done, &old.export_queued] {
+        let (token, until) = lease(j.lease);
+        sql += &format!(
+            "INSERT INTO export_jobs VALUES ({}, {t}, {}, {}, {}, {}, {}, {:?}, {}, {}, {}, {}, {}, {}, {}, {}, {}, \
+             {token}, {until});\n",
+            id(j.id.0),
+            text(j.requested_by.kind.as_str()),
+            text(&j.requested_by.id),
+            text(j.format.as_str()),
+            json!(j.filters),
+            text(j.status.as_str()),
+            j.progress,
+            j.rows,
+            j.bytes,
+            opt_text(j.error.as_deref()),
+            at(j.created_at),
+            opt_at(j.started_at),
+            opt_at(j.finished_at),
+            opt_at(j.expires_at),
+            j.chunks,
+            j.attempts,
+        );
+    }
+    for (index, data) in &old.chunks {
+        sql += &format!("INSERT INTO export_chunks VALUES ({}, {index}, {});\n", id(old.export_done.id.0), blob(data));
+    }
+    for (j, examples) in [(&old.guard_done, &[][..]), (&old.guard_running, &old.examples[..])] {
+        let (token, until) = lease(j.lease);
+        sql += &format!(
+            "INSERT INTO guard_tasks VALUES ({}, {t}, {}, {}, {}, {:?}, {}, {}, {}, {}, {}, {}, {}, {}, {token}, \
+             {until});\n",
+            id(j.id.0),
+            text(j.requested_by.kind.as_str()),
+            text(&j.requested_by.id),
+            text(j.status.as_str()),
+            j.progress,
+            opt_text(j.error.as_deref()),
+            opt_int(j.model_version),
+            j.examples,
+            json!(examples),
+            at(j.created_at),
+            opt_at(j.started_at),
+            opt_at(j.finished_at),
+            j.attempts,
+        );
+    }
+    for m in &old.guard_models {
+        let i = &m.info;
+        sql += &format!(
+            "INSERT INTO guard_models VALUES ({t}, {}, {}, {:?}, {}, {}, {}, {}, {}, {});\n",
+            i.version,
+            dialect.boolean(i.active),
+            i.threshold,
+            i.examples,
+            i.tenant_examples,
+            json!(i.metrics),
+            i.task_id.map_or("NULL".into(), |t| id(t.0)),
+            at(i.trained_at),
+            blob(&m.weights),
+        );
+    }
+    let a = &old.anomaly_failed;
+    sql += &format!(
+        "INSERT INTO anomaly_tasks VALUES ({}, {t}, {}, {}, {}, {:?}, {}, {}, {}, {}, {}, {}, {}, NULL, NULL);\n",
+        id(a.id.0),
+        text(a.requested_by.kind.as_str()),
+        text(&a.requested_by.id),
+        text(a.status.as_str()),
+        a.progress,
+        opt_text(a.error.as_deref()),
+        opt_int(a.model_version),
+        a.window_days,
+        at(a.created_at),
+        opt_at(a.started_at),
+        opt_at(a.finished_at),
+        a.attempts,
+    );
+    let m = &old.anomaly_model;
+    sql += &format!(
+        "INSERT INTO anomaly_models VALUES ({t}, {}, {}, {}, {});\n",
+        m.info.version,
+        dialect.boolean(m.info.active),
+        json!(m.info),
+        text(&m.model)
+    );
+    for j in [&old.cluster_done, &old.cluster_queued] {
+        sql += &format!(
+            "INSERT INTO discovery_jobs VALUES ({}, {t}, {}, {}, {}, {:?}, {}, {}, {}, {}, {}, {}, NULL, NULL);\n",
+            id(j.id.0),
+            text(j.requested_by.kind.as_str()),
+            text(&j.requested_by.id),
+            text(j.status.as_str()),
+            j.progress,
+            opt_text(j.error.as_deref()),
+            j.summary.map_or("NULL".into(), |s| json!(s)),
+            at(j.created_at),
+            opt_at(j.started_at),
+            opt_at(j.finished_at),
+            j.attempts,
+        );
+    }
+    sql
 }
 
 /// Every job, chunk and version of `old` reads back through the job queue and the model

@@ -13,123 +13,89 @@ use crate::AppState;
 use crate::extract::{ApiKeyOrJwt, Json};
 use crate::problem::{ApiResult, Problem};
 
-/// `GET /audit`: the filters with `limit` and `cursor`. Unknown parameters are refused (422),
-/// so a misspelt filter never silently widens a search.
-#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct AuditListQuery {
-    /// Page size, 1 to 500 (default 50).
-    #[param(minimum = 1, maximum = 500)]
-    pub limit: Option<i64>,
-    /// `next_cursor` of the previous page.
-    #[param(pattern = r"^([A-Za-z0-9_-]{10}[AEIMQUYcgkosw048])?$")]
-    pub cursor: Option<String>,
-    /// Only records about this agent (UUID).
-    #[param(format = Uuid)]
-    pub agent_id: Option<String>,
-    #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
-    pub event_type: Option<String>,
-    #[param(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub action: Option<String>,
-    #[param(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub decision: Option<String>,
-    /// `agent`, `user`, `api_key` or `system`.
-    #[param(value_type = Option<agentgov_domain::model::audit::ActorType>)]
-    pub actor_type: Option<String>,
-    #[param(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub actor_id: Option<String>,
-    /// Records at or after this instant (RFC 3339).
-    #[param(format = DateTime)]
-    pub from: Option<String>,
-    /// Records before this instant (RFC 3339).
-    #[param(format = DateTime)]
-    pub to: Option<String>,
+/// A query struct of the audit endpoints: its own fields, then the audit filters (the same
+/// parameters, checks and documentation wherever they are taken), and `filters()` to hand
+/// them to the service.
+macro_rules! filter_query {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+        #[serde(deny_unknown_fields)]
+        #[into_params(parameter_in = Query)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+            /// Only records about this agent (UUID).
+            #[param(format = Uuid)]
+            pub agent_id: Option<String>,
+            #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
+            pub event_type: Option<String>,
+            #[param(
+                min_length = 1,
+                max_length = 200,
+                pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+            )]
+            pub action: Option<String>,
+            #[param(
+                min_length = 1,
+                max_length = 50,
+                pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+            )]
+            pub decision: Option<String>,
+            /// `agent`, `user`, `api_key` or `system`.
+            #[param(value_type = Option<agentgov_domain::model::audit::ActorType>)]
+            pub actor_type: Option<String>,
+            #[param(
+                min_length = 1,
+                max_length = 1000,
+                pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+            )]
+            pub actor_id: Option<String>,
+            /// Records at or after this instant (RFC 3339).
+            #[param(format = DateTime)]
+            pub from: Option<String>,
+            /// Records before this instant (RFC 3339).
+            #[param(format = DateTime)]
+            pub to: Option<String>,
+        }
+
+        impl $name {
+            fn filters(&self) -> AuditFilterParams {
+                AuditFilterParams {
+                    agent_id: self.agent_id.clone(),
+                    event_type: self.event_type.clone(),
+                    action: self.action.clone(),
+                    decision: self.decision.clone(),
+                    actor_type: self.actor_type.clone(),
+                    actor_id: self.actor_id.clone(),
+                    from: self.from.clone(),
+                    to: self.to.clone(),
+                }
+            }
+        }
+    };
 }
 
-impl AuditListQuery {
-    fn filters(&self) -> AuditFilterParams {
-        AuditFilterParams {
-            agent_id: self.agent_id.clone(),
-            event_type: self.event_type.clone(),
-            action: self.action.clone(),
-            decision: self.decision.clone(),
-            actor_type: self.actor_type.clone(),
-            actor_id: self.actor_id.clone(),
-            from: self.from.clone(),
-            to: self.to.clone(),
-        }
+filter_query! {
+    /// `GET /audit`: the filters with `limit` and `cursor`. Unknown parameters are refused
+    /// (422), so a misspelt filter never silently widens a search.
+    pub struct AuditListQuery {
+        /// Page size, 1 to 500 (default 50).
+        #[param(minimum = 1, maximum = 500)]
+        pub limit: Option<i64>,
+        /// `next_cursor` of the previous page.
+        #[param(pattern = r"^([A-Za-z0-9_-]{10}[AEIMQUYcgkosw048])?$")]
+        pub cursor: Option<String>,
     }
 }
 
-/// `GET /audit/export/csv`: the filters and the spreadsheet-safe option.
-#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct CsvExportQuery {
-    /// `true`: a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a `'`
-    /// in front, so a spreadsheet shows it as text instead of running it as a formula. The
-    /// file is then no longer the records' exact text: JSONL stays the evidence format.
-    /// Default `false`.
-    pub spreadsheet_safe: Option<bool>,
-    /// Only records about this agent (UUID).
-    #[param(format = Uuid)]
-    pub agent_id: Option<String>,
-    #[param(max_length = 100, pattern = r"^[a-z0-9_]+(\.[a-z0-9_]+)*$")]
-    pub event_type: Option<String>,
-    #[param(
-        min_length = 1,
-        max_length = 200,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub action: Option<String>,
-    #[param(
-        min_length = 1,
-        max_length = 50,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub decision: Option<String>,
-    /// `agent`, `user`, `api_key` or `system`.
-    #[param(value_type = Option<agentgov_domain::model::audit::ActorType>)]
-    pub actor_type: Option<String>,
-    #[param(
-        min_length = 1,
-        max_length = 1000,
-        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
-    )]
-    pub actor_id: Option<String>,
-    /// Records at or after this instant (RFC 3339).
-    #[param(format = DateTime)]
-    pub from: Option<String>,
-    /// Records before this instant (RFC 3339).
-    #[param(format = DateTime)]
-    pub to: Option<String>,
-}
-
-impl CsvExportQuery {
-    fn filters(&self) -> AuditFilterParams {
-        AuditFilterParams {
-            agent_id: self.agent_id.clone(),
-            event_type: self.event_type.clone(),
-            action: self.action.clone(),
-            decision: self.decision.clone(),
-            actor_type: self.actor_type.clone(),
-            actor_id: self.actor_id.clone(),
-            from: self.from.clone(),
-            to: self.to.clone(),
-        }
+filter_query! {
+    /// `GET /audit/export/csv`: the filters and the spreadsheet-safe option.
+    pub struct CsvExportQuery {
+        /// `true`: a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a `'`
+        /// in front, so a spreadsheet shows it as text instead of running it as a formula. The
+        /// file is then no longer the records' exact text: JSONL stays the evidence format.
+        /// Default `false`.
+        pub spreadsheet_safe: Option<bool>,
     }
 }
 

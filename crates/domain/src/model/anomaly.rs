@@ -5,7 +5,7 @@
 //! real anomaly, dealt with) and `false_positive` (not one).
 
 use super::job::{
-    Job, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel, expect_kind, job_of, model_state,
+    Job, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel, job_of, model_state, view_of,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -235,22 +235,11 @@ impl JobView for AnomalyTask {
     const KIND: JobKind = JobKind::AnomalyTraining;
 
     fn from_job(job: Job) -> crate::Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        Ok(AnomalyTask {
-            id: AnomalyTaskId(job.id),
-            tenant_id: job.tenant_id,
-            window_days: job.param("window_days")?,
-            model_version: job.state("model_version")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
+        view_of!(
+            job,
+            AnomalyTask,
+            AnomalyTaskId { window_days: job.param("window_days")?, model_version: job.state("model_version")? }
+        )
     }
 
     fn to_job(&self) -> Job {

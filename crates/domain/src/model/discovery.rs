@@ -5,7 +5,7 @@
 //! agent (named by the source, or matching a confirmed candidate), `suppressed` when it
 //! matches a dismissed candidate, else `shadow`: what clustering reads.
 
-use super::job::{Job, JobKind, JobStatus, JobView, Lease, expect_kind, job_of};
+use super::job::{Job, JobKind, JobStatus, JobView, Lease, job_of, view_of};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -257,21 +257,7 @@ impl JobView for ClusterJob {
     const KIND: JobKind = JobKind::Clustering;
 
     fn from_job(job: Job) -> crate::Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        Ok(ClusterJob {
-            id: ClusterJobId(job.id),
-            tenant_id: job.tenant_id,
-            summary: job.state("summary")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
+        view_of!(job, ClusterJob, ClusterJobId { summary: job.state("summary")? })
     }
 
     fn to_job(&self) -> Job {

@@ -5,7 +5,7 @@
 //! a restart) claims the job again and starts it over. The file is kept in the store in
 //! chunks, so any replica can serve it, until `expires_at`, when it is deleted with the job.
 
-use super::job::{Job, JobKind, JobStatus, JobView, Lease, expect_kind, job_of, read};
+use super::job::{Job, JobKind, JobStatus, JobView, Lease, job_of, read, view_of};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -127,28 +127,20 @@ impl JobView for ExportJob {
     const KIND: JobKind = JobKind::Export;
 
     fn from_job(job: Job) -> crate::Result<Self> {
-        expect_kind(&job, Self::KIND)?;
         let state: ExportState =
             if job.state.is_null() { ExportState::default() } else { read(&job, "state", &job.state, "")? };
-        Ok(ExportJob {
-            id: ExportJobId(job.id),
-            tenant_id: job.tenant_id,
-            format: job.param::<ExportFormat>("format")?,
-            filters: job.param::<AuditFilter>("filters")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            rows: state.rows,
-            bytes: state.bytes,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            expires_at: job.expires_at,
-            chunks: state.chunks,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
+        view_of!(
+            job,
+            ExportJob,
+            ExportJobId {
+                format: job.param::<ExportFormat>("format")?,
+                filters: job.param::<AuditFilter>("filters")?,
+                rows: state.rows,
+                bytes: state.bytes,
+                chunks: state.chunks,
+                expires_at: job.expires_at,
+            }
+        )
     }
 
     fn to_job(&self) -> Job {

@@ -3,6 +3,7 @@
 
 use super::job::{
     Job, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel, expect_kind, job_of, model_state,
+    view_of,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -271,22 +272,11 @@ impl JobView for GuardTask {
     const KIND: JobKind = JobKind::GuardTraining;
 
     fn from_job(job: Job) -> crate::Result<Self> {
-        expect_kind(&job, Self::KIND)?;
-        Ok(GuardTask {
-            id: GuardTaskId(job.id),
-            tenant_id: job.tenant_id,
-            examples: job.param("examples")?,
-            model_version: job.state("model_version")?,
-            requested_by: job.requested_by,
-            status: job.status,
-            progress: job.progress,
-            error: job.error,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            finished_at: job.finished_at,
-            attempts: job.attempts,
-            lease: job.lease,
-        })
+        view_of!(
+            job,
+            GuardTask,
+            GuardTaskId { examples: job.param("examples")?, model_version: job.state("model_version")? }
+        )
     }
 
     /// Without the examples sent with it (see [`GuardTask::to_job_with`]).

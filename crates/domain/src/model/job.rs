@@ -220,6 +220,30 @@ macro_rules! job_of {
 }
 pub(crate) use job_of;
 
+/// A typed job record of type `$ty` (after checking the kind) from `$job`'s common columns,
+/// its id wrapped in `$id`, and the kind's own `fields` (read from the job's params and
+/// state before its columns move).
+macro_rules! view_of {
+    ($job:ident, $ty:ident, $id:ident { $($field:ident: $value:expr),* $(,)? }) => {{
+        $crate::model::job::expect_kind(&$job, <$ty as JobView>::KIND)?;
+        Ok($ty {
+            $($field: $value,)*
+            id: $id($job.id),
+            tenant_id: $job.tenant_id,
+            requested_by: $job.requested_by,
+            status: $job.status,
+            progress: $job.progress,
+            error: $job.error,
+            created_at: $job.created_at,
+            started_at: $job.started_at,
+            finished_at: $job.finished_at,
+            attempts: $job.attempts,
+            lease: $job.lease,
+        })
+    }};
+}
+pub(crate) use view_of;
+
 /// A training's state once it produced `version`.
 pub(crate) fn model_state(version: Option<i32>) -> Value {
     version.map_or(Value::Null, |v| json!({ "model_version": v }))
