@@ -9,6 +9,7 @@ use std::time::Duration;
 use agentgov_domain::ids::TenantId;
 use agentgov_domain::ports::{HourlyKey, ResourceCounts, Store};
 use agentgov_domain::{DomainError, Result};
+use agentgov_store_common::HourlyRow;
 use async_trait::async_trait;
 use diesel::sql_types::{BigInt, Text, Uuid as SqlUuid};
 use diesel::{QueryableByName, sql_query};
@@ -173,16 +174,6 @@ ON CONFLICT (tenant_id, metric, hour, label) DO UPDATE SET count = hourly_counts
 const HOURLY_SQL: &str =
     "SELECT hour, label, count FROM hourly_counts WHERE tenant_id = $1 AND metric = $2 AND hour >= $3";
 
-#[derive(QueryableByName)]
-struct HourlyRow {
-    #[diesel(sql_type = BigInt)]
-    hour: i64,
-    #[diesel(sql_type = Text)]
-    label: String,
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-}
-
 #[async_trait]
 impl Store for PgStore {
     async fn add_hourly_counts(&self, counts: &[(HourlyKey, i64)]) -> Result<()> {
@@ -222,12 +213,7 @@ impl Store for PgStore {
             .load(&mut conn)
             .await
             .map_err(error::db)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                (HourlyKey { tenant_id: tenant, metric: metric.to_owned(), hour: r.hour, label: r.label }, r.count)
-            })
-            .collect())
+        Ok(rows.into_iter().map(|r| r.into_key(tenant, metric)).collect())
     }
 
     async fn ping(&self) -> Result<()> {

@@ -4,6 +4,7 @@ use agentgov_domain::ids::TenantId;
 use agentgov_domain::model::UserStatus;
 use agentgov_domain::ports::store::{HourlyKey, ResourceCounts, Store};
 use agentgov_domain::{DomainError, Result};
+use agentgov_store_common::HourlyRow;
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
@@ -18,16 +19,6 @@ ON CONFLICT (tenant_id, metric, hour, label) DO UPDATE SET count = count + exclu
 
 const HOURLY_SQL: &str =
     "SELECT hour, label, count FROM hourly_counts WHERE tenant_id = ? AND metric = ? AND hour >= ?";
-
-#[derive(QueryableByName)]
-struct HourlyRow {
-    #[diesel(sql_type = BigInt)]
-    hour: i64,
-    #[diesel(sql_type = Text)]
-    label: String,
-    #[diesel(sql_type = BigInt)]
-    count: i64,
-}
 
 #[async_trait]
 impl Store for SqliteStore {
@@ -59,13 +50,7 @@ impl Store for SqliteStore {
                 .bind::<Text, _>(&metric)
                 .bind::<BigInt, _>(from_hour)
                 .load(c)?;
-            Ok(rows
-                .into_iter()
-                .map(|r| {
-                    let key = HourlyKey { tenant_id: tenant, metric: metric.clone(), hour: r.hour, label: r.label };
-                    (key, r.count)
-                })
-                .collect())
+            Ok(rows.into_iter().map(|r| r.into_key(tenant, &metric)).collect())
         })
         .await
     }

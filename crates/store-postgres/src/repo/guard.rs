@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::{GuardFeedback, GuardLabel, GuardStatsKey};
+use agentgov_domain::model::{GuardFeedback, GuardStatsKey};
 use agentgov_domain::ports::GuardRepo;
 use agentgov_domain::{DomainError, Result};
+use agentgov_store_common::GuardStatsRow;
 use async_trait::async_trait;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, SmallInt, Text, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Uuid as SqlUuid};
 use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use uuid::Uuid;
@@ -28,18 +29,6 @@ pub(super) async fn lock_tenant(conn: &mut AsyncPgConnection, tenant: Uuid) -> Q
     let locked: Option<Uuid> =
         tenants::table.find(tenant).select(tenants::id).for_no_key_update().first(conn).await.optional()?;
     Ok(locked.is_some())
-}
-
-#[derive(QueryableByName)]
-struct StatsRow {
-    #[diesel(sql_type = BigInt)]
-    hour: i64,
-    #[diesel(sql_type = Text)]
-    verdict: String,
-    #[diesel(sql_type = SmallInt)]
-    bucket: i16,
-    #[diesel(sql_type = BigInt)]
-    total: i64,
 }
 
 /// Summed in SQL; cast because `sum(bigint)` is `numeric`.
@@ -119,19 +108,12 @@ impl GuardRepo for PgStore {
 
     async fn guard_stats(&self, tenant: TenantId, from_hour: i64) -> Result<Vec<(GuardStatsKey, i64)>> {
         let mut conn = self.conn().await?;
-        let rows: Vec<StatsRow> = diesel::sql_query(STATS_SQL)
+        let rows: Vec<GuardStatsRow> = diesel::sql_query(STATS_SQL)
             .bind::<SqlUuid, _>(tenant.as_uuid())
             .bind::<BigInt, _>(from_hour)
             .load(&mut conn)
             .await
             .map_err(error::db)?;
-        rows.into_iter()
-            .map(|r| {
-                let label = GuardLabel::parse(&r.verdict).ok_or_else(|| {
-                    DomainError::Internal(format!("bad row in guard_stats (tenant {tenant}): verdict `{}`", r.verdict))
-                })?;
-                Ok((GuardStatsKey { tenant_id: tenant, hour: r.hour, verdict: label, bucket: r.bucket }, r.total))
-            })
-            .collect()
+        rows.into_iter().map(|r| r.into_key(tenant)).collect()
     }
 }

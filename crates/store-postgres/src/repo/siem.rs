@@ -18,6 +18,7 @@ use agentgov_domain::ids::TenantId;
 use agentgov_domain::model::{SiemBacklog, SiemSinkState};
 use agentgov_domain::ports::store::{LeaseRepo, SiemRepo};
 use agentgov_domain::{DomainError, Result};
+use agentgov_store_common::{read_count, stored_count};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_query;
@@ -113,17 +114,6 @@ struct StateRow {
     last_error_at: Option<OffsetDateTime>,
     #[diesel(sql_type = BigInt)]
     queue_depth: i64,
-}
-
-/// A count for a `BIGINT` column.
-fn stored_count(n: u64) -> Result<i64> {
-    i64::try_from(n).map_err(|_| DomainError::Internal(format!("SIEM count {n} does not fit a database integer")))
-}
-
-/// A count read back; never negative unless the row was corrupted.
-fn read_count(column: &str, n: Option<i64>) -> Result<u64> {
-    let n = n.unwrap_or(0);
-    u64::try_from(n).map_err(|_| DomainError::Internal(format!("invalid {column} in the database: {n}")))
 }
 
 impl TryFrom<StateRow> for SiemSinkState {

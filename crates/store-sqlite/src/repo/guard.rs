@@ -2,13 +2,14 @@
 //! are the model registry's and the job queue's, `jobs.rs`).
 
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::{GuardFeedback, GuardLabel, GuardStatsKey};
+use agentgov_domain::model::{GuardFeedback, GuardStatsKey};
 use agentgov_domain::ports::store::GuardRepo;
 use agentgov_domain::{DomainError, Result};
+use agentgov_store_common::GuardStatsRow;
 use async_trait::async_trait;
 use diesel::SqliteConnection;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, SmallInt, Text};
+use diesel::sql_types::{BigInt, Text};
 use diesel::upsert::excluded;
 
 use crate::SqliteStore;
@@ -21,18 +22,6 @@ use crate::schema::{guard_feedback, guard_stats, tenants};
 pub(crate) fn check_tenant(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
     let n: i64 = tenants::table.filter(tenants::id.eq(tenant)).count().get_result(c)?;
     if n == 0 { Err(TxError::Domain(DomainError::Conflict("tenant does not exist".into()))) } else { Ok(()) }
-}
-
-#[derive(QueryableByName)]
-struct StatsRow {
-    #[diesel(sql_type = BigInt)]
-    hour: i64,
-    #[diesel(sql_type = Text)]
-    verdict: String,
-    #[diesel(sql_type = SmallInt)]
-    bucket: i16,
-    #[diesel(sql_type = BigInt)]
-    total: i64,
 }
 
 /// Summed in SQL; `CAST` because diesel types `SUM` of a `BigInt` as `Numeric`.
@@ -96,20 +85,9 @@ impl GuardRepo for SqliteStore {
         let tenant_id = tenant;
         let tenant = id_text(tenant.0);
         self.read(move |c| {
-            let rows: Vec<StatsRow> =
+            let rows: Vec<GuardStatsRow> =
                 diesel::sql_query(STATS_SQL).bind::<Text, _>(tenant).bind::<BigInt, _>(from_hour).load(c)?;
-            rows.into_iter()
-                .map(|r| {
-                    let label = GuardLabel::parse(&r.verdict).ok_or_else(|| {
-                        DomainError::Internal(format!(
-                            "unreadable stored value in guard_stats.verdict: {:?}",
-                            r.verdict
-                        ))
-                    })?;
-                    Ok((GuardStatsKey { tenant_id, hour: r.hour, verdict: label, bucket: r.bucket }, r.total))
-                })
-                .collect::<Result<Vec<_>>>()
-                .map_err(TxError::Domain)
+            rows.into_iter().map(|r| r.into_key(tenant_id)).collect::<Result<Vec<_>>>().map_err(TxError::Domain)
         })
         .await
     }
