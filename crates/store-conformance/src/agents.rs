@@ -9,7 +9,6 @@ use std::time::Duration;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{AgentId, TenantId};
 use agentgov_domain::model::{Agent, AgentFilter, AgentStatus, Heartbeat, RiskLevel};
-use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::Store;
 use uuid::Uuid;
 
@@ -31,18 +30,7 @@ fn is_name_conflict<T: std::fmt::Debug>(r: Result<T, DomainError>) -> bool {
 
 /// Every agent passing `filter`, walking pages of `limit`.
 async fn listed(store: &Arc<dyn Store>, tenant: TenantId, filter: &AgentFilter, limit: u32) -> Vec<Agent> {
-    let mut out = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let req = PageRequest::parse(Some(i64::from(limit)), cursor.as_deref()).unwrap();
-        let page = store.list_agents(tenant, filter, &req).await.unwrap();
-        assert!(page.items.len() <= limit as usize);
-        out.extend(page.items);
-        match page.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => return out,
-        }
-    }
+    all_pages(limit, |a: &Agent| a.id.0, async |req| store.list_agents(tenant, filter, &req).await).await
 }
 
 fn names(agents: &[Agent]) -> Vec<&str> {

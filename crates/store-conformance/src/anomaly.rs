@@ -60,22 +60,7 @@ async fn stored(store: &Arc<dyn Store>, report: AnomalyReport) -> AnomalyReport 
 
 /// Every report passing `filter`, walking pages of `limit` by their cursors.
 async fn listed(store: &Arc<dyn Store>, tenant: TenantId, filter: &AnomalyFilter, limit: u32) -> Vec<AnomalyReport> {
-    let mut out: Vec<AnomalyReport> = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..100 {
-        let req = PageRequest::parse(Some(i64::from(limit)), cursor.as_deref()).unwrap();
-        let page = store.list_anomalies(tenant, filter, &req).await.unwrap();
-        assert!(page.items.len() <= limit as usize);
-        out.extend(page.items);
-        match page.next_cursor {
-            Some(next) => {
-                assert_eq!(Some(next.clone()), out.last().map(|r| encode_cursor(r.id.0)), "the last item's cursor");
-                cursor = Some(next);
-            }
-            None => return out,
-        }
-    }
-    panic!("the list never ended");
+    all_pages(limit, |r: &AnomalyReport| r.id.0, async |req| store.list_anomalies(tenant, filter, &req).await).await
 }
 
 fn ids(reports: &[AnomalyReport]) -> Vec<AnomalyId> {

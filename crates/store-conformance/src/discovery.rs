@@ -14,7 +14,7 @@ use agentgov_domain::model::{
     CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,
     EventDisposition, Fingerprint, JobEnd, JobKind, JobStatus, JobView, JsonObject,
 };
-use agentgov_domain::page::{PageRequest, encode_cursor};
+use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::Store;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -194,21 +194,8 @@ async fn listed(
     filter: &CandidateFilter,
     limit: u32,
 ) -> Vec<DiscoveryCandidate> {
-    let mut out: Vec<DiscoveryCandidate> = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let req = PageRequest::parse(Some(i64::from(limit)), cursor.as_deref()).unwrap();
-        let page = store.list_candidates(tenant, filter, &req).await.unwrap();
-        assert!(page.items.len() <= limit as usize);
-        out.extend(page.items);
-        match page.next_cursor {
-            Some(next) => {
-                assert_eq!(Some(next.clone()), out.last().map(|c| encode_cursor(c.id.0)), "the last item's cursor");
-                cursor = Some(next);
-            }
-            None => return out,
-        }
-    }
+    all_pages(limit, |c: &DiscoveryCandidate| c.id.0, async |req| store.list_candidates(tenant, filter, &req).await)
+        .await
 }
 
 pub async fn discovery_events_round_trip_every_field(store: Arc<dyn Store>) {

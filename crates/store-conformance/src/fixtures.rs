@@ -18,6 +18,7 @@ use agentgov_domain::model::{
     JobStatus, JsonObject, JsonText, Permission, Policy, RiskLevel, Role, SecretPurpose, Session, Severity, Tenant,
     TenantSecret, TenantSettings, User, UserStatus,
 };
+use agentgov_domain::page::{Page, PageRequest, encode_cursor};
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::clock::truncate_to_micros;
 use time::OffsetDateTime;
@@ -531,4 +532,29 @@ pub fn json_object(value: serde_json::Value) -> JsonObject {
         serde_json::Value::Object(map) => map,
         other => panic!("not an object: {other}"),
     }
+}
+
+/// Every item of a paged list, walking pages of `limit` by their cursors with `fetch`: each
+/// page holds at most `limit` items, and each cursor is its page's last item's (`id_of`).
+pub async fn all_pages<T>(
+    limit: u32,
+    id_of: impl Fn(&T) -> Uuid,
+    mut fetch: impl AsyncFnMut(PageRequest) -> Result<Page<T>, agentgov_domain::DomainError>,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..1000 {
+        let req = PageRequest::parse(Some(i64::from(limit)), cursor.as_deref()).unwrap();
+        let page = fetch(req).await.unwrap();
+        assert!(page.items.len() <= limit as usize);
+        out.extend(page.items);
+        match page.next_cursor {
+            Some(next) => {
+                assert_eq!(Some(next.clone()), out.last().map(|i| encode_cursor(id_of(i))), "the last item's cursor");
+                cursor = Some(next);
+            }
+            None => return out,
+        }
+    }
+    panic!("the list never ended");
 }

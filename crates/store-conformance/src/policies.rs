@@ -8,7 +8,6 @@ use std::sync::Arc;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{PolicyId, TenantId, UserId};
 use agentgov_domain::model::{Policy, PolicyFilter, Role};
-use agentgov_domain::page::PageRequest;
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::store::POLICY_LIMIT_REACHED;
 use uuid::Uuid;
@@ -42,18 +41,7 @@ fn is_not_found<T: std::fmt::Debug>(r: Result<T, DomainError>) -> bool {
 
 /// Every policy passing `filter`, walking pages of `limit`.
 async fn listed(store: &Arc<dyn Store>, tenant: TenantId, filter: &PolicyFilter, limit: u32) -> Vec<Policy> {
-    let mut out = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let req = PageRequest::parse(Some(i64::from(limit)), cursor.as_deref()).unwrap();
-        let page = store.list_policies(tenant, filter, &req).await.unwrap();
-        assert!(page.items.len() <= limit as usize);
-        out.extend(page.items);
-        match page.next_cursor {
-            Some(c) => cursor = Some(c),
-            None => return out,
-        }
-    }
+    all_pages(limit, |p: &Policy| p.id.0, async |req| store.list_policies(tenant, filter, &req).await).await
 }
 
 fn names(policies: &[Policy]) -> Vec<&str> {
