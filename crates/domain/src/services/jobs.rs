@@ -27,6 +27,17 @@ pub(crate) async fn active<T: JobView>(jobs: &dyn JobQueue, tenant: TenantId) ->
     jobs.active_job(tenant, T::KIND).await?.map(T::from_job).transpose()
 }
 
+/// A worker's write as done, or `None` when the store refused it because the job is no
+/// longer the worker's (cancelled, or taken over after its lease ran out): then there is
+/// nothing left to do, and nothing was written.
+pub(crate) fn unless_lost<T>(written: Result<T>) -> Result<Option<T>> {
+    match written {
+        Ok(value) => Ok(Some(value)),
+        Err(DomainError::Conflict(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// A job this process's worker claimed, with the token every write of its run carries.
 #[derive(Debug, Clone)]
 pub struct ClaimedJob {
@@ -90,10 +101,8 @@ impl JobClaims {
                     expires_at: settings.keep_for.map(|keep| now + keep),
                     ..JobEnd::failed(now, format!("gave up after {} attempts", job.attempts - 1))
                 };
-                match self.jobs.finish_job(job.id, token, &end).await {
-                    Ok(()) | Err(DomainError::Conflict(_)) => continue,
-                    Err(e) => return Err(e),
-                }
+                unless_lost(self.jobs.finish_job(job.id, token, &end).await)?;
+                continue;
             }
             if settings.lease > lease {
                 self.jobs.renew_job(job.id, token, 0.0, None, now + settings.lease).await?;

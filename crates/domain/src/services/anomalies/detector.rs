@@ -600,10 +600,7 @@ impl AnomalyService {
     /// Marks the run's task failed (nothing if it was taken over meanwhile).
     pub async fn fail_training(&self, run: &DetectorRun, error: &str) -> Result<()> {
         let end = JobEnd::failed(self.ports.clock.now(), error);
-        match self.repos.jobs.finish_job(run.task.id.0, run.token, &end).await {
-            Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
-            Err(e) => Err(e),
-        }
+        jobs::unless_lost(self.repos.jobs.finish_job(run.task.id.0, run.token, &end).await).map(drop)
     }
 
     /// Stores what a run produced as the tenant's next, active version.
@@ -635,12 +632,9 @@ impl AnomalyService {
             model,
         };
         let stored = record.to_stored()?;
-        let version = match self.repos.models.complete_training(run.task.id.0, run.token, now, &stored).await {
-            Ok(version) => version,
-            // Taken over by another worker meanwhile: keep nothing.
-            Err(DomainError::Conflict(_)) => return Ok(()),
-            Err(e) => return Err(e),
-        };
+        let completed = self.repos.models.complete_training(run.task.id.0, run.token, now, &stored).await;
+        // Taken over by another worker meanwhile: keep nothing.
+        let Some(version) = jobs::unless_lost(completed)? else { return Ok(()) };
         self.model_changed(tenant, version).await;
         let event = AuditEvent::new(tenant, run.task.requested_by.clone(), "anomaly.model.trained")
             .action("train")

@@ -14,7 +14,7 @@ use uuid::Uuid;
 pub use export::{CSV_COLUMNS, Encoder, ExportPiece, export_stream};
 pub use log::{AuditEvent, AuditLog, AuditLogSettings, AuditWriter};
 
-use super::jobs::{ClaimedJob, KindSettings};
+use super::jobs::{self, ClaimedJob, KindSettings};
 use super::validate::{check_text, parse_time};
 use super::{Caller, Credential, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -548,10 +548,7 @@ impl AuditService {
                 self.outcome(JobStatus::Failed, Some(reason), 0, ExportProgress { rows: 0, bytes: 0, progress: 0.0 })
             }
         };
-        match self.repos.jobs.finish_job(job.id.0, token, &outcome).await {
-            Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
-            Err(e) => Err(e),
-        }
+        jobs::unless_lost(self.repos.jobs.finish_job(job.id.0, token, &outcome).await).map(drop)
     }
 
     /// How the job ends: its file (`chunks` of it) kept for the retention period, whether

@@ -998,12 +998,9 @@ impl DiscoveryService {
             duration_ms: run.started.elapsed().as_millis().min(i64::MAX as u128) as i64,
         };
         let outcome = ClusterOutcome { upserts, removed, summary };
-        let inserted = match repos.discovery.complete_cluster_job(run.job.id, run.token, now, &outcome).await {
-            Ok(inserted) => inserted,
-            // Another worker holds it now: keep nothing.
-            Err(DomainError::Conflict(_)) => return Ok(()),
-            Err(e) => return Err(e),
-        };
+        let completed = repos.discovery.complete_cluster_job(run.job.id, run.token, now, &outcome).await;
+        // Another worker holds it now: keep nothing.
+        let Some(inserted) = jobs::unless_lost(completed)? else { return Ok(()) };
         let inserted: HashSet<CandidateId> = inserted.into_iter().collect();
         for c in outcome.upserts.iter().filter(|c| inserted.contains(&c.id)) {
             let data = serde_json::json!({
@@ -1024,9 +1021,6 @@ impl DiscoveryService {
     /// Marks the job failed (the worker could not finish it).
     pub async fn fail_clustering(&self, run: &ClusterRun, error: &str) -> Result<()> {
         let end = JobEnd::failed(self.ports().clock.now(), error);
-        match self.repos().jobs.finish_job(run.job.id.0, run.token, &end).await {
-            Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
-            Err(e) => Err(e),
-        }
+        jobs::unless_lost(self.repos().jobs.finish_job(run.job.id.0, run.token, &end).await).map(drop)
     }
 }

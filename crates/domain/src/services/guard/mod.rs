@@ -1107,10 +1107,8 @@ impl GuardService {
             // Cancelled: the task already says so.
             Err(TrainError::Cancelled) => return Ok(()),
             Err(TrainError::Invalid(message)) => {
-                return match repos.jobs.finish_job(run.task.id.0, run.token, &JobEnd::failed(now, message)).await {
-                    Ok(()) | Err(DomainError::Conflict(_)) => Ok(()),
-                    Err(e) => Err(e),
-                };
+                let end = JobEnd::failed(now, message);
+                return jobs::unless_lost(repos.jobs.finish_job(run.task.id.0, run.token, &end).await).map(drop);
             }
         };
         let record = GuardModelRecord {
@@ -1128,12 +1126,9 @@ impl GuardService {
             weights: trained.detector.to_bytes(),
         };
         let stored = record.to_stored()?;
-        let version = match repos.models.complete_training(run.task.id.0, run.token, now, &stored).await {
-            Ok(version) => version,
-            // Cancelled meanwhile, or another worker holds it: keep nothing.
-            Err(DomainError::Conflict(_)) => return Ok(()),
-            Err(e) => return Err(e),
-        };
+        let completed = repos.models.complete_training(run.task.id.0, run.token, now, &stored).await;
+        // Cancelled meanwhile, or another worker holds it: keep nothing.
+        let Some(version) = jobs::unless_lost(completed)? else { return Ok(()) };
         self.model_changed(tenant, version).await;
         let event = AuditEvent::new(tenant, run.task.requested_by.clone(), "guard.model.trained")
             .action("train")
