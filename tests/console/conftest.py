@@ -15,6 +15,7 @@ import pytest
 from agentgov import Agentgov
 from agentgov.testing import LocalServer
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -94,6 +95,20 @@ def browser() -> Iterator[WebDriver]:
 
 def wait(browser: WebDriver, seconds: float = 5) -> WebDriverWait[WebDriver]:
     return WebDriverWait(browser, seconds, poll_frequency=0.05)
+
+
+def click(browser: WebDriver, by: str, selector: str) -> None:
+    """Clicks the element, looking it up again while the view re-renders it (a list reloads
+    after a save, replacing the element just found)."""
+
+    def attempt(b: WebDriver) -> bool:
+        try:
+            b.find_element(by, selector).click()
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+        return True
+
+    wait(browser).until(attempt)
 
 
 def sign_in(browser: WebDriver, url: str, email: str, password: str) -> None:

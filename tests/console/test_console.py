@@ -13,7 +13,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 
-from .conftest import Tenant, axe_violations, make_tenant, screenshot, sign_in, wait
+from .conftest import Tenant, axe_violations, click, make_tenant, screenshot, sign_in, wait
 
 
 def fetch(browser: WebDriver, method: str, path: str, csrf: bool) -> Any:
@@ -303,7 +303,7 @@ def test_a_policy_with_a_syntax_error_shows_the_error_at_its_line(browser: WebDr
     rego.send_keys('package fixed\nimport rego.v1\n\ndeny contains "no deletes" if input.action == "delete"\n')
     browser.find_element(By.CSS_SELECTOR, "#policy-form button[type=submit]").click()
     wait(browser).until(ec.text_to_be_present_in_element((By.ID, "policies-status"), "Saved broken, version 1"))
-    browser.find_element(By.XPATH, "//button[.='Disable broken']").click()
+    click(browser, By.XPATH, "//button[.='Disable broken']")
     wait(browser).until(ec.text_to_be_present_in_element((By.ID, "policies-status"), "version 2 (disabled)"))
 
 
