@@ -56,19 +56,13 @@ impl PgStore {
     /// Reverts the last applied migration and answers its version (for the upgrade tests,
     /// which fill a table of the schema before it, then apply it again).
     pub async fn revert_last_migration(&self) -> Result<String> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        self.with_harness("reverting a migration", move |h| {
-            let version = h.revert_last_migration(MIGRATIONS)?;
-            let _ = tx.send(version.to_string());
-            Ok(())
-        })
-        .await?;
-        rx.recv().map_err(|_| DomainError::Internal("reverting a migration: no version".into()))
+        self.with_harness("reverting a migration", |h| Ok(h.revert_last_migration(MIGRATIONS)?.to_string())).await
     }
 
-    async fn with_harness<F>(&self, what: &'static str, work: F) -> Result<()>
+    async fn with_harness<T, F>(&self, what: &'static str, work: F) -> Result<T>
     where
-        F: FnOnce(&mut Wrapper) -> std::result::Result<(), BoxError> + Send + 'static,
+        T: Send + 'static,
+        F: FnOnce(&mut Wrapper) -> std::result::Result<T, BoxError> + Send + 'static,
     {
         let conn = self.conn().await?;
         let task = tokio::task::spawn_blocking(move || {

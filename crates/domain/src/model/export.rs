@@ -100,14 +100,6 @@ pub struct ExportJob {
     pub lease: Option<Lease>,
 }
 
-/// Progress reported with each chunk of the file.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ExportProgress {
-    pub rows: i64,
-    pub bytes: i64,
-    pub progress: f64,
-}
-
 /// What an export has written: counters while it runs, the file's size and chunk count once
 /// completed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

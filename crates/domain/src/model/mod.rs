@@ -58,7 +58,7 @@ pub use discovery::{
     CandidateFilter, CandidateStatus, ClusterJob, ClusterOutcome, ClusterSummary, DiscoveryCandidate, DiscoveryEvent,
     EventDisposition, Fingerprint, FingerprintValue,
 };
-pub use export::{ExportFormat, ExportJob, ExportProgress, ExportState};
+pub use export::{ExportFormat, ExportJob, ExportState};
 pub use guard::{
     GUARD_LATENCY_BUCKETS_US, GuardClassMetrics, GuardDirection, GuardExample, GuardFeedback, GuardFeedbackKind,
     GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask,

@@ -480,7 +480,9 @@ impl AnomalyService {
     /// The active version's figures, read from the store (what every replica will use);
     /// `None` when the detector is off.
     async fn active_info(&self, tenant: TenantId) -> Result<Option<AnomalyModelInfo>> {
-        Ok(self.active_record(tenant).await?.map(|r| r.info))
+        // The versions without their models: status and metrics need only the figures.
+        let versions = self.repos.models.list_models(tenant, ModelKind::Anomaly).await?;
+        versions.into_iter().find(|v| v.active).map(AnomalyModelInfo::from_version).transpose()
     }
 
     /// The active version with its model; `None` when the detector is off.

@@ -21,8 +21,8 @@ use crate::error::{DomainError, Result, Violations};
 use crate::ids::{AuditId, ExportJobId, TenantId};
 use crate::model::{
     Actor, ActorType, AuditFilter, AuditHash, AuditRecord, AuditScan, ChainFault, ChainHead, ChainVerification,
-    ChainVerifier, ExportFormat, ExportJob, ExportProgress, ExportState, JobEnd, JobStatus, JobView, JsonText,
-    Permission, SeqOrder, is_service_event_type,
+    ChainVerifier, ExportFormat, ExportJob, ExportState, JobEnd, JobStatus, JobView, JsonText, Permission, SeqOrder,
+    is_service_event_type,
 };
 use crate::page::{Page, decode_seq_cursor, encode_seq_cursor, parse_limit};
 use crate::ports::AuditRepo;
@@ -536,7 +536,7 @@ impl AuditService {
         let token = claimed.token;
         let job = ExportJob::from_job(claimed.job)?;
         let outcome = match self.produce(&job, token).await {
-            Ok((chunks, progress)) => self.outcome(JobStatus::Completed, None, chunks, progress),
+            Ok(written) => self.outcome(JobStatus::Completed, None, written, 1.0),
             // Another worker holds the job now (our lease ran out): leave it to them.
             Err(DomainError::Conflict(_)) => return Ok(()),
             Err(e) => {
@@ -545,28 +545,28 @@ impl AuditService {
                     DomainError::Unavailable(what) => format!("{what} became unavailable; start a new export"),
                     _ => "the export failed; start a new export".to_owned(),
                 };
-                self.outcome(JobStatus::Failed, Some(reason), 0, ExportProgress { rows: 0, bytes: 0, progress: 0.0 })
+                self.outcome(JobStatus::Failed, Some(reason), ExportState::default(), 0.0)
             }
         };
         jobs::unless_lost(self.repos.jobs.finish_job(job.id.0, token, &outcome).await).map(drop)
     }
 
-    /// How the job ends: its file (`chunks` of it) kept for the retention period, whether
-    /// it completed or failed.
-    fn outcome(&self, status: JobStatus, error: Option<String>, chunks: i32, progress: ExportProgress) -> JobEnd {
+    /// How the job ends: what it `written` kept for the retention period, whether it completed
+    /// or failed.
+    fn outcome(&self, status: JobStatus, error: Option<String>, written: ExportState, progress: f64) -> JobEnd {
         let now = self.ports.clock.now();
         JobEnd {
             status,
             error,
-            progress: Some(progress.progress),
-            state: Some(ExportState { rows: progress.rows, bytes: progress.bytes, chunks }.to_value()),
+            progress: Some(progress),
+            state: Some(written.to_value()),
             at: now,
             expires_at: Some(now + self.settings.export_retention),
         }
     }
 
-    /// Writes the job's file into the store in chunks; returns the chunk count and totals.
-    async fn produce(&self, job: &ExportJob, token: Uuid) -> Result<(i32, ExportProgress)> {
+    /// Writes the job's file into the store in chunks; returns what it wrote.
+    async fn produce(&self, job: &ExportJob, token: Uuid) -> Result<ExportState> {
         let repos = &self.repos;
         let total = repos.audit.count_audit(job.tenant_id, &job.filters).await?.max(1);
         let mut pieces = export_stream(
@@ -578,33 +578,30 @@ impl AuditService {
         );
         let limit = self.settings.export_chunk_bytes.max(1);
         let mut buf = Vec::with_capacity(limit);
-        let mut progress = ExportProgress { rows: 0, bytes: 0, progress: 0.0 };
-        let mut index = 0;
+        let mut written = ExportState::default();
         loop {
             let piece = pieces.try_next().await?;
             let end = piece.is_none();
             if let Some(piece) = piece {
                 buf.extend_from_slice(&piece.data);
-                progress.rows += piece.rows as i64;
-                progress.bytes += piece.data.len() as i64;
-                progress.progress = (progress.rows as f64 / total as f64).min(1.0);
+                written.rows += piece.rows as i64;
+                written.bytes += piece.data.len() as i64;
             }
-            while buf.len() >= limit || (end && (!buf.is_empty() || index == 0)) {
+            while buf.len() >= limit || (end && (!buf.is_empty() || written.chunks == 0)) {
                 let rest = buf.split_off(buf.len().min(limit));
                 let chunk = std::mem::replace(&mut buf, rest);
                 let lease_until = self.ports.clock.now() + self.settings.export_lease;
-                let reported =
-                    if end && buf.is_empty() { ExportProgress { progress: 1.0, ..progress } } else { progress };
-                let state = ExportState { rows: reported.rows, bytes: reported.bytes, chunks: index + 1 }.to_value();
-                repos.jobs.put_job_chunk(job.id.0, token, index, chunk).await?;
-                repos.jobs.renew_job(job.id.0, token, reported.progress, Some(&state), lease_until).await?;
-                index += 1;
+                repos.jobs.put_job_chunk(job.id.0, token, written.chunks, chunk).await?;
+                written.chunks += 1;
+                let progress = if end && buf.is_empty() { 1.0 } else { (written.rows as f64 / total as f64).min(1.0) };
+                let state = written.to_value();
+                repos.jobs.renew_job(job.id.0, token, progress, Some(&state), lease_until).await?;
                 if buf.is_empty() {
                     break;
                 }
             }
             if end {
-                return Ok((index, ExportProgress { progress: 1.0, ..progress }));
+                return Ok(written);
             }
         }
     }
