@@ -1,7 +1,12 @@
-//! What the SQL stores (`store-sqlite`, `store-postgres`) share to the letter: rows read by
-//! name whose SQL types are the same on both backends, their conversions to the domain's
-//! records, and the checked conversions of counts. Queries, bindings and the rows whose
-//! types differ (UUID and time columns) stay in each store.
+//! What the SQL stores (`store-sqlite`, `store-postgres`) share to the letter: the tables
+//! ([`tables!`]), the rows and their conversions to and from the domain's records
+//! ([`rows!`], [`rows`]), rows read by name, and the checked conversions of counts. Each
+//! store expands the macros after saying, in its `columns` module, what an id, an instant
+//! and a JSON document are on its backend; queries and the rows that really differ stay in
+//! each store.
+
+pub mod rows;
+mod tables;
 
 use agentgov_domain::ids::TenantId;
 use agentgov_domain::model::{GuardLabel, GuardStatsKey};

@@ -11,6 +11,7 @@
 //! workers clustering jobs the same way; a tenant's guard model versions are numbered and
 //! switched under a lock on its row. Discovery events are ingested a batch per statement.
 
+mod columns;
 mod error;
 mod migrate;
 mod repo;

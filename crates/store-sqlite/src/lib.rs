@@ -7,6 +7,7 @@
 //! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`).
 
 mod checkpoint;
+mod columns;
 mod conn;
 mod error;
 mod repo;

@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use super::page_of;
 use crate::error::{self, TxError};
-use crate::rows::{AgentEmbeddingRow, AgentRow, AgentVectorRow, json_text, vector_bytes};
+use crate::rows::{AgentEmbeddingRow, AgentRow, AgentVectorRow, body_text, vector_bytes};
 use crate::schema::{agent_embeddings, agent_index_versions, agents};
 use crate::store::PgStore;
 
@@ -112,7 +112,11 @@ impl<'a> BeatStatement<'a> {
             tenant: tenant.as_uuid(),
             at: beat.at,
             status: beat.status.map(AgentStatus::as_str),
-            metadata: beat.metadata.as_ref().map(|m| json_text(m, "metadata", id)).transpose()?,
+            metadata: beat
+                .metadata
+                .as_ref()
+                .map(|m| body_text(m, format_args!("the metadata of agent {id}")))
+                .transpose()?,
             model: e.map(|e| e.model.as_str()),
             model_version: e.map(|e| e.model_version),
             text: e.map(|e| e.text.as_str()),

@@ -43,7 +43,7 @@ use uuid::Uuid;
 
 use crate::error::{self, TxError};
 use crate::repo::jobs::{finish, held_tenant};
-use crate::rows::{DiscoveryCandidateRow, DiscoveryEventRow, candidate_body, event_body};
+use crate::rows::{DiscoveryCandidateRow, DiscoveryEventRow, body_text};
 use crate::schema::{discovery_candidates, discovery_events};
 use crate::store::PgStore;
 
@@ -105,7 +105,8 @@ impl CandidateColumns {
         let mut columns = CandidateColumns { ids: Vec::new(), statuses: Vec::new(), bodies: Vec::new() };
         let mut at: HashMap<Uuid, usize> = HashMap::new();
         for c in candidates {
-            let (id, status, body) = (c.id.as_uuid(), c.status.as_str(), candidate_body(c)?);
+            let (id, status, body) =
+                (c.id.as_uuid(), c.status.as_str(), body_text(c, format_args!("discovery candidate {}", c.id))?);
             if let Some(&i) = at.get(&id) {
                 columns.statuses[i] = status;
                 columns.bodies[i] = body;
@@ -261,7 +262,7 @@ impl DiscoveryRepo for PgStore {
 
     async fn update_candidate(&self, candidate: &DiscoveryCandidate, expected: CandidateStatus) -> Result<bool> {
         let (tenant, id) = (candidate.tenant_id, candidate.id);
-        let body = candidate_body(candidate)?;
+        let body = body_text(candidate, format_args!("discovery candidate {}", candidate.id))?;
         let mut conn = self.conn().await?;
         // One statement: a concurrent writer holding the row is waited for, and the status
         // is checked again on the row it left.
@@ -347,7 +348,7 @@ impl EventColumns {
             columns.ids.push(event.id.as_uuid());
             columns.tenants.push(event.tenant_id.as_uuid());
             columns.dispositions.push(EventDisposition::as_str(event.disposition));
-            columns.bodies.push(event_body(event)?);
+            columns.bodies.push(body_text(event, format_args!("discovery event {}", event.id))?);
         }
         Ok(columns)
     }

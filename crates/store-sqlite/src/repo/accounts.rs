@@ -8,6 +8,7 @@ use diesel::SqliteConnection;
 use diesel::prelude::*;
 use time::OffsetDateTime;
 
+use crate::columns::Id;
 use crate::error::{TxError, TxResult};
 use crate::rows::{UserRow, id_text};
 use crate::schema::{api_keys, sessions, tenants, users};
@@ -57,7 +58,7 @@ pub(super) fn revoke_sessions(c: &mut SqliteConnection, ids: &[String], at: Offs
 }
 
 /// `NotFound` unless the tenant exists (checked inside the caller's transaction).
-pub(super) fn tenant_exists(c: &mut SqliteConnection, id_text: &str, tenant: TenantId) -> TxResult<()> {
-    let found: i64 = tenants::table.filter(tenants::id.eq(id_text)).count().get_result(c)?;
+pub(super) fn tenant_exists(c: &mut SqliteConnection, tenant: TenantId) -> TxResult<()> {
+    let found: i64 = tenants::table.filter(tenants::id.eq(Id(tenant.as_uuid()))).count().get_result(c)?;
     if found == 0 { Err(DomainError::not_found("tenant", tenant).into()) } else { Ok(()) }
 }

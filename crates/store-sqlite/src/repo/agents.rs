@@ -10,7 +10,6 @@
 //! `inactive`) is decided in SQL exactly as `AgentFilter::matches` decides it.
 
 use agentgov_domain::ids::{AgentId, TenantId};
-use agentgov_domain::model::audit::unix_micros;
 use agentgov_domain::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, RiskLevels};
 use agentgov_domain::page::{Page, PageRequest};
 use agentgov_domain::ports::store::AgentRepo;
@@ -24,9 +23,10 @@ use diesel::sqlite::Sqlite;
 use diesel::upsert::excluded;
 
 use crate::SqliteStore;
+use crate::columns::{Id, Micros};
 use crate::error::TxResult;
 use crate::repo::ceil_micros;
-use crate::rows::{AgentRow, EmbeddingRow, VectorRow, convert, id_text, object_text};
+use crate::rows::{AgentEmbeddingRow, AgentRow, AgentVectorRow, body_text, convert, id_text};
 use crate::schema::{agent_embeddings, agent_index_versions, agents};
 
 /// Ids per `IN (...)` list of `get_agents`, far below SQLite's limit of 32,766 parameters.
@@ -87,7 +87,7 @@ fn agent_in_tenant(c: &mut SqliteConnection, tenant: &str, id: &str) -> TxResult
 }
 
 /// Stores the agent's embedding, replacing any it had.
-fn put_embedding(c: &mut SqliteConnection, row: &EmbeddingRow) -> TxResult<()> {
+fn put_embedding(c: &mut SqliteConnection, row: &AgentEmbeddingRow) -> TxResult<()> {
     diesel::insert_into(agent_embeddings::table)
         .values(row)
         .on_conflict(agent_embeddings::agent_id)
@@ -106,7 +106,7 @@ fn put_embedding(c: &mut SqliteConnection, row: &EmbeddingRow) -> TxResult<()> {
 /// Moves the tenant's index version on, inside the caller's transaction.
 /// Sets the `risk` of each of the tenant's agents to its score's level by `levels`; answers
 /// how many changed (`TenantRepo::update_tenant`).
-pub(crate) fn relevel(c: &mut SqliteConnection, tenant: &str, levels: &RiskLevels) -> TxResult<u64> {
+pub(crate) fn relevel(c: &mut SqliteConnection, tenant: Id, levels: &RiskLevels) -> TxResult<u64> {
     let mut changed = 0;
     for (level, from, below) in levels.bands() {
         let mut target = diesel::update(agents::table)
@@ -124,7 +124,7 @@ pub(crate) fn relevel(c: &mut SqliteConnection, tenant: &str, levels: &RiskLevel
     Ok(changed as u64)
 }
 
-fn bump_version(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
+fn bump_version(c: &mut SqliteConnection, tenant: Id) -> TxResult<()> {
     diesel::insert_into(agent_index_versions::table)
         .values((agent_index_versions::tenant_id.eq(tenant), agent_index_versions::version.eq(1_i64)))
         .on_conflict(agent_index_versions::tenant_id)
@@ -138,13 +138,13 @@ fn bump_version(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
 impl AgentRepo for SqliteStore {
     async fn insert_agent(&self, agent: &Agent, embedding: &AgentEmbedding) -> Result<()> {
         let row = AgentRow::try_from(agent)?;
-        let embedding = EmbeddingRow::new(agent.tenant_id, agent.id, embedding);
+        let embedding = AgentEmbeddingRow::of(agent.tenant_id, agent.id, embedding);
         self.transaction(move |c| {
             // A missing tenant fails the foreign key, a taken name the unique index: both
             // `Conflict`, translated with the rest of diesel's errors.
             diesel::insert_into(agents::table).values(&row).execute(c)?;
             diesel::insert_into(agent_embeddings::table).values(&embedding).execute(c)?;
-            bump_version(c, &row.tenant_id)
+            bump_version(c, row.tenant_id)
         })
         .await
     }
@@ -192,7 +192,7 @@ impl AgentRepo for SqliteStore {
 
     async fn update_agent(&self, agent: &Agent, embedding: &AgentEmbedding) -> Result<()> {
         let (id, row) = (agent.id, AgentRow::try_from(agent)?);
-        let embedding = EmbeddingRow::new(agent.tenant_id, agent.id, embedding);
+        let embedding = AgentEmbeddingRow::of(agent.tenant_id, agent.id, embedding);
         self.transaction(move |c| {
             let target = agents::table.filter(agents::id.eq(&row.id)).filter(agents::tenant_id.eq(&row.tenant_id));
             // Every column but id, tenant and `created_at`, which never change.
@@ -216,7 +216,7 @@ impl AgentRepo for SqliteStore {
                 return Err(not_found(id).into());
             }
             put_embedding(c, &embedding)?;
-            bump_version(c, &row.tenant_id)
+            bump_version(c, row.tenant_id)
         })
         .await
     }
@@ -230,16 +230,17 @@ impl AgentRepo for SqliteStore {
             }
             // The schema cascades too; deleting explicitly does not depend on the pragma.
             diesel::delete(agent_embeddings::table.find(&id_text)).execute(c)?;
-            bump_version(c, &tenant_text)
+            bump_version(c, Id(tenant.as_uuid()))
         })
         .await
     }
 
     async fn heartbeat_agent(&self, tenant: TenantId, id: AgentId, beat: &Heartbeat) -> Result<Option<Agent>> {
         let (tenant_text, id_text) = (id_text(tenant.0), id_text(id.0));
-        let (at, status) = (unix_micros(beat.at), beat.status);
-        let metadata = beat.metadata.as_ref().map(object_text).transpose()?;
-        let embedding = beat.embedding.as_ref().map(|e| EmbeddingRow::new(tenant, id, e));
+        let (at, status) = (Micros(beat.at), beat.status);
+        let metadata =
+            beat.metadata.as_ref().map(|m| body_text(m, format_args!("the metadata of agent {id}"))).transpose()?;
+        let embedding = beat.embedding.as_ref().map(|e| AgentEmbeddingRow::of(tenant, id, e));
         self.transaction(move |c| {
             let Some(mut row) = agent_in_tenant(c, &tenant_text, &id_text)? else { return Ok(None) };
             row.last_seen_at = Some(at);
@@ -261,7 +262,7 @@ impl AgentRepo for SqliteStore {
             match embedding {
                 Some(embedding) => {
                     put_embedding(c, &embedding)?;
-                    bump_version(c, &tenant_text)?;
+                    bump_version(c, Id(tenant.as_uuid()))?;
                 }
                 // The vector is unchanged, so the index version is too.
                 None => {
@@ -281,7 +282,7 @@ impl AgentRepo for SqliteStore {
             let row = agent_embeddings::table
                 .filter(agent_embeddings::agent_id.eq(id))
                 .filter(agent_embeddings::tenant_id.eq(tenant))
-                .select(EmbeddingRow::as_select())
+                .select(AgentEmbeddingRow::as_select())
                 .first(c)
                 .optional()?;
             Ok(row.map(AgentEmbedding::try_from).transpose()?)
@@ -294,7 +295,7 @@ impl AgentRepo for SqliteStore {
         self.read(move |c| {
             let rows = agent_embeddings::table
                 .filter(agent_embeddings::tenant_id.eq(tenant))
-                .select(VectorRow::as_select())
+                .select(AgentVectorRow::as_select())
                 .load(c)?;
             Ok(convert(rows)?)
         })

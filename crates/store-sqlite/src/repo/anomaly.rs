@@ -28,7 +28,7 @@ use diesel::sqlite::Sqlite;
 use crate::SqliteStore;
 use crate::error::TxError;
 use crate::repo::check_tenant;
-use crate::rows::{AnomalyBody, AnomalyRow, convert, id_text, parse_id};
+use crate::rows::{AnomalyBodyRow, AnomalyRow, convert, id_text, parse_id};
 use crate::schema::anomaly_reports;
 
 fn not_found(id: AnomalyId) -> DomainError {
@@ -144,7 +144,7 @@ impl AnomalyRepo for SqliteStore {
         let row = AnomalyRow::try_from(report)?;
         self.transaction(move |c| {
             // Names a missing tenant (the foreign key would fail the insert too, unnamed).
-            check_tenant(c, &row.tenant_id)?;
+            check_tenant(c, row.tenant_id)?;
             // A taken id fails the primary key: `Conflict`.
             diesel::insert_into(anomaly_reports::table).values(&row).execute(c)?;
             Ok(())
@@ -155,7 +155,7 @@ impl AnomalyRepo for SqliteStore {
     async fn get_anomaly(&self, tenant: TenantId, id: AnomalyId) -> Result<Option<AnomalyReport>> {
         let (tenant, id) = (id_text(tenant.0), id_text(id.0));
         self.read(move |c| {
-            let row = report!(tenant, id).select(AnomalyBody::as_select()).first(c).optional()?;
+            let row = report!(tenant, id).select(AnomalyBodyRow::as_select()).first(c).optional()?;
             Ok(row.map(AnomalyReport::try_from).transpose()?)
         })
         .await
@@ -173,7 +173,7 @@ impl AnomalyRepo for SqliteStore {
             .read(move |c| {
                 let mut q = anomaly_reports::table
                     .filter(anomaly_reports::tenant_id.eq(tenant))
-                    .select(AnomalyBody::as_select())
+                    .select(AnomalyBodyRow::as_select())
                     .order(anomaly_reports::id.desc())
                     .limit(limit)
                     .into_boxed();

@@ -17,7 +17,7 @@ use crate::schema::api_keys;
 #[async_trait]
 impl ApiKeyRepo for SqliteStore {
     async fn insert_api_key(&self, key: &ApiKey) -> Result<()> {
-        let row = ApiKeyRow::try_from(key)?;
+        let row = ApiKeyRow::from(key);
         self.transaction(move |c| {
             diesel::insert_into(api_keys::table).values(&row).execute(c)?;
             Ok(())

@@ -25,7 +25,7 @@ use time::OffsetDateTime;
 
 use crate::SqliteStore;
 use crate::error::{TxError, TxResult};
-use crate::rows::{AuditRow, HeadRow, convert, id_text};
+use crate::rows::{AuditHeadRow, AuditRecordRow, convert, id_text};
 use crate::schema::{audit_heads, audit_records};
 
 /// The first whole microsecond at or after `t`. Stored timestamps are whole microseconds,
@@ -79,12 +79,12 @@ fn filtered(tenant: TenantId, filter: AuditFilter) -> audit_records::BoxedQuery<
 /// prepares a statement of a fixed row count once per connection and reuses it, where a
 /// statement sized to each batch would be parsed again for every batch. (One statement per
 /// row would be slower still: each execution rebuilds the `actor_type` check's `IN` list.)
-fn insert_records(c: &mut SqliteConnection, mut rows: Vec<AuditRow>) -> TxResult<()> {
+fn insert_records(c: &mut SqliteConnection, mut rows: Vec<AuditRecordRow>) -> TxResult<()> {
     macro_rules! in_chunks_of {
         ($($n:literal),*) => {$(
             while rows.len() >= $n {
                 let rest = rows.split_off($n);
-                let chunk: [AuditRow; $n] = std::mem::replace(&mut rows, rest)
+                let chunk: [AuditRecordRow; $n] = std::mem::replace(&mut rows, rest)
                     .try_into()
                     .map_err(|_| TxError::Domain(DomainError::Internal("audit insert chunk size".into())))?;
                 diesel::insert_into(audit_records::table).values(chunk).execute(c)?;
@@ -98,8 +98,8 @@ fn insert_records(c: &mut SqliteConnection, mut rows: Vec<AuditRow>) -> TxResult
 fn load_head(c: &mut SqliteConnection, tenant: TenantId) -> TxResult<Option<ChainHead>> {
     // Not `.first()`: its `LIMIT ?` makes SQLite re-prepare the statement on every new
     // binding (the planner reads a bound LIMIT), once per batch; the key finds one row.
-    let row = audit_heads::table.find(id_text(tenant.0)).select(HeadRow::as_select()).get_result(c).optional()?;
-    Ok(row.map(ChainHead::try_from).transpose()?)
+    let row = audit_heads::table.find(id_text(tenant.0)).select(AuditHeadRow::as_select()).get_result(c).optional()?;
+    Ok(row.map(|r| r.head()).transpose()?)
 }
 
 #[async_trait]
@@ -123,11 +123,11 @@ impl AuditRepo for SqliteStore {
                 };
                 records.push(head.seal(entry));
             }
-            insert_records(c, records.iter().map(AuditRow::from).collect())?;
+            insert_records(c, records.iter().map(AuditRecordRow::from).collect())?;
             // A plain `UPDATE` (or `INSERT` for a first append) is prepared once per
             // connection; diesel prepares an upsert anew every time.
             for (tenant, (head, exists)) in &heads {
-                let row = HeadRow::new(tenant.0, head);
+                let row = AuditHeadRow::new(*tenant, head);
                 if *exists {
                     diesel::update(audit_heads::table.find(&row.tenant_id))
                         .set((
@@ -151,7 +151,7 @@ impl AuditRepo for SqliteStore {
             let row = audit_records::table
                 .filter(audit_records::id.eq(id))
                 .filter(audit_records::tenant_id.eq(tenant))
-                .select(AuditRow::as_select())
+                .select(AuditRecordRow::as_select())
                 .first(c)
                 .optional()?;
             Ok(row.map(AuditRecord::try_from).transpose()?)
@@ -177,7 +177,7 @@ impl AuditRepo for SqliteStore {
             }
         }
         self.read(move |c| {
-            let mut q = filtered(tenant, filter).select(AuditRow::as_select()).limit(i64::from(scan.limit));
+            let mut q = filtered(tenant, filter).select(AuditRecordRow::as_select()).limit(i64::from(scan.limit));
             q = match scan.order {
                 SeqOrder::Asc => q.order(audit_records::seq.asc()),
                 SeqOrder::Desc => q.order(audit_records::seq.desc()),

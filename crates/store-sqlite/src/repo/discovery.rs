@@ -34,10 +34,11 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::error::{TxError, TxResult};
 use crate::repo::check_tenant;
 use crate::repo::jobs::{finish, held_tenant};
-use crate::rows::{CandidateBody, CandidateRow, DiscoveryEventBody, DiscoveryEventRow, convert, id_text};
+use crate::rows::{DiscoveryCandidateRow, DiscoveryEventRow, NewCandidateRow, NewDiscoveryEventRow, convert, id_text};
 use crate::schema::{discovery_candidates, discovery_events};
 
 const PENDING: &str = "pending";
@@ -48,7 +49,7 @@ const IDS_PER_STATEMENT: usize = 500;
 /// Inserts `rows` as multi-row `INSERT`s of fixed sizes (500, 50, 5, then 1 rows; 4 bound
 /// values a row): diesel prepares a statement of a fixed row count once per connection and
 /// reuses it, where a statement sized to each batch would be parsed again every time.
-fn insert_events(c: &mut SqliteConnection, rows: &[DiscoveryEventRow]) -> TxResult<()> {
+fn insert_events(c: &mut SqliteConnection, rows: &[NewDiscoveryEventRow]) -> TxResult<()> {
     let mut rest = rows;
     macro_rules! in_chunks_of {
         ($($n:literal),*) => {$(
@@ -69,13 +70,12 @@ impl DiscoveryRepo for SqliteStore {
             return Ok(());
         }
         // Serialised here, before the writer is taken: the transaction only inserts.
-        let rows = events.iter().map(DiscoveryEventRow::try_from).collect::<Result<Vec<_>>>()?;
-        let tenants: Vec<String> =
-            rows.iter().map(|r| r.tenant_id.as_str()).collect::<BTreeSet<_>>().into_iter().map(str::to_owned).collect();
+        let rows = events.iter().map(NewDiscoveryEventRow::try_from).collect::<Result<Vec<_>>>()?;
+        let tenants: BTreeSet<Uuid> = rows.iter().map(|r| r.tenant_id.0).collect();
         self.transaction(move |c| {
             // Names a missing tenant (the foreign key would fail the insert too, unnamed).
             for tenant in &tenants {
-                check_tenant(c, tenant)?;
+                check_tenant(c, Id(*tenant))?;
             }
             insert_events(c, &rows)
         })
@@ -100,7 +100,7 @@ impl DiscoveryRepo for SqliteStore {
                 .filter(discovery_events::id.gt(after))
                 .order(discovery_events::id.asc())
                 .limit(limit)
-                .select(DiscoveryEventBody::as_select())
+                .select(DiscoveryEventRow::as_select())
                 .load(c)?;
             Ok(convert(rows)?)
         })
@@ -118,7 +118,7 @@ impl DiscoveryRepo for SqliteStore {
                 let rows = discovery_events::table
                     .filter(discovery_events::tenant_id.eq(&tenant))
                     .filter(discovery_events::id.eq_any(chunk))
-                    .select(DiscoveryEventBody::as_select())
+                    .select(DiscoveryEventRow::as_select())
                     .load(c)?;
                 events.extend(convert::<_, DiscoveryEvent>(rows)?);
             }
@@ -133,7 +133,7 @@ impl DiscoveryRepo for SqliteStore {
             let row = discovery_candidates::table
                 .find(id)
                 .filter(discovery_candidates::tenant_id.eq(tenant))
-                .select(CandidateBody::as_select())
+                .select(DiscoveryCandidateRow::as_select())
                 .first(c)
                 .optional()?;
             Ok(row.map(DiscoveryCandidate::try_from).transpose()?)
@@ -153,7 +153,7 @@ impl DiscoveryRepo for SqliteStore {
             .read(move |c| {
                 let mut q = discovery_candidates::table
                     .filter(discovery_candidates::tenant_id.eq(tenant))
-                    .select(CandidateBody::as_select())
+                    .select(DiscoveryCandidateRow::as_select())
                     .order(discovery_candidates::id.desc())
                     .limit(limit)
                     .into_boxed();
@@ -178,7 +178,7 @@ impl DiscoveryRepo for SqliteStore {
                     discovery_candidates::status
                         .eq_any([CandidateStatus::Confirmed.as_str(), CandidateStatus::Dismissed.as_str()]),
                 )
-                .select(CandidateBody::as_select())
+                .select(DiscoveryCandidateRow::as_select())
                 .load(c)?;
             Ok(convert(rows)?)
         })
@@ -186,7 +186,7 @@ impl DiscoveryRepo for SqliteStore {
     }
 
     async fn update_candidate(&self, candidate: &DiscoveryCandidate, expected: CandidateStatus) -> Result<bool> {
-        let (row, id) = (CandidateRow::new(candidate.tenant_id, candidate)?, candidate.id);
+        let (row, id) = (NewCandidateRow::new(candidate.tenant_id, candidate)?, candidate.id);
         self.transaction(move |c| {
             let target = discovery_candidates::table
                 .filter(discovery_candidates::id.eq(&row.id))
@@ -215,7 +215,7 @@ impl DiscoveryRepo for SqliteStore {
         let mut upserts = outcome
             .upserts
             .iter()
-            .map(|u| Ok((u.id, CandidateRow::new(u.tenant_id, u)?)))
+            .map(|u| Ok((u.id, NewCandidateRow::new(u.tenant_id, u)?)))
             .collect::<Result<Vec<_>>>()?;
         let removed: Vec<String> = outcome.removed.iter().map(|r| id_text(r.0)).collect();
         let end = JobEnd::completed(now, outcome.summary.to_state());
@@ -224,7 +224,7 @@ impl DiscoveryRepo for SqliteStore {
 
             let mut inserted = Vec::new();
             for (candidate, row) in &mut upserts {
-                row.tenant_id.clone_from(&tenant);
+                row.tenant_id = tenant;
                 let n = diesel::insert_into(discovery_candidates::table)
                     .values(&*row)
                     .on_conflict_do_nothing()

@@ -13,13 +13,14 @@ use diesel::sql_types::{BigInt, Text};
 use diesel::upsert::excluded;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::error::{TxError, TxResult};
 use crate::rows::{GuardFeedbackRow, convert, id_text};
 use crate::schema::{guard_feedback, guard_stats, tenants};
 
 /// SQLite's foreign-key error does not say which key failed, so the tenant is checked first
 /// and its absence named; the writer's lock keeps it until the commit.
-pub(crate) fn check_tenant(c: &mut SqliteConnection, tenant: &str) -> TxResult<()> {
+pub(crate) fn check_tenant(c: &mut SqliteConnection, tenant: Id) -> TxResult<()> {
     let n: i64 = tenants::table.filter(tenants::id.eq(tenant)).count().get_result(c)?;
     if n == 0 { Err(TxError::Domain(DomainError::Conflict("tenant does not exist".into()))) } else { Ok(()) }
 }
@@ -35,7 +36,7 @@ impl GuardRepo for SqliteStore {
     async fn insert_guard_feedback(&self, feedback: &GuardFeedback) -> Result<()> {
         let row = GuardFeedbackRow::from(feedback);
         self.transaction(move |c| {
-            check_tenant(c, &row.tenant_id)?;
+            check_tenant(c, row.tenant_id)?;
             diesel::insert_into(guard_feedback::table).values(&row).execute(c)?;
             Ok(())
         })

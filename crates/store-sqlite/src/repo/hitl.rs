@@ -29,7 +29,7 @@ use time::OffsetDateTime;
 use crate::SqliteStore;
 use crate::error::TxError;
 use crate::repo::check_tenant;
-use crate::rows::{HitlBody, HitlRow, convert, id_text};
+use crate::rows::{HitlBodyRow, HitlRow, convert, id_text};
 use crate::schema::hitl_requests;
 
 const PENDING: &str = "pending";
@@ -57,7 +57,7 @@ impl HitlRepo for SqliteStore {
         let row = HitlRow::try_from(request)?;
         self.transaction(move |c| {
             // Names a missing tenant (the foreign key would fail the insert too, unnamed).
-            check_tenant(c, &row.tenant_id)?;
+            check_tenant(c, row.tenant_id)?;
             if row.callback_open {
                 // The writer's lock makes the count and the insert one step.
                 let open: i64 = hitl_requests::table
@@ -79,7 +79,7 @@ impl HitlRepo for SqliteStore {
     async fn get_hitl(&self, tenant: TenantId, id: HitlId) -> Result<Option<HitlRequest>> {
         let (tenant, id) = (id_text(tenant.0), id_text(id.0));
         self.read(move |c| {
-            let row = request!(tenant, id).select(HitlBody::as_select()).first(c).optional()?;
+            let row = request!(tenant, id).select(HitlBodyRow::as_select()).first(c).optional()?;
             Ok(row.map(HitlRequest::try_from).transpose()?)
         })
         .await
@@ -92,7 +92,7 @@ impl HitlRepo for SqliteStore {
             .read(move |c| {
                 let mut q = hitl_requests::table
                     .filter(hitl_requests::tenant_id.eq(tenant))
-                    .select(HitlBody::as_select())
+                    .select(HitlBodyRow::as_select())
                     .order(hitl_requests::id.asc())
                     .limit(limit)
                     .into_boxed();
@@ -145,7 +145,7 @@ impl HitlRepo for SqliteStore {
                 .filter(hitl_requests::expires_at.le(now))
                 .order((hitl_requests::expires_at.asc(), hitl_requests::id.asc()))
                 .limit(limit)
-                .select(HitlBody::as_select())
+                .select(HitlBodyRow::as_select())
                 .load(c)?;
             Ok(convert(rows)?)
         })
@@ -161,8 +161,8 @@ impl HitlRepo for SqliteStore {
             // `callback_due_at <= ?` implies the partial index's `IS NOT NULL`. Each due
             // callback's turn is its place in its tenant's queue; the round takes turn 1 of
             // every tenant, then turn 2, and so on.
-            let rows: Vec<HitlBody> = diesel::sql_query(
-                "SELECT tenant_id, body FROM ( \
+            let rows: Vec<HitlBodyRow> = diesel::sql_query(
+                "SELECT id, tenant_id, body FROM ( \
                    SELECT tenant_id, body, callback_due_at, id, ROW_NUMBER() OVER ( \
                      PARTITION BY tenant_id ORDER BY callback_due_at, id) AS turn \
                    FROM hitl_requests WHERE callback_due_at <= ?) \
@@ -182,7 +182,7 @@ impl HitlRepo for SqliteStore {
         let callback = callback.clone();
         self.transaction(move |c| {
             let target = request!(&tenant_text, &id_text);
-            let row = target.select(HitlBody::as_select()).first(c).optional()?;
+            let row = target.select(HitlBodyRow::as_select()).first(c).optional()?;
             let Some(row) = row else { return Err(TxError::Domain(not_found(id))) };
             let mut request = HitlRequest::try_from(row)?;
             if request.status == HitlStatus::Pending {

@@ -24,6 +24,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::error::{TxError, TxResult};
 use crate::repo::check_tenant;
 use crate::rows::{JobRow, ModelVersionRow, StoredModelRow, convert, id_text};
@@ -44,8 +45,8 @@ fn lease_lost(id: &str) -> TxError {
 }
 
 /// The tenant of job `id` if it is `running` under `token`; `Conflict` otherwise.
-pub(crate) fn held_tenant(c: &mut SqliteConnection, id: &str, token: &str) -> TxResult<String> {
-    let tenant: Option<String> = held!(id, token).select(jobs::tenant_id).first(c).optional()?;
+pub(crate) fn held_tenant(c: &mut SqliteConnection, id: &str, token: &str) -> TxResult<Id> {
+    let tenant: Option<Id> = held!(id, token).select(jobs::tenant_id).first(c).optional()?;
     tenant.ok_or_else(|| lease_lost(id))
 }
 
@@ -56,7 +57,7 @@ pub(crate) fn finish(c: &mut SqliteConnection, id: &str, token: &str, end: &JobE
         diesel::update(jobs::table.find(id)).set(jobs::progress.eq(progress)).execute(c)?;
     }
     if let Some(state) = &end.state {
-        diesel::update(jobs::table.find(id)).set(jobs::state.eq(state.to_string())).execute(c)?;
+        diesel::update(jobs::table.find(id)).set(jobs::state.eq(state)).execute(c)?;
     }
     diesel::update(jobs::table.find(id))
         .set((
@@ -83,7 +84,7 @@ fn renew(
     let until = unix_micros(lease_until);
     let n = match state {
         Some(state) => diesel::update(held!(id, token))
-            .set((jobs::progress.eq(progress), jobs::state.eq(state.to_string()), jobs::lease_until.eq(until)))
+            .set((jobs::progress.eq(progress), jobs::state.eq(state), jobs::lease_until.eq(until)))
             .execute(c)?,
         None => diesel::update(held!(id, token))
             .set((jobs::progress.eq(progress), jobs::lease_until.eq(until)))
@@ -134,7 +135,7 @@ impl JobQueue for SqliteStore {
     async fn enqueue_job(&self, job: &Job, max_active: u64) -> Result<()> {
         let row = JobRow::from(job);
         self.transaction(move |c| {
-            check_tenant(c, &row.tenant_id)?;
+            check_tenant(c, row.tenant_id)?;
             // The writer's lock makes the count and the insert one step.
             let active: i64 = jobs::table
                 .filter(jobs::tenant_id.eq(&row.tenant_id))
@@ -191,7 +192,7 @@ impl JobQueue for SqliteStore {
                     jobs::started_at.eq(started.unwrap_or(unix_micros(now))),
                     jobs::attempts.eq(jobs::attempts + 1),
                     jobs::progress.eq(0.0),
-                    jobs::state.eq("null"),
+                    jobs::state.eq(Value::Null),
                 ))
                 .execute(c)?;
             diesel::delete(job_chunks::table.filter(job_chunks::job_id.eq(&id))).execute(c)?;

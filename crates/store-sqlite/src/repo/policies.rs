@@ -16,8 +16,9 @@ use diesel::SqliteConnection;
 use diesel::prelude::*;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::error::TxResult;
-use crate::rows::{PolicyRow, convert, id_text};
+use crate::rows::{PolicyRow, id_text};
 use crate::schema::{policies, tenants, users};
 
 fn not_found(id: PolicyId) -> DomainError {
@@ -28,7 +29,7 @@ fn conflict(message: &str) -> DomainError {
     DomainError::Conflict(message.to_owned())
 }
 
-fn policy_in_tenant(c: &mut SqliteConnection, tenant: &str, id: &str) -> TxResult<Option<PolicyRow>> {
+fn policy_in_tenant(c: &mut SqliteConnection, tenant: Id, id: Id) -> TxResult<Option<PolicyRow>> {
     Ok(policies::table
         .filter(policies::id.eq(id))
         .filter(policies::tenant_id.eq(tenant))
@@ -68,8 +69,8 @@ impl PolicyRepo for SqliteStore {
     }
 
     async fn get_policy(&self, tenant: TenantId, id: PolicyId) -> Result<Option<Policy>> {
-        let (tenant, id) = (id_text(tenant.0), id_text(id.0));
-        self.read(move |c| Ok(policy_in_tenant(c, &tenant, &id)?.map(Policy::try_from).transpose()?)).await
+        let (tenant, id) = (Id(tenant.as_uuid()), Id(id.as_uuid()));
+        self.read(move |c| Ok(policy_in_tenant(c, tenant, id)?.map(Policy::from))).await
     }
 
     async fn list_policies(&self, tenant: TenantId, filter: &PolicyFilter, page: &PageRequest) -> Result<Page<Policy>> {
@@ -89,7 +90,7 @@ impl PolicyRepo for SqliteStore {
                 if let Some(after) = after {
                     q = q.filter(policies::id.lt(after));
                 }
-                Ok(convert(q.load(c)?)?)
+                Ok(q.load(c)?.into_iter().map(Policy::from).collect::<Vec<_>>())
             })
             .await?;
         Ok(Page::from_rows(rows, page, |p: &Policy| p.id.0))
@@ -105,7 +106,7 @@ impl PolicyRepo for SqliteStore {
                 .select(PolicyRow::as_select())
                 .order(policies::id.asc())
                 .load(c)?;
-            Ok(convert(rows)?)
+            Ok(rows.into_iter().map(Policy::from).collect())
         })
         .await
     }
@@ -131,7 +132,7 @@ impl PolicyRepo for SqliteStore {
                 ))
                 .execute(c)?;
             if n == 0 {
-                return Err(match policy_in_tenant(c, &row.tenant_id, &row.id)? {
+                return Err(match policy_in_tenant(c, row.tenant_id, row.id)? {
                     Some(_) => conflict("policy was changed concurrently"),
                     None => not_found(id),
                 }

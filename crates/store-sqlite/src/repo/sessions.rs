@@ -17,7 +17,7 @@ use crate::schema::{api_keys, sessions, users};
 impl SessionRepo for SqliteStore {
     async fn insert_session(&self, session: &Session, key: Option<&ApiKey>) -> Result<()> {
         let session = SessionRow::from(session);
-        let key = key.map(ApiKeyRow::try_from).transpose()?;
+        let key = key.map(ApiKeyRow::from);
         self.transaction(move |c| {
             diesel::insert_into(sessions::table).values(&session).execute(c)?;
             diesel::update(users::table.find(&session.user_id))
@@ -40,7 +40,7 @@ impl SessionRepo for SqliteStore {
                 .select(SessionRow::as_select())
                 .first(c)
                 .optional()?;
-            Ok(row.map(Session::try_from).transpose()?)
+            Ok(row.map(Session::from))
         })
         .await
     }

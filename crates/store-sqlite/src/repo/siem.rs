@@ -24,6 +24,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::repo::check_tenant;
 use crate::rows::{id_text, parse_id};
 use crate::schema::{leases, siem_sinks};
@@ -201,12 +202,12 @@ impl SiemRepo for SqliteStore {
         forwarded: u64,
         at: OffsetDateTime,
     ) -> Result<()> {
-        let (sink, tenant) = (sink.to_owned(), id_text(tenant.0));
+        let (sink, tenant_id, tenant) = (sink.to_owned(), tenant.as_uuid(), id_text(tenant.0));
         let (count, at) = (stored_count(forwarded)?, unix_micros(at));
         let success = (forwarded > 0).then_some(at);
         self.transaction(move |c| {
             // Names a missing tenant (the foreign key would fail the insert too, unnamed).
-            check_tenant(c, &tenant)?;
+            check_tenant(c, Id(tenant_id))?;
             sql_query(ADD_FORWARDED_SQL)
                 .bind::<Text, _>(&sink)
                 .bind::<BigInt, _>(at)

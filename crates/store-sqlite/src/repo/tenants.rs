@@ -17,7 +17,7 @@ use crate::schema::{api_keys, tenant_secrets, tenants, users};
 #[async_trait]
 impl TenantRepo for SqliteStore {
     async fn create_tenant(&self, tenant: &Tenant, admin: &User, key: &ApiKey, secret: &TenantSecret) -> Result<()> {
-        let (tenant, admin, key) = (TenantRow::try_from(tenant)?, UserRow::from(admin), ApiKeyRow::try_from(key)?);
+        let (tenant, admin, key) = (TenantRow::try_from(tenant)?, UserRow::from(admin), ApiKeyRow::from(key));
         let secret = TenantSecretRow::from(secret);
         self.transaction(move |c| {
             diesel::insert_into(tenants::table).values(&tenant).execute(c)?;
@@ -66,7 +66,7 @@ impl TenantRepo for SqliteStore {
             if n == 0 {
                 return Err(DomainError::not_found("tenant", id).into());
             }
-            relevel(c, &row.id, &levels)
+            relevel(c, row.id, &levels)
         })
         .await
     }
@@ -87,7 +87,7 @@ impl TenantRepo for SqliteStore {
     async fn put_tenant_secret(&self, secret: &TenantSecret) -> Result<()> {
         let (tenant, row) = (secret.tenant_id, TenantSecretRow::from(secret));
         self.transaction(move |c| {
-            tenant_exists(c, &row.tenant_id, tenant)?;
+            tenant_exists(c, tenant)?;
             diesel::replace_into(tenant_secrets::table).values(&row).execute(c)?;
             Ok(())
         })
@@ -97,7 +97,7 @@ impl TenantRepo for SqliteStore {
     async fn add_tenant_secret(&self, secret: &TenantSecret) -> Result<TenantSecret> {
         let (tenant, row) = (secret.tenant_id, TenantSecretRow::from(secret));
         self.transaction(move |c| {
-            tenant_exists(c, &row.tenant_id, tenant)?;
+            tenant_exists(c, tenant)?;
             diesel::insert_or_ignore_into(tenant_secrets::table).values(&row).execute(c)?;
             let stored = tenant_secrets::table
                 .find((&row.tenant_id, &row.purpose))
