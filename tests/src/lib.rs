@@ -132,6 +132,8 @@ impl TestApp {
             && !path.starts_with("/docs")
             && !path.starts_with("/console")
             && !path.starts_with("/webhooks/")
+            && !path.starts_with("/access/")
+            && !path.starts_with("/.well-known/")
             && path != "/openapi.json"
             && path != "/metrics"
         {

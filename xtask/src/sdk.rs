@@ -6,11 +6,13 @@
 //!   then runs ruff (lint and format) and `mypy --strict`.
 //! - `test` builds the server and runs `sdk/python/tests` against it: in one virtual
 //!   environment with LangChain, the OpenAI Agents SDK, FastMCP and claude-agent-sdk, and the
-//!   CrewAI tests in a second one (CrewAI pins `openai<3`, the Agents SDK `openai>=3`).
+//!   CrewAI tests in a second one (CrewAI pins `openai<3`, the Agents SDK `openai>=3`), and
+//!   Microsoft's agent governance toolkit asking agentgov over AuthZEN in a third (the
+//!   toolkit pins its own cryptography and pydantic).
 //! - Without a subcommand: `check`, then `test`.
 //!
 //! The environments live outside the clone (`$AGENTGOV_SDK_VENVS`, default `/var/tmp`) and are
-//! (re)made from `sdk/python/requirements/{ci,crewai}.txt`, which pin every package, whenever
+//! (re)made from `sdk/python/requirements/{ci,crewai,agt}.txt`, which pin every package, whenever
 //! those files change. Without Python 3.10 or later the command prints why and skips, except
 //! in CI (`CI` set), where it fails.
 
@@ -221,6 +223,7 @@ fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
         "-q",
         "-rs",
         "--ignore=tests/test_crewai.py",
+        "--ignore=tests/test_authzen_agt.py",
     ]))?;
     let crewai = venv(python, "agentgov-sdk-crewai-venv", &sdk.join("requirements").join("crewai.txt"), sdk)?;
     step("sdk: pytest tests/test_crewai.py (CrewAI, its own environment)");
@@ -232,6 +235,17 @@ fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
         "-p",
         "no:warnings",
         "tests/test_crewai.py",
+    ]))?;
+    let agt = venv(python, "agentgov-sdk-agt-venv", &sdk.join("requirements").join("agt.txt"), sdk)?;
+    step("sdk: pytest tests/test_authzen_agt.py (the agent governance toolkit over AuthZEN, its own environment)");
+    cmd::run(bin(&agt, "python").current_dir(sdk).env("AGENTGOV_BIN", &binary).args([
+        "-m",
+        "pytest",
+        "-q",
+        "-rs",
+        "-p",
+        "no:warnings",
+        "tests/test_authzen_agt.py",
     ]))
 }
 

@@ -250,6 +250,9 @@ fn plain_http_on_loopback(req: &HttpRequest) -> bool {
 enum Accept {
     Jwt,
     ApiKeyOrJwt,
+    /// As `ApiKeyOrJwt`, and an API key may come as `Authorization: Bearer agk_…` too (the
+    /// only credential AuthZEN clients send).
+    BearerKeyOrJwt,
 }
 
 /// The console's session cookie: the access token, `HttpOnly`, `SameSite=Strict`.
@@ -291,8 +294,13 @@ fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output 
         let state = state?;
         let token = token.transpose()?;
         match (accept, token, key) {
+            (Accept::BearerKeyOrJwt, Some(token), _) if token.starts_with(agentgov_domain::secrets::API_KEY_PREFIX) => {
+                Ok(state.services.auth.authenticate_api_key(&token).await?)
+            }
             (_, Some(token), _) => Ok(state.services.auth.authenticate_token(&token).await?),
-            (Accept::ApiKeyOrJwt, None, Some(key)) => Ok(state.services.auth.authenticate_api_key(&key).await?),
+            (Accept::ApiKeyOrJwt | Accept::BearerKeyOrJwt, None, Some(key)) => {
+                Ok(state.services.auth.authenticate_api_key(&key).await?)
+            }
             (Accept::Jwt, None, Some(_)) => Err(ApiError::unauthorized(
                 "this endpoint needs a user session: send Authorization: Bearer <access_token>",
                 BEARER_CHALLENGE,
@@ -303,6 +311,10 @@ fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output 
             )),
             (Accept::ApiKeyOrJwt, None, None) => Err(ApiError::unauthorized(
                 "missing credentials: send X-API-Key or Authorization: Bearer <access_token>",
+                BEARER_CHALLENGE,
+            )),
+            (Accept::BearerKeyOrJwt, None, None) => Err(ApiError::unauthorized(
+                "missing credentials: send Authorization: Bearer <API key or access_token>, or X-API-Key",
                 BEARER_CHALLENGE,
             )),
         }
@@ -332,6 +344,20 @@ impl FromRequest for ApiKeyOrJwt {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let fut = authenticate(req, Accept::ApiKeyOrJwt);
         Box::pin(async move { fut.await.map(ApiKeyOrJwt) })
+    }
+}
+
+/// A caller authenticated by an API key (`X-API-Key`, or `Authorization: Bearer agk_…`) or
+/// a session JWT: for protocols whose clients send only a bearer token (AuthZEN).
+pub struct BearerKeyOrJwt(pub Caller);
+
+impl FromRequest for BearerKeyOrJwt {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let fut = authenticate(req, Accept::BearerKeyOrJwt);
+        Box::pin(async move { fut.await.map(BearerKeyOrJwt) })
     }
 }
 

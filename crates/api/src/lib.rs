@@ -48,7 +48,8 @@ impl Default for HttpSettings {
     }
 }
 
-/// Every route under `/api/v1`.
+/// Every route: those under `/api/v1`, and the AuthZEN endpoints at the root (where
+/// AuthZEN clients look for them).
 fn register(cfg: &mut ServiceConfig) {
     use routes::{
         agents, anomalies, api_keys, audit, auth, discovery, guard, health, hitl, policies, siem, tenants, users,
@@ -191,6 +192,12 @@ fn register(cfg: &mut ServiceConfig) {
             .service(tenants::delete_webhook_secret),
     );
     cfg.service(webhook::receive);
+    cfg.service(
+        utoipa_actix_web::scope("/access/v1")
+            .service(routes::authzen::evaluation)
+            .service(routes::authzen::evaluations),
+    );
+    cfg.service(routes::authzen::configuration);
 }
 
 /// The OpenAPI document, built from the same registrations the server serves.

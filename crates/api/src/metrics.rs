@@ -52,7 +52,8 @@ pub fn handle() -> Option<&'static PrometheusHandle> {
 }
 
 /// Middleware: counts and times every request under its route pattern (never the raw path,
-/// which would explode cardinality with ids), and returns the request id as `X-Request-Id`.
+/// which would explode cardinality with ids), and returns the request id as `X-Request-Id`
+/// (unless the handler set it: the AuthZEN endpoints echo the caller's).
 pub async fn record(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -62,7 +63,10 @@ pub async fn record(
     let mut res = next.call(req).await?;
     let request_id = res.request().extensions().get::<tracing_actix_web::RequestId>().map(|id| id.to_string());
     if let Some(id) = request_id.and_then(|id| actix_web::http::header::HeaderValue::from_str(&id).ok()) {
-        res.headers_mut().insert(actix_web::http::header::HeaderName::from_static("x-request-id"), id);
+        let name = actix_web::http::header::HeaderName::from_static("x-request-id");
+        if !res.headers().contains_key(&name) {
+            res.headers_mut().insert(name, id);
+        }
     }
     let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_owned());
     let status = status_label(res.status());

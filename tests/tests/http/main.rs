@@ -6,6 +6,7 @@ mod anomalies;
 mod api_keys;
 mod audit;
 mod auth;
+mod authzen;
 mod console;
 mod discovery;
 mod distributed;

@@ -6,6 +6,7 @@ pub mod anomalies;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
+pub mod authzen;
 pub mod discovery;
 pub mod guard;
 pub mod health;

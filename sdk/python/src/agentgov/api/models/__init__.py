@@ -34,6 +34,19 @@ from .audit_filter_params import AuditFilterParams
 from .audit_origin import AuditOrigin
 from .audit_record import AuditRecord
 from .audit_record_details import AuditRecordDetails
+from .authzen_action import AuthzenAction
+from .authzen_action_properties_type_0 import AuthzenActionPropertiesType0
+from .authzen_configuration import AuthzenConfiguration
+from .authzen_decision import AuthzenDecision
+from .authzen_decision_context import AuthzenDecisionContext
+from .authzen_decisions import AuthzenDecisions
+from .authzen_entity import AuthzenEntity
+from .authzen_entity_properties_type_0 import AuthzenEntityPropertiesType0
+from .authzen_evaluation import AuthzenEvaluation
+from .authzen_evaluation_context_type_0 import AuthzenEvaluationContextType0
+from .authzen_evaluations import AuthzenEvaluations
+from .authzen_evaluations_context_type_0 import AuthzenEvaluationsContextType0
+from .authzen_options import AuthzenOptions
 from .bucket import Bucket
 from .callback_status import CallbackStatus
 from .candidate_status import CandidateStatus
@@ -211,6 +224,19 @@ __all__ = (
     "AuditOrigin",
     "AuditRecord",
     "AuditRecordDetails",
+    "AuthzenAction",
+    "AuthzenActionPropertiesType0",
+    "AuthzenConfiguration",
+    "AuthzenDecision",
+    "AuthzenDecisionContext",
+    "AuthzenDecisions",
+    "AuthzenEntity",
+    "AuthzenEntityPropertiesType0",
+    "AuthzenEvaluation",
+    "AuthzenEvaluationContextType0",
+    "AuthzenEvaluations",
+    "AuthzenEvaluationsContextType0",
+    "AuthzenOptions",
     "Bucket",
     "CallbackStatus",
     "CandidateStatus",
