@@ -8,11 +8,12 @@
 //!   environment with LangChain, the OpenAI Agents SDK, FastMCP and claude-agent-sdk, and the
 //!   CrewAI tests in a second one (CrewAI pins `openai<3`, the Agents SDK `openai>=3`), and
 //!   Microsoft's agent governance toolkit asking agentgov over AuthZEN in a third (the
-//!   toolkit pins its own cryptography and pydantic).
+//!   toolkit pins its own cryptography and pydantic), and the LiteLLM proxy with agentgov as its
+//!   guardrail in a fourth.
 //! - Without a subcommand: `check`, then `test`.
 //!
 //! The environments live outside the clone (`$AGENTGOV_SDK_VENVS`, default `/var/tmp`) and are
-//! (re)made from `sdk/python/requirements/{ci,crewai,agt}.txt`, which pin every package, whenever
+//! (re)made from `sdk/python/requirements/{ci,crewai,agt,litellm}.txt`, which pin every package, whenever
 //! those files change. Without Python 3.10 or later the command prints why and skips, except
 //! in CI (`CI` set), where it fails.
 
@@ -214,39 +215,40 @@ pub(crate) fn server_binary() -> anyhow::Result<PathBuf> {
     crate::server::build_server(&[])
 }
 
+/// The tests that need an environment of their own (requirements/<name>.txt, whose
+/// packages pin versions the main one cannot hold), and what each proves.
+const OWN_ENVIRONMENTS: [(&str, &str, &str); 3] = [
+    ("crewai", "tests/test_crewai.py", "CrewAI (it pins `openai<3`)"),
+    ("agt", "tests/test_authzen_agt.py", "the agent governance toolkit over AuthZEN"),
+    ("litellm", "tests/test_litellm.py", "the LiteLLM proxy with agentgov as its guardrail"),
+];
+
 fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {
     let binary = server_binary()?;
     step("sdk: pytest (LangChain, OpenAI Agents, FastMCP, Claude Code)");
-    cmd::run(bin(main, "python").current_dir(sdk).env("AGENTGOV_BIN", &binary).args([
-        "-m",
-        "pytest",
-        "-q",
-        "-rs",
-        "--ignore=tests/test_crewai.py",
-        "--ignore=tests/test_authzen_agt.py",
-    ]))?;
-    let crewai = venv(python, "agentgov-sdk-crewai-venv", &sdk.join("requirements").join("crewai.txt"), sdk)?;
-    step("sdk: pytest tests/test_crewai.py (CrewAI, its own environment)");
-    cmd::run(bin(&crewai, "python").current_dir(sdk).env("AGENTGOV_BIN", &binary).args([
-        "-m",
-        "pytest",
-        "-q",
-        "-rs",
-        "-p",
-        "no:warnings",
-        "tests/test_crewai.py",
-    ]))?;
-    let agt = venv(python, "agentgov-sdk-agt-venv", &sdk.join("requirements").join("agt.txt"), sdk)?;
-    step("sdk: pytest tests/test_authzen_agt.py (the agent governance toolkit over AuthZEN, its own environment)");
-    cmd::run(bin(&agt, "python").current_dir(sdk).env("AGENTGOV_BIN", &binary).args([
-        "-m",
-        "pytest",
-        "-q",
-        "-rs",
-        "-p",
-        "no:warnings",
-        "tests/test_authzen_agt.py",
-    ]))
+    let ignored: Vec<String> = OWN_ENVIRONMENTS.iter().map(|(_, file, _)| format!("--ignore={file}")).collect();
+    cmd::run(
+        bin(main, "python")
+            .current_dir(sdk)
+            .env("AGENTGOV_BIN", &binary)
+            .args(["-m", "pytest", "-q", "-rs"])
+            .args(&ignored),
+    )?;
+    for (name, file, what) in OWN_ENVIRONMENTS {
+        let requirements = sdk.join("requirements").join(format!("{name}.txt"));
+        let env = venv(python, &format!("agentgov-sdk-{name}-venv"), &requirements, sdk)?;
+        step(&format!("sdk: pytest {file} ({what}, its own environment)"));
+        cmd::run(bin(&env, "python").current_dir(sdk).env("AGENTGOV_BIN", &binary).args([
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:warnings",
+            file,
+        ]))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

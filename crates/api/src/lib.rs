@@ -178,6 +178,7 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(api_keys::list)
                     .service(api_keys::revoke),
             )
+            .service(routes::litellm::guardrail)
             .service(siem::status)
             .service(siem::test)
             .service(tenants::create)

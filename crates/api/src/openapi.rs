@@ -30,6 +30,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "audit", description = "The tamper-evident audit log: entries, lists, verification, exports"),
         (name = "agents", description = "The agent registry: registration, heartbeats, semantic search"),
         (name = "policies", description = "Rego policies, templates and the policy check"),
+        (name = "integrations", description = "Gateways that call agentgov in their own protocol: LiteLLM's Generic Guardrail API"),
         (name = "authzen", description = "OpenID AuthZEN Authorization API 1.0: access evaluations decided and audited as policy checks, and the PDP's metadata (served at the server's root, outside /api/v1)"),
         (name = "anomalies", description = "Anomaly reports about agents (file, list, count, label) and the tenant's trainable detector"),
         (name = "hitl", description = "Human-in-the-loop approval requests: open, decide, follow (long-poll), callbacks"),

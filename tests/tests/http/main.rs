@@ -16,6 +16,7 @@ mod guard;
 mod health;
 mod hitl;
 mod isolation;
+mod litellm;
 mod policies;
 mod siem;
 mod sso;

@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod guard;
 pub mod health;
 pub mod hitl;
+pub mod litellm;
 pub mod policies;
 pub mod siem;
 pub mod tenants;

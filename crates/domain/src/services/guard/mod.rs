@@ -408,10 +408,10 @@ fn uuid_field(v: &mut Violations, field: &str, value: Option<&str>) -> Option<Uu
     parsed.ok()
 }
 
-/// `text` with every secret the leak detectors find replaced by `[REDACTED:<kind>]`, cut to
-/// at most `EXCERPT_BYTES` (at a character boundary).
-fn redacted_excerpt(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(EXCERPT_BYTES));
+/// `text` with every secret the leak detectors find (keys, tokens, private keys, …) replaced
+/// by `[REDACTED:<kind>]`; `None` when there is none.
+pub fn redact_secrets(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for finding in detect::leak::secrets(text) {
         if finding.span.start < at {
@@ -421,7 +421,17 @@ fn redacted_excerpt(text: &str) -> String {
         out.push_str(&format!("[REDACTED:{}]", finding.rule));
         at = finding.span.end;
     }
+    if at == 0 && out.is_empty() {
+        return None;
+    }
     out.push_str(text.get(at..).unwrap_or(""));
+    Some(out)
+}
+
+/// `text` as [`redact_secrets`] leaves it, cut to at most `EXCERPT_BYTES` (at a character
+/// boundary).
+fn redacted_excerpt(text: &str) -> String {
+    let mut out = redact_secrets(text).unwrap_or_else(|| text.to_owned());
     if out.len() > EXCERPT_BYTES {
         let mut cut = EXCERPT_BYTES;
         while !out.is_char_boundary(cut) {

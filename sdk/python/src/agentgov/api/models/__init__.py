@@ -116,6 +116,18 @@ from .ingest_report import IngestReport
 from .issued_secret import IssuedSecret
 from .item_error import ItemError
 from .job_status import JobStatus
+from .litellm_guardrail_request import LitellmGuardrailRequest
+from .litellm_guardrail_request_additional_provider_specific_params_type_0 import (
+    LitellmGuardrailRequestAdditionalProviderSpecificParamsType0,
+)
+from .litellm_guardrail_request_request_data_type_0 import LitellmGuardrailRequestRequestDataType0
+from .litellm_guardrail_request_request_headers_type_0 import LitellmGuardrailRequestRequestHeadersType0
+from .litellm_guardrail_request_structured_messages_type_0_item import (
+    LitellmGuardrailRequestStructuredMessagesType0Item,
+)
+from .litellm_guardrail_request_tool_calls_type_0_item import LitellmGuardrailRequestToolCallsType0Item
+from .litellm_guardrail_request_tools_type_0_item import LitellmGuardrailRequestToolsType0Item
+from .litellm_guardrail_response import LitellmGuardrailResponse
 from .login_request import LoginRequest
 from .login_result import LoginResult
 from .login_user import LoginUser
@@ -306,6 +318,14 @@ __all__ = (
     "IssuedSecret",
     "ItemError",
     "JobStatus",
+    "LitellmGuardrailRequest",
+    "LitellmGuardrailRequestAdditionalProviderSpecificParamsType0",
+    "LitellmGuardrailRequestRequestDataType0",
+    "LitellmGuardrailRequestRequestHeadersType0",
+    "LitellmGuardrailRequestStructuredMessagesType0Item",
+    "LitellmGuardrailRequestToolCallsType0Item",
+    "LitellmGuardrailRequestToolsType0Item",
+    "LitellmGuardrailResponse",
     "LoginRequest",
     "LoginResult",
     "LoginUser",
