@@ -321,45 +321,37 @@ fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output 
     })
 }
 
-/// A user authenticated by a session JWT (`Authorization: Bearer`).
-pub struct Jwt(pub Caller);
+/// A credential extractor: `$name(pub Caller)`, authenticated as `Accept::$accept` says.
+macro_rules! caller_extractor {
+    ($(#[$doc:meta])* $name:ident, $accept:ident) => {
+        $(#[$doc])*
+        pub struct $name(pub Caller);
 
-impl FromRequest for Jwt {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+        impl FromRequest for $name {
+            type Error = ApiError;
+            type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
 
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let fut = authenticate(req, Accept::Jwt);
-        Box::pin(async move { fut.await.map(Jwt) })
-    }
+            fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+                let fut = authenticate(req, Accept::$accept);
+                Box::pin(async move { fut.await.map($name) })
+            }
+        }
+    };
 }
 
-/// A caller authenticated by an API key (`X-API-Key`) or a session JWT.
-pub struct ApiKeyOrJwt(pub Caller);
-
-impl FromRequest for ApiKeyOrJwt {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let fut = authenticate(req, Accept::ApiKeyOrJwt);
-        Box::pin(async move { fut.await.map(ApiKeyOrJwt) })
-    }
-}
-
-/// A caller authenticated by an API key (`X-API-Key`, or `Authorization: Bearer agk_…`) or
-/// a session JWT: for protocols whose clients send only a bearer token (AuthZEN).
-pub struct BearerKeyOrJwt(pub Caller);
-
-impl FromRequest for BearerKeyOrJwt {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let fut = authenticate(req, Accept::BearerKeyOrJwt);
-        Box::pin(async move { fut.await.map(BearerKeyOrJwt) })
-    }
-}
+caller_extractor!(
+    /// A user authenticated by a session JWT (`Authorization: Bearer`).
+    Jwt, Jwt
+);
+caller_extractor!(
+    /// A caller authenticated by an API key (`X-API-Key`) or a session JWT.
+    ApiKeyOrJwt, ApiKeyOrJwt
+);
+caller_extractor!(
+    /// A caller authenticated by an API key (`X-API-Key`, or `Authorization: Bearer agk_…`)
+    /// or a session JWT: for protocols whose clients send only a bearer token (AuthZEN).
+    BearerKeyOrJwt, BearerKeyOrJwt
+);
 
 /// The platform operator, authenticated by `X-Admin-Key` (constant-time check).
 pub struct AdminKey;
