@@ -7,7 +7,6 @@ use agentgov_domain::ids::TenantId;
 use agentgov_domain::model::{DiscoveryCandidate, DiscoveryEvent};
 use agentgov_domain::{DomainError, Result};
 use diesel::prelude::*;
-use uuid::Uuid;
 
 pub(crate) use agentgov_store_common::rows::{body_text, convert};
 
@@ -16,13 +15,6 @@ pub(crate) use crate::columns::id_text;
 use crate::schema::{discovery_candidates, discovery_events};
 
 agentgov_store_common::rows!();
-
-/// An id read from a column queried by name.
-pub(crate) fn parse_id<T: From<Uuid>>(column: &str, value: &str) -> Result<T> {
-    Uuid::parse_str(value)
-        .map(T::from)
-        .map_err(|_| DomainError::Internal(format!("unreadable stored value in {column}: {value:?}")))
-}
 
 /// A discovery event: `body` is the JSON text of its `Serialize` form, which leaves out
 /// `tenant_id` (the column).

@@ -158,6 +158,7 @@ async fn screen_request(
         .filter(|m| m.get("role").and_then(Value::as_str) == Some("system"))
         .filter_map(|m| m.get("content").and_then(Value::as_str))
         .collect();
+    let system_prompt = system.first().map(|s| (*s).to_owned());
     for text in req.texts.iter().flatten().filter(|t| !t.trim().is_empty() && !system.contains(&t.as_str())) {
         let screened = state
             .services
@@ -167,7 +168,7 @@ async fn screen_request(
                 ValidateRequest {
                     prompt: text.clone(),
                     agent_id: agent.map(|a| a.to_string()),
-                    system_prompt: system.first().map(|s| (*s).to_owned()),
+                    system_prompt: system_prompt.clone(),
                     direction: GuardDirection::Input,
                 },
             )
@@ -289,11 +290,7 @@ async fn record(
 
 /// `text` cut to at most `max` bytes, at a character boundary.
 fn cut(text: &str, max: usize) -> String {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_owned()
+    text[..text.floor_char_boundary(max)].to_owned()
 }
 
 #[cfg(test)]

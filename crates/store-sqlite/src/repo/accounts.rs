@@ -46,7 +46,7 @@ pub(super) fn user_in_tenant(c: &mut SqliteConnection, tenant: &str, id: &str) -
 }
 
 /// Revokes the sessions and their live keys.
-pub(super) fn revoke_sessions(c: &mut SqliteConnection, ids: &[String], at: OffsetDateTime) -> TxResult<()> {
+pub(super) fn revoke_sessions(c: &mut SqliteConnection, ids: &[Id], at: OffsetDateTime) -> TxResult<()> {
     if ids.is_empty() {
         return Ok(());
     }

@@ -26,9 +26,10 @@ use diesel::sql_types::{BigInt, Text};
 use diesel::sqlite::Sqlite;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::error::TxError;
 use crate::repo::check_tenant;
-use crate::rows::{AnomalyBodyRow, AnomalyRow, convert, id_text, parse_id};
+use crate::rows::{AnomalyBodyRow, AnomalyRow, convert, id_text};
 use crate::schema::anomaly_reports;
 
 fn not_found(id: AnomalyId) -> DomainError {
@@ -69,7 +70,7 @@ impl From<&AnomalyFilter> for Bounds {
 #[derive(QueryableByName)]
 struct CountRow {
     #[diesel(sql_type = Text)]
-    agent_id: String,
+    agent_id: Id,
     #[diesel(sql_type = Text)]
     anomaly_type: String,
     #[diesel(sql_type = Text)]
@@ -90,7 +91,7 @@ impl TryFrom<CountRow> for AnomalyCount {
     type Error = DomainError;
     fn try_from(r: CountRow) -> Result<Self> {
         Ok(AnomalyCount {
-            agent_id: parse_id("anomaly_reports.agent_id", &r.agent_id)?,
+            agent_id: r.agent_id.0.into(),
             anomaly_type: AnomalyType::parse(&r.anomaly_type)
                 .ok_or_else(|| unreadable("anomaly_type", &r.anomaly_type))?,
             severity: Severity::parse(&r.severity).ok_or_else(|| unreadable("severity", &r.severity))?,

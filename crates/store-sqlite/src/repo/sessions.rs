@@ -10,7 +10,8 @@ use time::OffsetDateTime;
 
 use super::accounts::revoke_sessions;
 use crate::SqliteStore;
-use crate::rows::{ApiKeyRow, SessionRow, id_text, parse_id};
+use crate::columns::Id;
+use crate::rows::{ApiKeyRow, SessionRow, id_text};
 use crate::schema::{api_keys, sessions, users};
 
 #[async_trait]
@@ -47,9 +48,9 @@ impl SessionRepo for SqliteStore {
 
     async fn revoke_session(&self, tenant: TenantId, id: SessionId, at: OffsetDateTime) -> Result<()> {
         self.transaction(move |c| {
-            let target = id_text(id.0);
+            let target = Id(id.as_uuid());
             let live: i64 = sessions::table
-                .filter(sessions::id.eq(&target))
+                .filter(sessions::id.eq(target))
                 .filter(sessions::tenant_id.eq(id_text(tenant.0)))
                 .filter(sessions::revoked_at.is_null())
                 .count()
@@ -69,9 +70,9 @@ impl SessionRepo for SqliteStore {
         keep: Option<SessionId>,
         at: OffsetDateTime,
     ) -> Result<Vec<SessionId>> {
-        let (tenant, user, keep) = (id_text(tenant.0), id_text(user.0), keep.map(|k| id_text(k.0)));
+        let (tenant, user, keep) = (id_text(tenant.0), id_text(user.0), keep.map(|k| Id(k.as_uuid())));
         self.transaction(move |c| {
-            let candidates: Vec<(String, OffsetDateTime)> = sessions::table
+            let candidates: Vec<(Id, OffsetDateTime)> = sessions::table
                 .filter(sessions::tenant_id.eq(tenant))
                 .filter(sessions::user_id.eq(user))
                 .filter(sessions::revoked_at.is_null())
@@ -79,13 +80,13 @@ impl SessionRepo for SqliteStore {
                 .order(sessions::id.desc())
                 .load(c)?;
             // Expiry is compared here, not in SQL: stored timestamps are text of varying width.
-            let ids: Vec<String> = candidates
+            let ids: Vec<Id> = candidates
                 .into_iter()
                 .filter(|(id, expires_at)| *expires_at > at && keep.as_ref() != Some(id))
                 .map(|(id, _)| id)
                 .collect();
             revoke_sessions(c, &ids, at)?;
-            Ok(ids.iter().map(|id| parse_id("sessions.id", id)).collect::<Result<Vec<SessionId>>>()?)
+            Ok(ids.into_iter().map(|id| SessionId(id.0)).collect())
         })
         .await
     }

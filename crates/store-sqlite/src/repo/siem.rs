@@ -11,7 +11,7 @@
 //! they read one snapshot. Timestamps are unix microseconds, the holder is UUID text.
 
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::model::audit::{from_unix_micros, unix_micros};
+use agentgov_domain::model::audit::unix_micros;
 use agentgov_domain::model::{SiemBacklog, SiemSinkState};
 use agentgov_domain::ports::store::{LeaseRepo, SiemRepo};
 use agentgov_domain::{DomainError, Result};
@@ -24,9 +24,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::SqliteStore;
-use crate::columns::Id;
+use crate::columns::{Id, Micros};
 use crate::repo::check_tenant;
-use crate::rows::{id_text, parse_id};
+use crate::rows::id_text;
 use crate::schema::{leases, siem_sinks};
 
 /// Takes the lease unless another holder's is still valid; one change when taken.
@@ -86,7 +86,7 @@ LEFT JOIN siem_sinks s ON s.name = q.name";
 #[derive(QueryableByName)]
 struct BacklogRow {
     #[diesel(sql_type = Text)]
-    tenant_id: String,
+    tenant_id: Id,
     #[diesel(sql_type = BigInt)]
     cursor: i64,
     #[diesel(sql_type = BigInt)]
@@ -100,28 +100,18 @@ struct StateRow {
     #[diesel(sql_type = Nullable<BigInt>)]
     failed: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
-    last_success_at: Option<i64>,
+    last_success_at: Option<Micros>,
     #[diesel(sql_type = Nullable<Text>)]
     last_error: Option<String>,
     #[diesel(sql_type = Nullable<BigInt>)]
-    last_error_at: Option<i64>,
+    last_error_at: Option<Micros>,
     #[diesel(sql_type = BigInt)]
     queue_depth: i64,
 }
 
-fn read_instant(column: &str, micros: Option<i64>) -> Result<Option<OffsetDateTime>> {
-    micros
-        .map(|m| {
-            from_unix_micros(m).ok_or_else(|| DomainError::Internal(format!("invalid {column} in the database: {m}")))
-        })
-        .transpose()
-}
-
-impl TryFrom<BacklogRow> for SiemBacklog {
-    type Error = DomainError;
-
-    fn try_from(r: BacklogRow) -> Result<Self> {
-        Ok(SiemBacklog { tenant_id: parse_id("audit_heads.tenant_id", &r.tenant_id)?, cursor: r.cursor, head: r.head })
+impl From<BacklogRow> for SiemBacklog {
+    fn from(r: BacklogRow) -> Self {
+        SiemBacklog { tenant_id: r.tenant_id.0.into(), cursor: r.cursor, head: r.head }
     }
 }
 
@@ -132,9 +122,9 @@ impl TryFrom<StateRow> for SiemSinkState {
         Ok(SiemSinkState {
             forwarded: read_count("siem_sinks.forwarded", r.forwarded)?,
             failed: read_count("siem_sinks.failed", r.failed)?,
-            last_success_at: read_instant("siem_sinks.last_success_at", r.last_success_at)?,
+            last_success_at: r.last_success_at.map(Into::into),
             last_error: r.last_error,
-            last_error_at: read_instant("siem_sinks.last_error_at", r.last_error_at)?,
+            last_error_at: r.last_error_at.map(Into::into),
             queue_depth: read_count("queue depth", Some(r.queue_depth))?,
         })
     }
@@ -189,7 +179,7 @@ impl SiemRepo for SqliteStore {
         let sink = sink.to_owned();
         self.read(move |c| {
             let rows: Vec<BacklogRow> = sql_query(BACKLOG_SQL).bind::<Text, _>(sink).load(c)?;
-            Ok(rows.into_iter().map(SiemBacklog::try_from).collect::<Result<Vec<_>>>()?)
+            Ok(rows.into_iter().map(SiemBacklog::from).collect())
         })
         .await
     }

@@ -411,18 +411,19 @@ fn uuid_field(v: &mut Violations, field: &str, value: Option<&str>) -> Option<Uu
 /// `text` with every secret the leak detectors find (keys, tokens, private keys, …) replaced
 /// by `[REDACTED:<kind>]`; `None` when there is none.
 pub fn redact_secrets(text: &str) -> Option<String> {
+    let findings = detect::leak::secrets(text);
+    if findings.is_empty() {
+        return None;
+    }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for finding in detect::leak::secrets(text) {
+    for finding in findings {
         if finding.span.start < at {
             continue;
         }
         out.push_str(text.get(at..finding.span.start).unwrap_or(""));
         out.push_str(&format!("[REDACTED:{}]", finding.rule));
         at = finding.span.end;
-    }
-    if at == 0 && out.is_empty() {
-        return None;
     }
     out.push_str(text.get(at..).unwrap_or(""));
     Some(out)
@@ -431,15 +432,13 @@ pub fn redact_secrets(text: &str) -> Option<String> {
 /// `text` as [`redact_secrets`] leaves it, cut to at most `EXCERPT_BYTES` (at a character
 /// boundary).
 fn redacted_excerpt(text: &str) -> String {
-    let mut out = redact_secrets(text).unwrap_or_else(|| text.to_owned());
-    if out.len() > EXCERPT_BYTES {
-        let mut cut = EXCERPT_BYTES;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
+    match redact_secrets(text) {
+        Some(mut out) => {
+            out.truncate(out.floor_char_boundary(EXCERPT_BYTES));
+            out
         }
-        out.truncate(cut);
+        None => text[..text.floor_char_boundary(EXCERPT_BYTES)].to_owned(),
     }
-    out
 }
 
 /// What a blocked validation's audit record holds.
