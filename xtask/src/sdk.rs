@@ -217,10 +217,11 @@ pub(crate) fn server_binary() -> anyhow::Result<PathBuf> {
 
 /// The tests that need an environment of their own (requirements/<name>.txt, whose
 /// packages pin versions the main one cannot hold), and what each proves.
-const OWN_ENVIRONMENTS: [(&str, &str, &str); 3] = [
+const OWN_ENVIRONMENTS: [(&str, &str, &str); 4] = [
     ("crewai", "tests/test_crewai.py", "CrewAI (it pins `openai<3`)"),
     ("agt", "tests/test_authzen_agt.py", "the agent governance toolkit over AuthZEN"),
     ("litellm", "tests/test_litellm.py", "the LiteLLM proxy with agentgov as its guardrail"),
+    ("otel", "tests/test_otlp.py", "OTLP export to a receiver, from an agent traced by OpenTelemetry's SDK"),
 ];
 
 fn test(python: &str, main: &Path, sdk: &Path) -> anyhow::Result<()> {

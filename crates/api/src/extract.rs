@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use agentgov_domain::page::PageRequest;
+use agentgov_domain::ports::TraceContext;
 use agentgov_domain::services::Caller;
 use serde::de::DeserializeOwned;
 
@@ -284,6 +285,9 @@ fn session_cookie(req: &HttpRequest) -> Option<Result<String, ApiError>> {
 fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output = Result<Caller, ApiError>>>> {
     let state = state(req);
     let key = header_str(req, "x-api-key");
+    // The request's trace (W3C `traceparent`), which the decisions made for it join; a
+    // malformed one is ignored, as the recommendation asks.
+    let trace = header_str(req, "traceparent").and_then(|t| TraceContext::parse(&t));
     // Credentials sent explicitly come first; the console's cookie only without them.
     let token = match bearer(req) {
         Some(token) => Some(Ok(token)),
@@ -293,7 +297,7 @@ fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output 
     Box::pin(async move {
         let state = state?;
         let token = token.transpose()?;
-        match (accept, token, key) {
+        let caller: Result<Caller, ApiError> = match (accept, token, key) {
             (Accept::BearerKeyOrJwt, Some(token), _) if token.starts_with(agentgov_domain::secrets::API_KEY_PREFIX) => {
                 Ok(state.services.auth.authenticate_api_key(&token).await?)
             }
@@ -317,7 +321,8 @@ fn authenticate(req: &HttpRequest, accept: Accept) -> Pin<Box<dyn Future<Output 
                 "missing credentials: send Authorization: Bearer <API key or access_token>, or X-API-Key",
                 BEARER_CHALLENGE,
             )),
-        }
+        };
+        caller.map(|caller| Caller { trace, ..caller })
     })
 }
 
@@ -399,7 +404,7 @@ impl FromRequest for SiemOperator {
             return Box::pin(async move { Err(e) });
         }
         let fut = authenticate(req, Accept::Jwt);
-        Box::pin(async move { fut.await.map(|caller| SiemOperator(Operator::User(caller))) })
+        Box::pin(async move { fut.await.map(|caller| SiemOperator(Operator::User(Box::new(caller)))) })
     }
 }
 

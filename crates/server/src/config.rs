@@ -198,6 +198,17 @@ pub struct Config {
     /// Asynchronous audit exports one tenant may have queued or running at once (1 to 100);
     /// more answer 429 until one finishes.
     pub max_queued_exports_per_tenant: u64,
+    /// An OpenTelemetry collector to export a span per decision and per Prompt Guard
+    /// screening to (`http://collector:4317`); unset, nothing is exported. docs/observability.md.
+    pub otlp_endpoint: Option<String>,
+    /// `grpc` (port 4317) or `http/protobuf` (port 4318, `{endpoint}/v1/traces`).
+    pub otlp_protocol: OtlpProtocol,
+    /// Key of the spans' input hashes (at least 32 bytes; every replica must share it).
+    /// Unset: derived from the JWT secret.
+    #[serde(serialize_with = "ser_secret_opt")]
+    pub otlp_hash_key: Option<SecretString>,
+    /// How long one export to the collector may take, in seconds (1 to 60).
+    pub otlp_timeout_secs: u64,
 }
 
 /// One OpenID Connect provider.
@@ -297,6 +308,16 @@ pub(crate) fn check_name(what: &str, name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How guardrail spans travel to the collector.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OtlpProtocol {
+    #[default]
+    #[serde(rename = "grpc")]
+    Grpc,
+    #[serde(rename = "http/protobuf")]
+    HttpProtobuf,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LogFormat {
@@ -374,6 +395,10 @@ impl Default for Config {
             hitl_max_long_polls_per_tenant: 1000,
             hitl_max_pending_callbacks_per_tenant: 1000,
             max_queued_exports_per_tenant: 2,
+            otlp_endpoint: None,
+            otlp_protocol: OtlpProtocol::Grpc,
+            otlp_hash_key: None,
+            otlp_timeout_secs: 10,
         }
     }
 }
@@ -605,6 +630,20 @@ impl Config {
         if !(1..=100).contains(&self.max_queued_exports_per_tenant) {
             bail!("max_queued_exports_per_tenant must be between 1 and 100");
         }
+        if let Some(endpoint) = &self.otlp_endpoint {
+            let parsed = url::Url::parse(endpoint).map_err(|e| anyhow::anyhow!("otlp_endpoint: {e}"))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
+                bail!("otlp_endpoint must be an http:// or https:// URL with a host");
+            }
+        }
+        if let Some(key) = &self.otlp_hash_key
+            && key.expose_secret().len() < 32
+        {
+            bail!("otlp_hash_key must be at least 32 bytes");
+        }
+        if !(1..=60).contains(&self.otlp_timeout_secs) {
+            bail!("otlp_timeout_secs must be between 1 and 60");
+        }
         let mut names = std::collections::HashSet::new();
         // Each sink's own settings are checked where it is built, once, by
         // `wiring::build_services`.
@@ -756,6 +795,10 @@ impl fmt::Debug for Config {
             hitl_max_long_polls_per_tenant,
             hitl_max_pending_callbacks_per_tenant,
             max_queued_exports_per_tenant,
+            otlp_endpoint,
+            otlp_protocol,
+            otlp_hash_key,
+            otlp_timeout_secs,
         } = self;
         let url = |v: &Option<SecretString>| v.as_ref().map(|s| redact_url(s.expose_secret()));
         f.debug_struct("Config")
@@ -829,6 +872,10 @@ impl fmt::Debug for Config {
             .field("hitl_max_long_polls_per_tenant", hitl_max_long_polls_per_tenant)
             .field("hitl_max_pending_callbacks_per_tenant", hitl_max_pending_callbacks_per_tenant)
             .field("max_queued_exports_per_tenant", max_queued_exports_per_tenant)
+            .field("otlp_endpoint", &otlp_endpoint.as_deref().map(redact_url))
+            .field("otlp_protocol", otlp_protocol)
+            .field("otlp_hash_key", &mask(otlp_hash_key))
+            .field("otlp_timeout_secs", otlp_timeout_secs)
             .finish()
     }
 }
@@ -912,6 +959,7 @@ mod tests {
             c.jwt_secret = Some("j".repeat(40).into());
             c.webhook_secret = Some("webhook-secret-value-at-least-32-bytes".into());
             c.metrics_token = Some("metrics-scrape-token-value".into());
+            c.otlp_hash_key = Some("otlp-hash-key-value-at-least-32-bytes".into());
         });
         c.validate().unwrap();
         let printed = format!("{c:?}");
@@ -922,6 +970,7 @@ mod tests {
             &"j".repeat(40),
             "webhook-secret-value-at-least-32-bytes",
             "metrics-scrape-token-value",
+            "otlp-hash-key-value-at-least-32-bytes",
         ] {
             assert!(!printed.contains(secret), "{secret} leaked in {printed}");
         }
@@ -956,6 +1005,11 @@ mod tests {
         assert!(with(|c| c.hitl_max_long_polls_per_tenant = 0).validate().is_err());
         assert!(with(|c| c.hitl_max_pending_callbacks_per_tenant = 0).validate().is_err());
         assert!(with(|c| c.max_queued_exports_per_tenant = 101).validate().is_err());
+        assert!(with(|c| c.otlp_endpoint = Some("collector:4317".into())).validate().is_err());
+        assert!(with(|c| c.otlp_endpoint = Some("ftp://collector:4317".into())).validate().is_err());
+        assert!(with(|c| c.otlp_endpoint = Some("http://collector:4317".into())).validate().is_ok());
+        assert!(with(|c| c.otlp_hash_key = Some("short".into())).validate().is_err());
+        assert!(with(|c| c.otlp_timeout_secs = 0).validate().is_err());
         figment::Jail::expect_with(|jail| {
             jail.set_env("AGENTGOV_HITL_CALLBACK_ALLOW_PRIVATE", "127.0.0.0/8, fd00::/8");
             jail.set_env("AGENTGOV_HITL_CALLBACKS_PER_MINUTE", "30");

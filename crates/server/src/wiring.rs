@@ -28,7 +28,7 @@ use futures::channel::mpsc::Receiver;
 use ring::rand::{SecureRandom, SystemRandom};
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::config::{Config, Database};
+use crate::config::{Config, Database, OtlpProtocol};
 
 /// Capacity of the in-process event bus; a subscriber further behind skips ahead.
 const LOCAL_BUS_CAPACITY: usize = 4096;
@@ -515,6 +515,36 @@ fn policy_engine(config: &Config) -> anyhow::Result<Arc<dyn agentgov_domain::por
     Ok(Arc::new(engine))
 }
 
+/// The guardrail spans' exporter when `otlp_endpoint` is set (docs/observability.md), else
+/// none. Its input hashes are keyed by `otlp_hash_key`, or a key derived from the JWT secret
+/// (which every replica shares), never the secret itself.
+fn telemetry(config: &Config) -> anyhow::Result<Arc<dyn agentgov_domain::ports::Telemetry>> {
+    let Some(endpoint) = &config.otlp_endpoint else {
+        return Ok(Arc::new(agentgov_domain::ports::NoTelemetry));
+    };
+    let hash_key = match &config.otlp_hash_key {
+        Some(key) => key.expose_secret().as_bytes().to_vec(),
+        None => {
+            let jwt = secret_or_generated(config, config.jwt_secret.as_ref(), "jwt-secret", "JWT signing secret")?;
+            let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &jwt);
+            ring::hmac::sign(&key, b"agentgov: key of the OTLP spans' input hashes").as_ref().to_vec()
+        }
+    };
+    let protocol = match config.otlp_protocol {
+        OtlpProtocol::Grpc => agentgov_otel::Protocol::Grpc,
+        OtlpProtocol::HttpProtobuf => agentgov_otel::Protocol::HttpProtobuf,
+    };
+    let exporter = agentgov_otel::OtlpTelemetry::start(&agentgov_otel::OtlpConfig {
+        endpoint: endpoint.clone(),
+        protocol,
+        hash_key,
+        timeout: Duration::from_secs(config.otlp_timeout_secs),
+    })
+    .context("the OTLP exporter")?;
+    tracing::info!(endpoint = %crate::config::redact_url(endpoint), protocol = ?config.otlp_protocol, "decisions and screenings are exported as OpenTelemetry spans");
+    Ok(Arc::new(exporter))
+}
+
 /// What [`build_services`] makes.
 pub struct Built {
     pub services: Services,
@@ -534,6 +564,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     let store = open_store(config, config.migrate_on_start).await?;
     let (cache, bus) = cache_and_bus(config)?;
     let policy = policy_engine(config)?;
+    let telemetry = telemetry(config)?;
     let clock = Arc::new(SystemClock);
     let ports = Ports {
         cache,
@@ -569,6 +600,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             )
             .context("the password hashing threads")?,
         ),
+        telemetry,
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(config.argon2_memory_kib, config.argon2_iterations).context("argon2 parameters")?,

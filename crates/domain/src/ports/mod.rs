@@ -10,6 +10,7 @@ pub mod policy;
 pub mod siem;
 pub mod sso;
 pub mod store;
+pub mod telemetry;
 
 pub use cache::{Cache, Counter};
 pub use callback::{CallbackError, CallbackFailure, CallbackSender};
@@ -24,3 +25,4 @@ pub use store::{
     AgentRepo, AnomalyRepo, ApiKeyRepo, AuditRepo, DiscoveryRepo, GuardRepo, HitlRepo, HourlyKey, JobQueue, LeaseRepo,
     ModelRegistry, PolicyRepo, ResourceCounts, SessionRepo, SiemRepo, Store, TenantRepo, UserRepo,
 };
+pub use telemetry::{GuardrailRun, NoTelemetry, Target, Telemetry, TraceContext, Verdict};

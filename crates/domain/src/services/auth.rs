@@ -390,7 +390,11 @@ impl AuthService {
             return Err(revoked);
         }
         let user = Self::active(user)?;
-        Ok(Caller { user, credential: Credential::Session { session_id: session.id, expires_at: session.expires_at } })
+        Ok(Caller {
+            user,
+            credential: Credential::Session { session_id: session.id, expires_at: session.expires_at },
+            trace: None,
+        })
     }
 
     /// Authenticates an API key: shape, constant-time hash check, not revoked or expired,
@@ -432,7 +436,7 @@ impl AuthService {
         let user = Self::active(user)?;
         self.touch(key.clone(), &user, epoch, now).await;
         let permissions: Vec<Permission> = key.permissions.iter().copied().filter(|p| user.role.holds(*p)).collect();
-        Ok((Caller { user, credential: Credential::ApiKey { key_id: key.id, permissions } }, epoch))
+        Ok((Caller { user, credential: Credential::ApiKey { key_id: key.id, permissions }, trace: None }, epoch))
     }
 
     fn active(user: User) -> Result<User> {

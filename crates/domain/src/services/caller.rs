@@ -5,6 +5,7 @@ use time::OffsetDateTime;
 use crate::error::{DomainError, Result};
 use crate::ids::{ApiKeyId, SessionId, TenantId};
 use crate::model::{Permission, Role, User};
+use crate::ports::TraceContext;
 
 /// How the caller proved who they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,9 @@ pub enum Credential {
 pub struct Caller {
     pub user: User,
     pub credential: Credential,
+    /// The trace the request came in (its `traceparent`), which the decisions made for it
+    /// join and their audit records keep.
+    pub trace: Option<TraceContext>,
 }
 
 impl Caller {

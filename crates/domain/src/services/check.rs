@@ -185,3 +185,71 @@ pub(crate) fn action_context<'a>(agent: &Agent, context: &'a JsonObject) -> Acti
         anomaly_score: 0.0,
     }
 }
+
+/// The component name a decision's guardrail span carries.
+pub(crate) const POLICY_COMPONENT: &str = "agentgov.policy";
+
+/// Reports a decision to the telemetry port as one guardrail run (docs/observability.md):
+/// the verdict the policies reached, and what the service did about it (a dry run is only
+/// reported: `audit`). Nothing is built when telemetry is off.
+pub(crate) fn report_decision(
+    ports: &super::Ports,
+    caller: &super::Caller,
+    agent: &Agent,
+    req: &CheckRequest,
+    response: &CheckResponse,
+    start: time::OffsetDateTime,
+) {
+    use crate::ports::{GuardrailRun, Target, Verdict};
+    if !ports.telemetry.enabled() {
+        return;
+    }
+    let verdict = if response.allowed {
+        Verdict::Allow
+    } else if response.required_approval {
+        Verdict::Escalate
+    } else {
+        Verdict::Deny
+    };
+    let decisive = response
+        .matched_policies
+        .iter()
+        .find(|m| matches!(m.effect, "error" | "deny"))
+        .or_else(|| response.matched_policies.iter().find(|m| m.effect == "require_approval"));
+    let reason = match (verdict, decisive.map(|m| m.effect)) {
+        (Verdict::Allow, _) => None,
+        (_, Some("error")) => Some("a policy could not be evaluated"),
+        (_, Some("deny")) => Some("denied by a policy"),
+        (_, Some(_)) => Some("approval required by a policy"),
+        (Verdict::Deny, None) => Some("the agent is suspended"),
+        (_, None) if response.anomaly => Some("anomalous action at or above the approval threshold"),
+        (_, None) => Some("risk score at or above the approval threshold"),
+    };
+    // What was judged, as JSON with its keys sorted (serde_json's maps are ordered by key),
+    // so that the same action hashes the same in every check.
+    let input = serde_json::to_vec(&serde_json::json!({
+        "action": req.action, "agent_id": agent.id, "context": req.context, "resource": req.resource,
+    }))
+    .unwrap_or_default();
+    ports.telemetry.guardrail(&GuardrailRun {
+        component: POLICY_COMPONENT,
+        target: Target::Input,
+        subtype: if req.tool_call_id.is_some() { "tool_call" } else { "action" },
+        target_id: req.tool_call_id.as_deref(),
+        verdict,
+        action: if req.dry_run { Verdict::Audit } else { verdict },
+        reason,
+        policy_id: decisive.map(|m| m.id.to_string()),
+        rule_id: decisive.map(|m| format!("{}@v{}", m.name, m.version)),
+        risk_category: (verdict != Verdict::Allow).then_some("excessive_agency"),
+        risk_score: Some(response.risk_score),
+        input: &input,
+        conversation_id: req.session_id.as_deref(),
+        tenant_id: agent.tenant_id.as_uuid(),
+        agent_id: Some(agent.id.as_uuid()),
+        record_id: response.decision_id.map(|id| id.0),
+        parent: caller.trace,
+        start,
+        end: ports.clock.now(),
+    });
+}

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::ports::siem::SiemRoute;
-use crate::ports::{Cache, CallbackSender, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine};
+use crate::ports::{Cache, CallbackSender, Clock, Embedder, EventBus, IdGen, OidcClient, PolicyEngine, Telemetry};
 
 /// Every port the services share, built once by the server. The store is not here: each
 /// service is handed only the repositories it uses (its `Repos`, declared with [`repos!`]).
@@ -27,6 +27,8 @@ pub struct Ports {
     pub offload: Arc<dyn crate::ports::Offload>,
     /// Runs Argon2 (password hashes and checks) off the request threads, fairly per tenant.
     pub hashing: Arc<dyn crate::ports::Offload>,
+    /// Exports each decision and screening as a guardrail span (`NoTelemetry`: off).
+    pub telemetry: Arc<dyn Telemetry>,
 }
 
 /// Declares the repositories a service uses, as one `Arc<dyn …Repo>` field per repository

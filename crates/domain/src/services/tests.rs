@@ -10,7 +10,9 @@ use crate::model::{EffectiveSettings, Permission, RiskLevels, Role, TenantSettin
 use crate::page::PageRequest;
 use crate::ports::{AuditRepo, Cache, Clock, UserRepo};
 use crate::secrets::{AdminKey, PasswordHasher, TokenCodec};
-use crate::testing::{FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FixedClock, MemoryStore, SeqIds};
+use crate::testing::{
+    FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FakeTelemetry, FixedClock, MemoryStore, SeqIds,
+};
 
 pub(crate) struct Harness {
     pub(crate) svc: Services,
@@ -25,6 +27,8 @@ pub(crate) struct Harness {
     /// The ports the services were built on, to build another service over them.
     pub(crate) ports: Ports,
     ids: Arc<SeqIds>,
+    /// The guardrail runs the services reported.
+    pub(crate) telemetry: Arc<FakeTelemetry>,
 }
 
 pub(crate) const PASSWORD: &str = "correct horse battery staple";
@@ -78,6 +82,7 @@ fn build_with(
     let bus = Arc::new(FakeBus::default());
     let oidc = Arc::new(FakeOidc::default());
     let callbacks = Arc::new(FakeCallbacks::default());
+    let telemetry = Arc::new(FakeTelemetry::default());
     let ports = Ports {
         cache: cache.clone(),
         bus: bus.clone(),
@@ -90,6 +95,7 @@ fn build_with(
         callbacks: callbacks.clone(),
         offload,
         hashing: Arc::new(crate::ports::offload::Inline),
+        telemetry: telemetry.clone(),
     };
     let secrets = Secrets {
         hasher: PasswordHasher::new(256, 1).unwrap(),
@@ -100,7 +106,7 @@ fn build_with(
     let info = ServerInfo { version: "test", mode: "embedded", started_at: clock.now() };
     let (svc, background) = Services::new(ports.clone(), store.clone(), secrets, settings, info);
     tokio::spawn(background.audit_writer.run());
-    Harness { svc, clock, cache, store, bus, oidc, callbacks, ports, ids }
+    Harness { svc, clock, cache, store, bus, oidc, callbacks, ports, ids, telemetry }
 }
 
 impl Harness {

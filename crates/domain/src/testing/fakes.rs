@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::error::{DomainError, Result};
 use crate::ports::{
     Cache, Clock, CompiledPolicies, Counter, Event, EventBus, EventStream, IdGen, PolicyEngine, PolicyInput,
-    PolicyModule, PolicyOutcome, RegoDiagnostic,
+    PolicyModule, PolicyOutcome, RegoDiagnostic, Telemetry, TraceContext,
 };
 
 /// A clock that only moves when told to.
@@ -197,6 +197,68 @@ impl EventBus for FakeBus {
     }
     fn backend(&self) -> &'static str {
         "fake"
+    }
+}
+
+/// One guardrail run as [`FakeTelemetry`] kept it: its attributes' values, owned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRun {
+    pub component: &'static str,
+    pub target: &'static str,
+    pub subtype: &'static str,
+    pub target_id: Option<String>,
+    pub verdict: &'static str,
+    pub action: &'static str,
+    pub reason: Option<&'static str>,
+    pub policy_id: Option<String>,
+    pub rule_id: Option<String>,
+    pub risk_category: Option<&'static str>,
+    pub risk_score: Option<f64>,
+    pub input: Vec<u8>,
+    pub conversation_id: Option<String>,
+    pub tenant_id: Uuid,
+    pub agent_id: Option<Uuid>,
+    pub record_id: Option<Uuid>,
+    pub parent: Option<TraceContext>,
+}
+
+/// Telemetry that keeps every run it is given (`runs`), for the domain's tests.
+#[derive(Debug, Default, Clone)]
+pub struct FakeTelemetry {
+    pub runs: Arc<Mutex<Vec<RecordedRun>>>,
+}
+
+impl FakeTelemetry {
+    pub fn take(&self) -> Vec<RecordedRun> {
+        std::mem::take(&mut *self.runs.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl Telemetry for FakeTelemetry {
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn guardrail(&self, run: &crate::ports::GuardrailRun<'_>) {
+        let recorded = RecordedRun {
+            component: run.component,
+            target: run.target.as_str(),
+            subtype: run.subtype,
+            target_id: run.target_id.map(str::to_owned),
+            verdict: run.verdict.as_str(),
+            action: run.action.action_str(),
+            reason: run.reason,
+            policy_id: run.policy_id.clone(),
+            rule_id: run.rule_id.clone(),
+            risk_category: run.risk_category,
+            risk_score: run.risk_score,
+            input: run.input.to_vec(),
+            conversation_id: run.conversation_id.map(str::to_owned),
+            tenant_id: run.tenant_id,
+            agent_id: run.agent_id,
+            record_id: run.record_id,
+            parent: run.parent,
+        };
+        self.runs.lock().unwrap_or_else(|e| e.into_inner()).push(recorded);
     }
 }
 

@@ -12,5 +12,8 @@ mod memory_policies;
 mod memory_siem;
 mod memory_store;
 
-pub use fakes::{FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FixedClock, SentCallback, SeqIds};
+pub use fakes::{
+    FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FakeTelemetry, FixedClock, RecordedRun,
+    SentCallback, SeqIds,
+};
 pub use memory_store::MemoryStore;

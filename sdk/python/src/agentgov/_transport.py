@@ -6,6 +6,10 @@ httpx transport under both).
 - 429 is retried after `Retry-After` (the server did nothing), up to `max_retry_after`.
 - 502, 503 and 504, and read timeouts, are retried only for idempotent methods (GET, HEAD,
   PUT, DELETE, OPTIONS): a POST such as a check writes an audit record and is never sent twice.
+
+Every request also carries the caller's current OpenTelemetry trace (W3C `traceparent`),
+when OpenTelemetry is installed and a span is current, so that agentgov's decision spans and
+audit records join the agent's trace.
 """
 
 from __future__ import annotations
@@ -16,6 +20,11 @@ import time
 from dataclasses import dataclass
 
 import httpx
+
+try:
+    from opentelemetry import propagate as _otel_propagate
+except ImportError:  # OpenTelemetry is optional: without it, no trace context is sent.
+    _otel_propagate = None
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 RETRY_STATUSES = frozenset({502, 503, 504})
@@ -44,6 +53,22 @@ class RetryPolicy:
         return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
 
 
+#: The trace context headers sent along (not baggage: it may carry anything).
+TRACE_HEADERS = ("traceparent", "tracestate")
+
+
+def propagate_trace(request: httpx.Request) -> None:
+    """Adds the current OpenTelemetry span's `traceparent` (and `tracestate`) unless the
+    request names one itself; nothing without OpenTelemetry or a current span."""
+    if _otel_propagate is None or "traceparent" in request.headers:
+        return
+    carrier: dict[str, str] = {}
+    _otel_propagate.inject(carrier)
+    for name in TRACE_HEADERS:
+        if name in carrier:
+            request.headers[name] = carrier[name]
+
+
 def _retriable(request: httpx.Request, response: httpx.Response | None, error: Exception | None) -> bool:
     if isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout)):
         return True
@@ -62,6 +87,7 @@ class RetryTransport(httpx.BaseTransport):
         self._policy = policy
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        propagate_trace(request)
         attempt = 0
         while True:
             response: httpx.Response | None = None
@@ -92,6 +118,7 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
         self._policy = policy
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        propagate_trace(request)
         attempt = 0
         while True:
             response: httpx.Response | None = None

@@ -53,6 +53,8 @@ pub const MAX_SYSTEM_PROMPT_BYTES: usize = 64 * 1024;
 pub const MAX_EXAMPLE_BYTES: usize = 16 * 1024;
 /// Most examples sent with one training request.
 pub const MAX_TRAINING_EXAMPLES: usize = 10_000;
+/// The component name a screening's guardrail span carries.
+const GUARD_COMPONENT: &str = "agentgov.prompt_guard";
 /// How much of a blocked text its audit record keeps (secrets redacted).
 const EXCERPT_BYTES: usize = 16 * 1024;
 /// Texts longer than this are screened on the shared CPU pool, like those the encoder reads.
@@ -454,6 +456,9 @@ struct BlockedDetails {
     direction: GuardDirection,
     /// The text, secrets redacted, at most 16 KiB.
     excerpt: String,
+    /// The caller's trace (`traceparent`), as 32 hex digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trace_id: Option<String>,
 }
 
 /// What a `guard.blocked` record holds, only if the service wrote it: of the service's
@@ -626,6 +631,7 @@ impl GuardService {
         }
         let active = self.active(tenant).await?;
         let threshold = active.threshold();
+        let start = self.ports().clock.now();
         let started = Instant::now();
         let screen = Screen {
             text: &req.prompt,
@@ -656,7 +662,57 @@ impl GuardService {
         if !validation.safe {
             self.blocked(caller, agent, &req, &validation).await?;
         }
+        self.report(caller, agent, &req, &validation, start);
         Ok(validation)
+    }
+
+    /// Reports a screening to the telemetry port as one guardrail run (docs/observability.md):
+    /// the text only as the adapter's keyed hash, the reason only as the verdict's kind.
+    fn report(
+        &self,
+        caller: &Caller,
+        agent: Option<AgentId>,
+        req: &ValidateRequest,
+        v: &Validation,
+        start: time::OffsetDateTime,
+    ) {
+        use crate::ports::{GuardrailRun, Target, Verdict};
+        let ports = self.ports();
+        if !ports.telemetry.enabled() {
+            return;
+        }
+        let output = req.direction == GuardDirection::Output;
+        let (reason, category) = match v.verdict {
+            GuardLabel::Benign => (None, None),
+            GuardLabel::Injection => (Some("prompt injection detected"), Some("prompt_injection")),
+            GuardLabel::Jailbreak => (Some("jailbreak attempt detected"), Some("prompt_injection")),
+            GuardLabel::Leakage if output => {
+                (Some("sensitive information in the output"), Some("sensitive_info_disclosure"))
+            }
+            GuardLabel::Leakage => (Some("system prompt extraction attempt detected"), Some("system_prompt_leakage")),
+        };
+        let verdict = if v.safe { Verdict::Allow } else { Verdict::Deny };
+        ports.telemetry.guardrail(&GuardrailRun {
+            component: GUARD_COMPONENT,
+            target: if output { Target::Output } else { Target::Input },
+            subtype: "llm",
+            target_id: None,
+            verdict,
+            action: verdict,
+            reason,
+            policy_id: Some(format!("prompt-guard/v{}", v.model_version)),
+            rule_id: (!v.safe).then(|| v.verdict.as_str().to_owned()),
+            risk_category: category,
+            risk_score: Some(v.score),
+            input: req.prompt.as_bytes(),
+            conversation_id: None,
+            tenant_id: caller.tenant_id().as_uuid(),
+            agent_id: agent.map(|a| a.0),
+            record_id: (!v.safe).then_some(v.validation_id),
+            parent: caller.trace,
+            start,
+            end: ports.clock.now(),
+        });
     }
 
     /// Screens on the shared CPU pool, fairly per tenant, what would hold a request thread
@@ -709,6 +765,7 @@ impl GuardService {
             threshold: v.threshold,
             direction: req.direction,
             excerpt: redacted_excerpt(&req.prompt),
+            trace_id: caller.trace.map(|t| t.trace_id_hex()),
         };
         let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), GUARD_BLOCKED)
             .action("validate")

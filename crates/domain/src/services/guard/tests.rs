@@ -79,6 +79,31 @@ async fn a_benign_prompt_passes_unrecorded_and_an_attack_is_blocked_audited_and_
 }
 
 #[tokio::test]
+async fn each_screening_is_one_guardrail_run_that_joins_the_callers_trace() {
+    let h = harness();
+    let mut admin = admin(&h, "acme").await;
+    let trace = crate::ports::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01").unwrap();
+    admin.trace = Some(trace);
+    h.telemetry.take();
+    let ok = h.svc.guard.validate(&admin, validate(BENIGN)).await.unwrap();
+    let blocked = h.svc.guard.validate(&admin, validate(ATTACK)).await.unwrap();
+    let runs = h.telemetry.take();
+    let [pass, block] = &runs[..] else { panic!("{runs:?}") };
+    assert_eq!((pass.component, pass.target, pass.subtype), ("agentgov.prompt_guard", "input", "llm"));
+    assert_eq!((pass.verdict, pass.action, pass.reason, pass.risk_category), ("allow", "allow", None, None));
+    assert_eq!((pass.risk_score, pass.record_id), (Some(ok.score), None));
+    assert_eq!((block.verdict, block.action), ("deny", "block"));
+    assert_eq!(block.reason, Some("prompt injection detected"));
+    assert_eq!(block.risk_category, Some("prompt_injection"));
+    assert_eq!((block.policy_id.as_deref(), block.rule_id.as_deref()), (Some("prompt-guard/v0"), Some("injection")));
+    assert_eq!(block.record_id, Some(blocked.validation_id));
+    assert_eq!(block.input, ATTACK.as_bytes(), "the adapter hashes the text; it is not in any attribute");
+    assert_eq!(block.parent, Some(trace));
+    let record = h.store.get_audit(admin.tenant_id(), AuditId(blocked.validation_id)).await.unwrap().unwrap();
+    assert_eq!(record.details.to_value()["trace_id"], "0af7651916cd43dd8448eb211c80319c");
+}
+
+#[tokio::test]
 async fn a_blocked_output_keeps_no_secret_in_the_audit_log() {
     let h = harness();
     let admin = admin(&h, "acme").await;

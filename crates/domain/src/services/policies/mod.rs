@@ -17,7 +17,8 @@ use super::agents::AgentService;
 use super::anomalies::{AnomalyService, CheckScore};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::check::{
-    CheckRequest, CheckResponse, CheckRiskFactor, MatchedPolicy, action_context, round_score, validate_check,
+    CheckRequest, CheckResponse, CheckRiskFactor, MatchedPolicy, action_context, report_decision, round_score,
+    validate_check,
 };
 use super::hitl::HitlService;
 use super::snapshots::Snapshots;
@@ -459,11 +460,13 @@ impl PolicyService {
     /// `POST /policies/check`.
     pub async fn check(&self, caller: &Caller, req: CheckRequest) -> Result<CheckResponse> {
         caller.require_permission(Permission::PoliciesCheck)?;
+        let started = self.ports.clock.now();
         let agent_id = validate_check(&req)?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
         let mut response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.clone()).await?;
         if req.dry_run {
+            report_decision(&self.ports, caller, &agent, &req, &response, started);
             return Ok(response);
         }
         let denied = !response.allowed && !response.required_approval;
@@ -489,6 +492,7 @@ impl PolicyService {
             let request = self.hitl.open_for_check(caller, &agent, &req, &response, decision_id, &set.settings).await?;
             response.hitl_request_id = Some(request.id);
         }
+        report_decision(&self.ports, caller, &agent, &req, &response, started);
         Ok(response)
     }
 
@@ -719,6 +723,7 @@ impl PolicyService {
             anomaly: response.anomaly,
             session_id: req.session_id.as_deref(),
             tool_call_id: req.tool_call_id.as_deref(),
+            trace_id: caller.trace.map(|t| t.trace_id_hex()),
         };
         let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), POLICY_DECISION)
             .action(req.action.clone())
@@ -760,6 +765,9 @@ struct DecisionDetails<'a> {
     session_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
+    /// The caller's trace (`traceparent`), as 32 hex digits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace_id: Option<String>,
 }
 
 /// Marks a check the detector found anomalous: the risk model's `anomaly` factor (the

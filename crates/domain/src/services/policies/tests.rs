@@ -280,6 +280,65 @@ async fn a_checks_session_and_tool_call_ids_land_in_its_audit_record() {
 }
 
 #[tokio::test]
+async fn each_decision_is_one_guardrail_run_that_joins_the_callers_trace() {
+    let h = harness();
+    let mut a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &["read"]).await;
+    let deny =
+        h.svc.policies.create(&a, policy("no deletes", "when op delete\ndeny deleting is not allowed")).await.unwrap();
+    let approve =
+        h.svc.policies.create(&a, policy("prod", "when op deploy\napprove deploys need a human")).await.unwrap();
+    let trace = crate::ports::TraceContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").unwrap();
+    a.trace = Some(trace);
+    h.telemetry.take();
+
+    let req = |op: &str| CheckRequest {
+        session_id: Some("run-7".into()),
+        tool_call_id: Some("call_1".into()),
+        ..check(&bot, op, "prod/db", json!({"op": op, "secret": "s3cr3t-value"}))
+    };
+    let denied = h.svc.policies.check(&a, req("delete")).await.unwrap();
+    let escalated = h.svc.policies.check(&a, req("deploy")).await.unwrap();
+    let allowed = h.svc.policies.check(&a, req("read")).await.unwrap();
+    let dry = h.svc.policies.check(&a, CheckRequest { dry_run: true, ..req("delete") }).await.unwrap();
+    let runs = h.telemetry.take();
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    let verdicts: Vec<(&str, &str)> = runs.iter().map(|r| (r.verdict, r.action)).collect();
+    assert_eq!(verdicts, [("deny", "block"), ("escalate", "escalate"), ("allow", "allow"), ("deny", "audit")]);
+    let [d, e, ok, dry_run] = &runs[..] else { unreachable!() };
+    assert_eq!((d.component, d.target, d.subtype), ("agentgov.policy", "input", "tool_call"));
+    assert_eq!(d.target_id.as_deref(), Some("call_1"));
+    assert_eq!(d.conversation_id.as_deref(), Some("run-7"));
+    assert_eq!(d.reason, Some("denied by a policy"));
+    assert_eq!(d.policy_id, Some(deny.id.to_string()));
+    assert_eq!(d.rule_id.as_deref(), Some("no deletes@v1"));
+    assert_eq!(d.risk_category, Some("excessive_agency"));
+    assert_eq!(d.risk_score, Some(denied.risk_score));
+    assert_eq!(d.record_id, denied.decision_id.map(|id| id.0));
+    assert_eq!((d.tenant_id, d.agent_id), (a.tenant_id().as_uuid(), Some(bot.id.as_uuid())));
+    assert_eq!(d.parent, Some(trace));
+    assert_eq!((e.reason, e.policy_id.clone()), (Some("approval required by a policy"), Some(approve.id.to_string())));
+    assert_eq!(e.record_id, escalated.decision_id.map(|id| id.0));
+    assert_eq!((ok.reason, ok.policy_id.clone(), ok.risk_category), (None, None, None));
+    assert_eq!(ok.record_id, allowed.decision_id.map(|id| id.0));
+    assert_eq!((dry_run.record_id, dry.decision_id), (None, None));
+    // The input the adapter hashes is the judged action, its keys sorted: the same for the
+    // same action, whatever the order the client sent.
+    assert_eq!(d.input, dry_run.input);
+    let input: serde_json::Value = serde_json::from_slice(&d.input).unwrap();
+    assert_eq!(input["action"], "delete");
+
+    // The decision's record keeps the caller's trace id.
+    let record = h.store.get_audit(a.tenant_id(), denied.decision_id.unwrap()).await.unwrap().unwrap();
+    assert_eq!(record.details.to_value()["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    let untraced = Caller { trace: None, ..a.clone() };
+    let plain = h.svc.policies.check(&untraced, req("read")).await.unwrap();
+    let record = h.store.get_audit(a.tenant_id(), plain.decision_id.unwrap()).await.unwrap().unwrap();
+    assert!(record.details.to_value().get("trace_id").is_none());
+    assert_eq!(h.telemetry.take()[0].parent, None);
+}
+
+#[tokio::test]
 async fn risk_adjustments_and_the_threshold_require_approval_and_errors_fail_closed() {
     let h = harness();
     let a = admin(&h, "acme").await;

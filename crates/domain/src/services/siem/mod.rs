@@ -58,7 +58,7 @@ impl Default for SiemSettings {
 /// Admin signed in with a session JWT.
 pub enum Operator {
     AdminKey,
-    User(Caller),
+    User(Box<Caller>),
 }
 
 impl Operator {
