@@ -16,6 +16,7 @@ mod guard;
 pub(crate) mod mem;
 mod neighbour;
 mod oha;
+mod otlp;
 pub(crate) mod policy;
 mod report;
 pub(crate) mod webhook;
@@ -104,6 +105,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     };
     let mut results = Results::default();
     bench_mode(&binary, &Backend::Embedded, settings, &mut results)?;
+    otlp_off_and_on(&binary, settings, &mut results)?;
     match &postgres {
         Some((_, admin_url)) => {
             bench_mode(&binary, &Backend::Postgres { admin_url: admin_url.clone() }, settings, &mut results)?
@@ -137,6 +139,57 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         bail!("{}", missing.join("; "));
     }
     println!("    done");
+    Ok(())
+}
+
+/// OpenTelemetry export's cost: the same checks on two fresh embedded servers, the first
+/// exporting nothing, the second a span per decision over OTLP/HTTP to a collector
+/// stand-in on loopback (which decodes every export and counts its spans).
+fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> anyhow::Result<()> {
+    let sink = otlp::Sink::start()?;
+    let on = [("AGENTGOV_OTLP_ENDPOINT", sink.endpoint.clone()), ("AGENTGOV_OTLP_PROTOCOL", "http/protobuf".into())];
+    let runs: [(&str, &[(&str, String)]); 2] = [(policy::OTLP_OFF, &[]), (policy::OTLP_ON, &on)];
+    for (label, env) in runs {
+        step(&format!(
+            "bench [{}]: {label}, a fresh server, {CONCURRENCY} connections, {}s warm-up + {} requests",
+            Backend::Embedded.label(),
+            WARM_UP.as_secs(),
+            settings.policy_checks
+        ));
+        let mut server = Server::start_with(binary, &Backend::Embedded, env)?;
+        server.settle()?;
+        let before = sink.spans();
+        let row = policy::decisions(
+            &server,
+            Backend::Embedded.label(),
+            ("bench-otlp", label),
+            policy::Ask::Check,
+            WARM_UP,
+            settings.policy_checks,
+        )?;
+        print_row(&row.load);
+        server.check_still_running()?;
+        if !env.is_empty() {
+            // The batch queue is sent every 5 s and when a batch is full: wait until the
+            // count stays put for two seconds. Warm-up checks have spans too.
+            let mut seen = (sink.spans(), std::time::Instant::now());
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while seen.1.elapsed() < Duration::from_secs(2) && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(200));
+                if sink.spans() != seen.0 {
+                    seen = (sink.spans(), std::time::Instant::now());
+                }
+            }
+            let exported = sink.spans() - before;
+            println!(
+                "    {exported} spans reached the collector ({} checks measured, plus the warm-up's), {} exports refused",
+                row.answered,
+                sink.rejected()
+            );
+            results.otlp_spans = Some((exported, sink.rejected()));
+        }
+        results.policy_checks.push(row);
+    }
     Ok(())
 }
 
@@ -316,6 +369,21 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         eprintln!("    error: {} answered checks are not in the log", checked.answered - checked.audited);
     }
     results.policy_checks.push(checked);
+    server.check_still_running()?;
+
+    step(&format!(
+        "bench [{mode}]: {}, the same decision through AuthZEN, {CONCURRENCY} connections, {}s warm-up + {} requests, \
+         in a tenant of its own",
+        policy::AUTHZEN_ENDPOINT,
+        WARM_UP.as_secs(),
+        settings.policy_checks
+    ));
+    server.settle()?;
+    let label = ("bench-authzen", policy::AUTHZEN_ENDPOINT);
+    let evaluated = policy::decisions(&server, mode, label, policy::Ask::AuthZen, WARM_UP, settings.policy_checks)?;
+    print_row(&evaluated.load);
+    println!("    {} answered (200), {} audited", evaluated.answered, evaluated.audited);
+    results.policy_checks.push(evaluated);
     server.check_still_running()?;
 
     step(&format!(

@@ -179,6 +179,12 @@ impl Telemetry for OtlpTelemetry {
             .start_with_context(&self.tracer, &parent);
         span.end_with_timestamp(SystemTime::from(run.end));
     }
+
+    fn flush(&self) {
+        if let Err(e) = self.provider.force_flush() {
+            tracing::warn!(error = %e, "the OTLP exporter did not flush every span");
+        }
+    }
 }
 
 impl Drop for OtlpTelemetry {

@@ -19,12 +19,15 @@ pub struct Running {
     pub siem: crate::wiring::SiemForwarders,
     /// The HITL expiry and callback worker; stop it after the server, likewise.
     pub hitl: crate::wiring::HitlWorkerHandle,
+    /// The guardrail spans' exporter: flushed last, once no decision is being made.
+    pub telemetry: std::sync::Arc<dyn agentgov_domain::ports::Telemetry>,
 }
 
 /// Builds the services and binds `listener` (or `config.bind`). The returned server runs
 /// when awaited (or spawned) and stops gracefully on SIGTERM/SIGINT or its handle's `stop`.
 pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Result<Running> {
     let built = build_services(config).await?;
+    let telemetry = built.telemetry.clone();
     let siem = crate::wiring::spawn_siem_forwarders(&built.services.siem);
     let hitl = crate::wiring::spawn_hitl_worker(&built.services.hitl, built.lease_work);
     let state = web::Data::new(AppState { services: built.services, info: built.info, feed: built.feed });
@@ -48,7 +51,7 @@ pub async fn start(config: &Config, listener: Option<TcpListener>) -> anyhow::Re
         None => server.bind(config.bind).with_context(|| format!("binding {}", config.bind))?,
     };
     let addr = server.addrs().first().copied().context("no listening address")?;
-    Ok(Running { addr, server: server.run(), siem, hitl })
+    Ok(Running { addr, server: server.run(), siem, hitl, telemetry })
 }
 
 /// `agentgov serve`.
@@ -58,6 +61,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     running.server.await.context("server error")?;
     running.siem.stop().await;
     running.hitl.stop().await;
+    // Blocks (within the export timeout) on the exporter's own thread, not this runtime's.
+    running.telemetry.flush();
     tracing::info!("stopped");
     Ok(())
 }

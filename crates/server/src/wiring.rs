@@ -553,6 +553,8 @@ pub struct Built {
     pub feed: Feed,
     /// Work under a lease, for `serve` to start.
     pub lease_work: LeaseWork,
+    /// The guardrail spans' exporter, for `serve` to flush at the end.
+    pub telemetry: Arc<dyn agentgov_domain::ports::Telemetry>,
 }
 
 /// Everything the HTTP layer needs; starts the background work on the current runtime.
@@ -565,6 +567,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
     let (cache, bus) = cache_and_bus(config)?;
     let policy = policy_engine(config)?;
     let telemetry = telemetry(config)?;
+    let exporter = telemetry.clone();
     let clock = Arc::new(SystemClock);
     let ports = Ports {
         cache,
@@ -686,7 +689,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         ..FeedSettings::default()
     });
     tokio::spawn(follow_bus(bus, services.clone(), feed.clone()));
-    Ok(Built { services, info, feed, lease_work: work })
+    Ok(Built { services, info, feed, lease_work: work, telemetry: exporter })
 }
 
 #[cfg(test)]

@@ -59,21 +59,74 @@ fn check_body(agent_id: &str) -> String {
 /// The filtered export that counts the tenant's `policy.decision` records.
 const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=policy.decision", 0);
 
+/// The same decision asked through OpenID AuthZEN 1.0 (one evaluation; the key as a bearer
+/// token), as gateways and toolkits ask it.
+pub const AUTHZEN_ENDPOINT: &str = "POST /access/v1/evaluation";
+
+/// The checks on a fresh server exporting nothing, and on one exporting a span per decision.
+pub const OTLP_OFF: &str = "POST /api/v1/policies/check (fresh server, OTLP export off)";
+pub const OTLP_ON: &str = "POST /api/v1/policies/check (fresh server, OTLP export on)";
+
+/// How a measured run asks for its decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// `POST /api/v1/policies/check` with `X-API-Key`.
+    Check,
+    /// `POST /access/v1/evaluation` with `Authorization: Bearer <key>`.
+    AuthZen,
+}
+
+/// The check's body as an AuthZEN evaluation: the agent as subject, the same action,
+/// resource and context (the mapping adds `resource_type` to the context).
+fn authzen_body(check: &str) -> anyhow::Result<String> {
+    let check: Value = serde_json::from_str(check).context("the check's body")?;
+    Ok(json!({
+        "subject": {"type": "agent", "id": check["agent_id"]},
+        "action": {"name": check["action"]},
+        "resource": {"type": "orders", "id": check["resource"]},
+        "context": check["context"],
+    })
+    .to_string())
+}
+
 /// Sets the tenant up ([`set_up`]), warms up, then runs exactly `checks` checks; the tenant's `policy.decision`
 /// records are counted just before and after the measured run.
 pub fn checks(server: &Server, mode: &str, warm_up: Duration, checks: u64) -> anyhow::Result<PolicyRow> {
-    let (credentials, body) = set_up(server, "bench-policies")?;
-    let key = vec![format!("X-API-Key: {}", credentials.api_key)];
-    let url = format!("{}/api/v1/policies/check", server.base);
-    Load::post_json(url.clone(), key.clone(), body.clone(), Stop::After(warm_up)).run()?;
+    decisions(server, mode, ("bench-policies", ENDPOINT), Ask::Check, warm_up, checks)
+}
+
+/// As [`checks`], in a tenant of its own (`tenant`), the decisions asked as `ask` says; the
+/// row is labelled `label`.
+pub fn decisions(
+    server: &Server,
+    mode: &str,
+    (tenant, label): (&str, &str),
+    ask: Ask,
+    warm_up: Duration,
+    checks: u64,
+) -> anyhow::Result<PolicyRow> {
+    let (credentials, check) = set_up(server, tenant)?;
+    let (url, headers, body) = match ask {
+        Ask::Check => (
+            format!("{}/api/v1/policies/check", server.base),
+            vec![format!("X-API-Key: {}", credentials.api_key)],
+            check,
+        ),
+        Ask::AuthZen => (
+            format!("{}/access/v1/evaluation", server.base),
+            vec![format!("Authorization: Bearer {}", credentials.api_key)],
+            authzen_body(&check)?,
+        ),
+    };
+    Load::post_json(url.clone(), headers.clone(), body.clone(), Stop::After(warm_up)).run()?;
     let before = audited(server, mode, &credentials.api_key)?;
-    let json = Load::post_json(url, key, body, Stop::Requests(checks)).run()?;
+    let json = Load::post_json(url, headers, body, Stop::Requests(checks)).run()?;
     let after = audited(server, mode, &credentials.api_key)?;
 
-    let load = Row::from_oha(mode, ENDPOINT, CONCURRENCY, Success::Status(200), &json)?;
+    let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
     if load.success_percent < 100.0 {
         eprintln!(
-            "    warning: not every check answered 200: statuses {}, errors {}",
+            "    warning: not every decision answered 200: statuses {}, errors {}",
             json["statusCodeDistribution"], json["errorDistribution"]
         );
     }
@@ -160,6 +213,17 @@ mod tests {
         assert!(capabilities.as_array().unwrap().contains(&body["action"]));
         assert_eq!(body["context"]["consent"], true);
         assert_eq!(body["agent_id"].as_str().map(str::len), Some(36));
+    }
+
+    #[test]
+    fn the_authzen_evaluation_asks_the_same_decision() {
+        let check = check_body("0193a4c2-0000-7000-8000-0000000000aa");
+        let evaluation: Value = serde_json::from_str(&authzen_body(&check).unwrap()).unwrap();
+        let check: Value = serde_json::from_str(&check).unwrap();
+        assert_eq!(evaluation["subject"], json!({"type": "agent", "id": check["agent_id"]}));
+        assert_eq!(evaluation["action"]["name"], check["action"]);
+        assert_eq!(evaluation["resource"]["id"], check["resource"]);
+        assert_eq!(evaluation["context"], check["context"]);
     }
 
     #[test]

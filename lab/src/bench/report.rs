@@ -255,6 +255,8 @@ pub struct Results {
     pub memory: Vec<MemoryRow>,
     /// Lines printed under the machine block (e.g. a mode that was skipped).
     pub notes: Vec<String>,
+    /// With OTLP export on: the spans the collector received, and the exports it refused.
+    pub otlp_spans: Option<(u64, u64)>,
 }
 
 /// How the run was set up.
@@ -510,13 +512,40 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
     let mut row = |r: &Row, label: &str, tail: String| {
         let _ = writeln!(out, "| {} | `{}`{label} | {} | {tail} |", r.mode, r.endpoint, r.run_cells());
     };
+    let mut modes_shown = Vec::new();
     for c in &results.policy_checks {
         let baseline = results.gets.iter().find(|g| g.mode == c.load.mode && g.endpoint == AUTH_ME);
-        if let Some(r) = baseline {
+        if let Some(r) = baseline.filter(|_| !modes_shown.contains(&c.load.mode)) {
+            modes_shown.push(c.load.mode.clone());
             row(r, " (baseline)", "– | – | –".into());
         }
         let audited = if c.every_check_audited() { "yes" } else { "**no**" };
         row(&c.load, "", format!("{} | {} | {audited}", c.answered, c.audited));
+    }
+    let _ = writeln!(out);
+    let throughput = |mode: &str, endpoint: &str| {
+        results
+            .policy_checks
+            .iter()
+            .find(|c| c.load.mode == mode && c.load.endpoint == endpoint)
+            .map(|c| c.load.requests_per_sec)
+    };
+    for mode in &modes_shown {
+        if let (Some(authzen), Some(check)) =
+            (throughput(mode, policy::AUTHZEN_ENDPOINT), throughput(mode, policy::ENDPOINT))
+        {
+            let _ = writeln!(out, "- {mode}: AuthZEN ÷ check throughput **{:.2}** (target ≥ 0.90)", authzen / check);
+        }
+    }
+    let embedded = xtask::server::Backend::Embedded.label();
+    if let (Some(on), Some(off)) = (throughput(embedded, policy::OTLP_ON), throughput(embedded, policy::OTLP_OFF)) {
+        let (spans, refused) = results.otlp_spans.unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "- {embedded}: OTLP export on ÷ off throughput **{:.2}** (target ≥ 0.90), two fresh servers; {spans} \
+             spans (warm-up included) reached the collector, {refused} exports refused",
+            on / off
+        );
     }
 
     let _ = writeln!(
@@ -700,6 +729,17 @@ mod tests {
             policy_checks: vec![
                 PolicyRow { load: row(policy::ENDPOINT), answered: 1000, audited: 1000 },
                 PolicyRow { load: row(policy::ENDPOINT), answered: 1000, audited: 998 },
+                PolicyRow {
+                    load: Row { requests_per_sec: 9500.0, ..row(policy::AUTHZEN_ENDPOINT) },
+                    answered: 1000,
+                    audited: 1000,
+                },
+                PolicyRow { load: row(policy::OTLP_OFF), answered: 1000, audited: 1000 },
+                PolicyRow {
+                    load: Row { requests_per_sec: 9000.0, ..row(policy::OTLP_ON) },
+                    answered: 1000,
+                    audited: 1000,
+                },
             ],
             neighbours: vec![NeighbourRow {
                 idle: row("GET /api/v1/health"),
@@ -716,6 +756,7 @@ mod tests {
                 hwm_kib: 3072,
             }],
             notes: vec!["a note".into()],
+            otlp_spans: Some((1200, 0)),
         };
         let settings = Settings {
             measure: Duration::from_secs(10),
@@ -752,6 +793,13 @@ mod tests {
             "| embedded (SQLite) | `POST /api/v1/policies/check` | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 | 1000 | 1000 | yes |"
         ));
         assert!(text.contains("| 1000 | 998 | **no** |"));
+        assert_eq!(
+            text.matches("(baseline) | 64 | 1000 | 0.1 | 10000 | 1.00 | 2.00 | 100.00 | – |").count(),
+            1,
+            "one baseline per mode"
+        );
+        assert!(text.contains("- embedded (SQLite): AuthZEN ÷ check throughput **0.95** (target ≥ 0.90)"), "{text}");
+        assert!(text.contains("OTLP export on ÷ off throughput **0.90** (target ≥ 0.90), two fresh servers; 1200"));
         assert!(text.contains("`POST /policies/check`: 1000 requests after a warm-up"));
         assert!(text.contains("`POST /guard/validate`: 10 s per prompt after a warm-up"));
         assert!(text.contains("### Prompt Guard: `POST /api/v1/guard/validate`"));

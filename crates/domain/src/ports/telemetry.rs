@@ -154,6 +154,8 @@ pub trait Telemetry: Send + Sync {
     /// Whether runs are wanted at all: when not, the services do not build them.
     fn enabled(&self) -> bool;
     fn guardrail(&self, run: &GuardrailRun<'_>);
+    /// Sends what is queued, waiting up to the export timeout (at shutdown).
+    fn flush(&self) {}
 }
 
 /// No export (the default).
