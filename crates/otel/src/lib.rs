@@ -4,10 +4,11 @@
 //! caller's span when the request carried a `traceparent`, exported over OTLP (gRPC or
 //! HTTP/protobuf) in batches.
 //!
-//! The exporter runs on a small Tokio runtime of its own (one thread): its transports need a
-//! runtime, and the HTTP workers' runtimes are not theirs to borrow. Spans wait in a bounded
-//! queue (`OTEL_BSP_MAX_QUEUE_SIZE`, 2,048 by default); when the collector is slow or down,
-//! the newest are dropped, never the decision, and the SDK logs how many.
+//! Ended spans wait in the SDK's bounded queue (`OTEL_BSP_MAX_QUEUE_SIZE`, 2,048 by default),
+//! which its own thread sends in batches when one is full or every `OTEL_BSP_SCHEDULE_DELAY`;
+//! the transports run on a small Tokio runtime of the adapter's (one thread), since the HTTP
+//! workers' runtimes are not theirs to borrow. When the collector is slow or down, the newest
+//! spans are dropped, never the decision, and the SDK logs how many.
 //!
 //! No text a client sent leaves the process: the judged input is exported only as
 //! `hmac-sha256:<hex>` under a key of the deployment's, over the tenant's id and the input,
@@ -25,8 +26,8 @@ use opentelemetry::trace::{
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor;
-use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracer, SdkTracerProvider, SpanData, SpanExporter};
 
 use crate::attributes as attr;
 
@@ -92,7 +93,8 @@ impl OtlpTelemetry {
                 .with_timeout(config.timeout)
                 .build()?,
         };
-        let processor = BatchSpanProcessor::builder(exporter, opentelemetry_sdk::runtime::Tokio).build();
+        let exporter = OnRuntime { inner: exporter, runtime: runtime.handle().clone() };
+        let processor = BatchSpanProcessor::builder(exporter).build();
         let mut resource = Resource::builder();
         if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
             resource = resource.with_service_name("agentgov");
@@ -144,6 +146,34 @@ impl OtlpTelemetry {
             kv.push(KeyValue::new(attr::RISK_SCORE, score));
         }
         kv
+    }
+}
+
+/// An exporter whose exports run on the adapter's runtime. The SDK's batch processor
+/// calls it from its own thread, which wakes only when a batch is full or due (never per
+/// span); the transports need a Tokio runtime to run on, which that thread is not.
+#[derive(Debug)]
+struct OnRuntime<E> {
+    inner: E,
+    runtime: tokio::runtime::Handle,
+}
+
+impl<E: SpanExporter> SpanExporter for OnRuntime<E> {
+    fn export(&self, batch: Vec<SpanData>) -> impl std::future::Future<Output = OTelSdkResult> + Send {
+        // The processor's thread is outside any runtime, so blocking on this one is allowed.
+        std::future::ready(self.runtime.block_on(self.inner.export(batch)))
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.inner.set_resource(resource);
     }
 }
 

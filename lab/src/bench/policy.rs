@@ -64,8 +64,8 @@ const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=
 pub const AUTHZEN_ENDPOINT: &str = "POST /access/v1/evaluation";
 
 /// The checks on a fresh server exporting nothing, and on one exporting a span per decision.
-pub const OTLP_OFF: &str = "POST /api/v1/policies/check (fresh server, OTLP export off)";
-pub const OTLP_ON: &str = "POST /api/v1/policies/check (fresh server, OTLP export on)";
+pub const OTLP_OFF: &str = "POST /api/v1/policies/check (OTLP export off, median of 3 rounds)";
+pub const OTLP_ON: &str = "POST /api/v1/policies/check (OTLP export on, median of 3 rounds)";
 
 /// How a measured run asks for its decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,32 +105,52 @@ pub fn decisions(
     warm_up: Duration,
     checks: u64,
 ) -> anyhow::Result<PolicyRow> {
-    let (credentials, check) = set_up(server, tenant)?;
-    let (url, headers, body) = match ask {
-        Ask::Check => (
-            format!("{}/api/v1/policies/check", server.base),
-            vec![format!("X-API-Key: {}", credentials.api_key)],
-            check,
-        ),
-        Ask::AuthZen => (
-            format!("{}/access/v1/evaluation", server.base),
-            vec![format!("Authorization: Bearer {}", credentials.api_key)],
-            authzen_body(&check)?,
-        ),
-    };
-    Load::post_json(url.clone(), headers.clone(), body.clone(), Stop::After(warm_up)).run()?;
-    let before = audited(server, mode, &credentials.api_key)?;
-    let json = Load::post_json(url, headers, body, Stop::Requests(checks)).run()?;
-    let after = audited(server, mode, &credentials.api_key)?;
+    Decisions::prepare(server, tenant, ask, warm_up)?.measure(server, mode, label, checks)
+}
 
-    let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
-    if load.success_percent < 100.0 {
-        eprintln!(
-            "    warning: not every decision answered 200: statuses {}, errors {}",
-            json["statusCodeDistribution"], json["errorDistribution"]
-        );
+/// A tenant set up, its decisions' request ready and warmed up, to be measured (again).
+pub struct Decisions {
+    api_key: String,
+    url: String,
+    headers: Vec<String>,
+    body: String,
+}
+
+impl Decisions {
+    pub fn prepare(server: &Server, tenant: &str, ask: Ask, warm_up: Duration) -> anyhow::Result<Self> {
+        let (credentials, check) = set_up(server, tenant)?;
+        let (url, headers, body) = match ask {
+            Ask::Check => (
+                format!("{}/api/v1/policies/check", server.base),
+                vec![format!("X-API-Key: {}", credentials.api_key)],
+                check,
+            ),
+            Ask::AuthZen => (
+                format!("{}/access/v1/evaluation", server.base),
+                vec![format!("Authorization: Bearer {}", credentials.api_key)],
+                authzen_body(&check)?,
+            ),
+        };
+        Load::post_json(url.clone(), headers.clone(), body.clone(), Stop::After(warm_up)).run()?;
+        Ok(Decisions { api_key: credentials.api_key, url, headers, body })
     }
-    Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: after.saturating_sub(before) })
+
+    /// Exactly `checks` decisions; the tenant's `policy.decision` records counted just
+    /// before and after.
+    pub fn measure(&self, server: &Server, mode: &str, label: &str, checks: u64) -> anyhow::Result<PolicyRow> {
+        let before = audited(server, mode, &self.api_key)?;
+        let json =
+            Load::post_json(self.url.clone(), self.headers.clone(), self.body.clone(), Stop::Requests(checks)).run()?;
+        let after = audited(server, mode, &self.api_key)?;
+        let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
+        if load.success_percent < 100.0 {
+            eprintln!(
+                "    warning: not every decision answered 200: statuses {}, errors {}",
+                json["statusCodeDistribution"], json["errorDistribution"]
+            );
+        }
+        Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: after.saturating_sub(before) })
+    }
 }
 
 /// A tenant `name` with the agent and the five policies enabled, and one check made by hand

@@ -255,8 +255,9 @@ pub struct Results {
     pub memory: Vec<MemoryRow>,
     /// Lines printed under the machine block (e.g. a mode that was skipped).
     pub notes: Vec<String>,
-    /// With OTLP export on: the spans the collector received, and the exports it refused.
-    pub otlp_spans: Option<(u64, u64)>,
+    /// With OTLP export on: the spans the collector received during the measured rounds, the
+    /// checks answered in them, and the exports it refused.
+    pub otlp_spans: Option<(u64, u64, u64)>,
 }
 
 /// How the run was set up.
@@ -539,11 +540,11 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
     }
     let embedded = xtask::server::Backend::Embedded.label();
     if let (Some(on), Some(off)) = (throughput(embedded, policy::OTLP_ON), throughput(embedded, policy::OTLP_OFF)) {
-        let (spans, refused) = results.otlp_spans.unwrap_or_default();
+        let (spans, checks, refused) = results.otlp_spans.unwrap_or_default();
         let _ = writeln!(
             out,
-            "- {embedded}: OTLP export on ÷ off throughput **{:.2}** (target ≥ 0.90), two fresh servers; {spans} \
-             spans (warm-up included) reached the collector, {refused} exports refused",
+            "- {embedded}: OTLP export on ÷ off throughput **{:.2}** (target ≥ 0.90), two fresh servers measured in \
+             turns; {spans} spans reached the collector for {checks} checks, {refused} exports refused",
             on / off
         );
     }
@@ -756,7 +757,7 @@ mod tests {
                 hwm_kib: 3072,
             }],
             notes: vec!["a note".into()],
-            otlp_spans: Some((1200, 0)),
+            otlp_spans: Some((3000, 3000, 0)),
         };
         let settings = Settings {
             measure: Duration::from_secs(10),
@@ -799,7 +800,11 @@ mod tests {
             "one baseline per mode"
         );
         assert!(text.contains("- embedded (SQLite): AuthZEN ÷ check throughput **0.95** (target ≥ 0.90)"), "{text}");
-        assert!(text.contains("OTLP export on ÷ off throughput **0.90** (target ≥ 0.90), two fresh servers; 1200"));
+        assert!(
+            text.contains(
+                "on ÷ off throughput **0.90** (target ≥ 0.90), two fresh servers measured in turns; 3000 spans"
+            )
+        );
         assert!(text.contains("`POST /policies/check`: 1000 requests after a warm-up"));
         assert!(text.contains("`POST /guard/validate`: 10 s per prompt after a warm-up"));
         assert!(text.contains("### Prompt Guard: `POST /api/v1/guard/validate`"));

@@ -225,12 +225,17 @@ pub(crate) fn report_decision(
         (_, None) if response.anomaly => Some("anomalous action at or above the approval threshold"),
         (_, None) => Some("risk score at or above the approval threshold"),
     };
-    // What was judged, as JSON with its keys sorted (serde_json's maps are ordered by key),
-    // so that the same action hashes the same in every check.
-    let input = serde_json::to_vec(&serde_json::json!({
-        "action": req.action, "agent_id": agent.id, "context": req.context, "resource": req.resource,
-    }))
-    .unwrap_or_default();
+    // What was judged, as JSON with its keys sorted (these fields in order; serde_json's maps
+    // are ordered by key), so that the same action hashes the same in every check.
+    #[derive(serde::Serialize)]
+    struct Judged<'a> {
+        action: &'a str,
+        agent_id: crate::ids::AgentId,
+        context: &'a JsonObject,
+        resource: &'a str,
+    }
+    let judged = Judged { action: &req.action, agent_id: agent.id, context: &req.context, resource: &req.resource };
+    let input = serde_json::to_vec(&judged).unwrap_or_default();
     ports.telemetry.guardrail(&GuardrailRun {
         component: POLICY_COMPONENT,
         target: Target::Input,
