@@ -19,6 +19,20 @@ fn parse_status_kib(status: &str, field: &str) -> Option<u64> {
         .and_then(|(_, value)| value.split_whitespace().next()?.parse().ok())
 }
 
+/// CPU time (user + system) a process has used, in seconds, from `/proc/<pid>/stat`
+/// (`pid` may be `self`), at Linux's fixed 100 ticks per second.
+pub fn cpu_seconds(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_cpu_seconds(&stat)
+}
+
+fn parse_cpu_seconds(stat: &str) -> Option<f64> {
+    // The command name, field 2, is in parentheses and may hold spaces: count after it.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let (utime, stime): (u64, u64) = (fields.get(11)?.parse().ok()?, fields.get(12)?.parse().ok()?);
+    Some((utime + stime) as f64 / 100.0)
+}
+
 /// Samples `VmRSS` on a thread until [`RssSampler::finish`]; keeps the highest value.
 pub struct RssSampler {
     stop: Arc<AtomicBool>,
@@ -54,6 +68,13 @@ impl RssSampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_time_is_user_plus_system_ticks() {
+        let stat = "4242 (agent gov) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 9 0 100 0 0";
+        assert_eq!(parse_cpu_seconds(stat), Some(3.0));
+        assert!(cpu_seconds("self").is_some());
+    }
 
     #[test]
     fn status_fields_are_parsed() {

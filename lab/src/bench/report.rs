@@ -258,6 +258,9 @@ pub struct Results {
     /// With OTLP export on: the spans the collector received during the measured rounds, the
     /// checks answered in them, and the exports it refused.
     pub otlp_spans: Option<(u64, u64, u64)>,
+    /// With OTLP export off and on: the server's CPU µs per check, and the collector
+    /// stand-in's CPU seconds during the rounds with export on.
+    pub otlp_cpu: Option<(f64, f64, f64)>,
 }
 
 /// How the run was set up.
@@ -547,6 +550,14 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
              turns; {spans} spans reached the collector for {checks} checks, {refused} exports refused",
             on / off
         );
+        if let Some((off_us, on_us, sink_seconds)) = results.otlp_cpu {
+            let _ = writeln!(
+                out,
+                "- {embedded}: server process CPU per check (its Rego workers not counted) {off_us:.0} µs off, {on_us:.0} µs on ({:+.0}%); the collector \
+                 stand-in, on the same two cores, used {sink_seconds:.1} s of CPU during the rounds with export on",
+                (on_us / off_us - 1.0) * 100.0
+            );
+        }
     }
 
     let _ = writeln!(
@@ -758,6 +769,7 @@ mod tests {
             }],
             notes: vec!["a note".into()],
             otlp_spans: Some((3000, 3000, 0)),
+            otlp_cpu: Some((100.0, 105.0, 1.5)),
         };
         let settings = Settings {
             measure: Duration::from_secs(10),
@@ -805,6 +817,7 @@ mod tests {
                 "on ÷ off throughput **0.90** (target ≥ 0.90), two fresh servers measured in turns; 3000 spans"
             )
         );
+        assert!(text.contains("(its Rego workers not counted) 100 µs off, 105 µs on (+5%); the collector stand-in"));
         assert!(text.contains("`POST /policies/check`: 1000 requests after a warm-up"));
         assert!(text.contains("`POST /guard/validate`: 10 s per prompt after a warm-up"));
         assert!(text.contains("### Prompt Guard: `POST /api/v1/guard/validate`"));

@@ -78,7 +78,7 @@ class _Servicer(trace_service_pb2_grpc.TraceServiceServicer):
     def __init__(self, receiver: Receiver) -> None:
         self.receiver = receiver
 
-    def Export(self, request: Any, context: Any) -> Any:  # noqa: N802 (gRPC's name)
+    def Export(self, request: Any, context: Any) -> Any:
         return self.receiver.keep(request.SerializeToString())
 
 
@@ -92,7 +92,7 @@ def _grpc_receiver(receiver: Receiver) -> tuple[str, Any]:
 
 def _http_receiver(receiver: Receiver) -> tuple[str, Any]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             if self.path != "/v1/traces" or self.headers.get("Content-Type") != "application/x-protobuf":
                 self.send_response(404)
@@ -165,10 +165,17 @@ def test_each_verdict_is_a_guardrail_span_in_the_agents_trace(
     with tracer.start_as_current_span("invoke_agent traced-agent") as root:
         with tracer.start_as_current_span("execute_tool delete_files") as deleting:
             denied = gov.check(
-                agent, "delete_files", "fs/home", {"path": "/home", "token": SECRET}, session="run-1", tool_call_id="call_9"
+                agent,
+                "delete_files",
+                "fs/home",
+                {"path": "/home", "token": SECRET},
+                session="run-1",
+                tool_call_id="call_9",
             )
         with tracer.start_as_current_span("execute_tool send_email") as mailing:
-            held = gov.check(agent, "send_email", "mail/outbox", {"arguments": {"to": "a@example.com"}}, session="run-1")
+            held = gov.check(
+                agent, "send_email", "mail/outbox", {"arguments": {"to": "a@example.com"}}, session="run-1"
+            )
         with tracer.start_as_current_span("screen prompt") as screening:
             blocked = gov.guard.validate(INJECTION, agent=agent)
     provider.shutdown()

@@ -18,9 +18,11 @@ import asyncio
 import random
 import time
 from dataclasses import dataclass
+from types import ModuleType
 
 import httpx
 
+_otel_propagate: ModuleType | None
 try:
     from opentelemetry import propagate as _otel_propagate
 except ImportError:  # OpenTelemetry is optional: without it, no trace context is sent.
