@@ -23,7 +23,7 @@ use opentelemetry::trace::{
     Span as _, SpanContext, SpanId, SpanKind, TraceContextExt as _, TraceFlags, TraceId, TraceState, Tracer as _,
     TracerProvider as _,
 };
-use opentelemetry::{Context, KeyValue};
+use opentelemetry::{Context, KeyValue, Value};
 use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
@@ -31,12 +31,15 @@ use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracer, SdkTracerProvider,
 
 use crate::attributes as attr;
 
-/// How spans travel to the collector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How spans travel to the collector, spelt as `OTEL_EXPORTER_OTLP_PROTOCOL` spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Protocol {
     /// OTLP/gRPC (the collector's port 4317).
+    #[default]
+    #[serde(rename = "grpc")]
     Grpc,
     /// OTLP/HTTP with protobuf bodies, to `{endpoint}/v1/traces` (port 4318).
+    #[serde(rename = "http/protobuf")]
     HttpProtobuf,
 }
 
@@ -131,15 +134,16 @@ impl OtlpTelemetry {
             KeyValue::new(attr::INPUT_HASH, self.input_hash(*run.tenant_id.as_bytes(), run.input)),
             KeyValue::new(attr::TENANT_ID, run.tenant_id.to_string()),
         ];
-        let optional = [
-            (attr::TARGET_ID, run.target_id.map(str::to_owned)),
-            (attr::VERDICT_REASON, run.reason.map(str::to_owned)),
-            (attr::POLICY_ID, run.policy_id.clone()),
-            (attr::POLICY_RULE_ID, run.rule_id.clone()),
-            (attr::RISK_CATEGORY, run.risk_category.map(str::to_owned)),
-            (attr::CONVERSATION_ID, run.conversation_id.map(str::to_owned)),
-            (attr::AGENT_ID, run.agent_id.map(|a| a.to_string())),
-            (attr::AUDIT_RECORD_ID, run.record_id.map(|r| r.to_string())),
+        // The fixed words are borrowed (`&'static str`), not copied.
+        let optional: [(&'static str, Option<Value>); 8] = [
+            (attr::TARGET_ID, run.target_id.map(|t| Value::from(t.to_owned()))),
+            (attr::VERDICT_REASON, run.reason.map(Value::from)),
+            (attr::POLICY_ID, run.policy_id.clone().map(Value::from)),
+            (attr::POLICY_RULE_ID, run.rule_id.clone().map(Value::from)),
+            (attr::RISK_CATEGORY, run.risk_category.map(Value::from)),
+            (attr::CONVERSATION_ID, run.conversation_id.map(|c| Value::from(c.to_owned()))),
+            (attr::AGENT_ID, run.agent_id.map(|a| Value::from(a.to_string()))),
+            (attr::AUDIT_RECORD_ID, run.record_id.map(|r| Value::from(r.to_string()))),
         ];
         kv.extend(optional.into_iter().filter_map(|(key, value)| value.map(|v| KeyValue::new(key, v))));
         if let Some(score) = run.risk_score {

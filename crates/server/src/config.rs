@@ -199,10 +199,10 @@ pub struct Config {
     /// more answer 429 until one finishes.
     pub max_queued_exports_per_tenant: u64,
     /// An OpenTelemetry collector to export a span per decision and per Prompt Guard
-    /// screening to (`http://collector:4317`); unset, nothing is exported. docs/observability.md.
+    /// screening to (`http://collector:4317`); unset, nothing is exported. docs/integrations.md.
     pub otlp_endpoint: Option<String>,
     /// `grpc` (port 4317) or `http/protobuf` (port 4318, `{endpoint}/v1/traces`).
-    pub otlp_protocol: OtlpProtocol,
+    pub otlp_protocol: agentgov_otel::Protocol,
     /// Key of the spans' input hashes (at least 32 bytes; every replica must share it).
     /// Unset: derived from the JWT secret.
     #[serde(serialize_with = "ser_secret_opt")]
@@ -248,6 +248,11 @@ pub struct SsoProviderConfig {
     pub trust_unverified_email: bool,
 }
 
+/// An absolute `http://` or `https://` URL with a host.
+fn is_http_url(raw: &str) -> bool {
+    url::Url::parse(raw).is_ok_and(|u| matches!(u.scheme(), "https" | "http") && u.host().is_some())
+}
+
 fn default_sso_role() -> String {
     "viewer".into()
 }
@@ -258,10 +263,10 @@ impl SsoProviderConfig {
         let id = &self.id;
         check_name("sso_providers: id", id)?;
         let absolute = |what: &str, raw: &str| -> anyhow::Result<()> {
-            match url::Url::parse(raw) {
-                Ok(u) if matches!(u.scheme(), "https" | "http") && u.host().is_some() => Ok(()),
-                _ => bail!("sso_providers[{id}]: {what} `{raw}` must be an absolute http(s) URL"),
+            if !is_http_url(raw) {
+                bail!("sso_providers[{id}]: {what} `{raw}` must be an absolute http(s) URL");
             }
+            Ok(())
         };
         absolute("issuer", &self.issuer)?;
         if self.redirect_uris.is_empty() {
@@ -306,16 +311,6 @@ pub(crate) fn check_name(what: &str, name: &str) -> anyhow::Result<()> {
         bail!("{what} `{name}` must be 1 to 64 of a-z, 0-9, - and _");
     }
     Ok(())
-}
-
-/// How guardrail spans travel to the collector.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum OtlpProtocol {
-    #[default]
-    #[serde(rename = "grpc")]
-    Grpc,
-    #[serde(rename = "http/protobuf")]
-    HttpProtobuf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -396,7 +391,7 @@ impl Default for Config {
             hitl_max_pending_callbacks_per_tenant: 1000,
             max_queued_exports_per_tenant: 2,
             otlp_endpoint: None,
-            otlp_protocol: OtlpProtocol::Grpc,
+            otlp_protocol: agentgov_otel::Protocol::Grpc,
             otlp_hash_key: None,
             otlp_timeout_secs: 10,
         }
@@ -630,11 +625,10 @@ impl Config {
         if !(1..=100).contains(&self.max_queued_exports_per_tenant) {
             bail!("max_queued_exports_per_tenant must be between 1 and 100");
         }
-        if let Some(endpoint) = &self.otlp_endpoint {
-            let parsed = url::Url::parse(endpoint).map_err(|e| anyhow::anyhow!("otlp_endpoint: {e}"))?;
-            if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
-                bail!("otlp_endpoint must be an http:// or https:// URL with a host");
-            }
+        if let Some(endpoint) = &self.otlp_endpoint
+            && !is_http_url(endpoint)
+        {
+            bail!("otlp_endpoint must be an http:// or https:// URL with a host");
         }
         if let Some(key) = &self.otlp_hash_key
             && key.expose_secret().len() < 32

@@ -28,7 +28,7 @@ use futures::channel::mpsc::Receiver;
 use ring::rand::{SecureRandom, SystemRandom};
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::config::{Config, Database, OtlpProtocol};
+use crate::config::{Config, Database};
 
 /// Capacity of the in-process event bus; a subscriber further behind skips ahead.
 const LOCAL_BUS_CAPACITY: usize = 4096;
@@ -515,7 +515,7 @@ fn policy_engine(config: &Config) -> anyhow::Result<Arc<dyn agentgov_domain::por
     Ok(Arc::new(engine))
 }
 
-/// The guardrail spans' exporter when `otlp_endpoint` is set (docs/observability.md), else
+/// The guardrail spans' exporter when `otlp_endpoint` is set (docs/integrations.md), else
 /// none. Its input hashes are keyed by `otlp_hash_key`, or a key derived from the JWT secret
 /// (which every replica shares), never the secret itself.
 fn telemetry(config: &Config) -> anyhow::Result<Arc<dyn agentgov_domain::ports::Telemetry>> {
@@ -530,13 +530,9 @@ fn telemetry(config: &Config) -> anyhow::Result<Arc<dyn agentgov_domain::ports::
             ring::hmac::sign(&key, b"agentgov: key of the OTLP spans' input hashes").as_ref().to_vec()
         }
     };
-    let protocol = match config.otlp_protocol {
-        OtlpProtocol::Grpc => agentgov_otel::Protocol::Grpc,
-        OtlpProtocol::HttpProtobuf => agentgov_otel::Protocol::HttpProtobuf,
-    };
     let exporter = agentgov_otel::OtlpTelemetry::start(&agentgov_otel::OtlpConfig {
         endpoint: endpoint.clone(),
-        protocol,
+        protocol: config.otlp_protocol,
         hash_key,
         timeout: Duration::from_secs(config.otlp_timeout_secs),
     })

@@ -282,7 +282,7 @@ async fn record(
             "texts": req.texts.as_ref().map_or(0, Vec::len),
             "redacted": verdict.texts.is_some(),
             "tool_calls": decided,
-            "trace_id": auth.0.trace.map(|t| t.trace_id_hex()),
+            "trace_id": auth.0.trace_id(),
         })),
     };
     state.services.audit.write(&auth.0, entry).await?;

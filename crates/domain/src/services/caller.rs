@@ -32,6 +32,11 @@ impl Caller {
         self.user.tenant_id
     }
 
+    /// The request's trace id as 32 hex digits, as audit records keep it.
+    pub fn trace_id(&self) -> Option<String> {
+        self.trace.map(|t| t.trace_id_hex())
+    }
+
     pub fn role(&self) -> Role {
         self.user.role
     }

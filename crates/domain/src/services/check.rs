@@ -189,7 +189,7 @@ pub(crate) fn action_context<'a>(agent: &Agent, context: &'a JsonObject) -> Acti
 /// The component name a decision's guardrail span carries.
 pub(crate) const POLICY_COMPONENT: &str = "agentgov.policy";
 
-/// Reports a decision to the telemetry port as one guardrail run (docs/observability.md):
+/// Reports a decision to the telemetry port as one guardrail run (docs/integrations.md):
 /// the verdict the policies reached, and what the service did about it (a dry run is only
 /// reported: `audit`). Nothing is built when telemetry is off.
 pub(crate) fn report_decision(

@@ -666,7 +666,7 @@ impl GuardService {
         Ok(validation)
     }
 
-    /// Reports a screening to the telemetry port as one guardrail run (docs/observability.md):
+    /// Reports a screening to the telemetry port as one guardrail run (docs/integrations.md):
     /// the text only as the adapter's keyed hash, the reason only as the verdict's kind.
     fn report(
         &self,
@@ -765,7 +765,7 @@ impl GuardService {
             threshold: v.threshold,
             direction: req.direction,
             excerpt: redacted_excerpt(&req.prompt),
-            trace_id: caller.trace.map(|t| t.trace_id_hex()),
+            trace_id: caller.trace_id(),
         };
         let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), GUARD_BLOCKED)
             .action("validate")

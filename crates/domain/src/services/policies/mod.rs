@@ -723,7 +723,7 @@ impl PolicyService {
             anomaly: response.anomaly,
             session_id: req.session_id.as_deref(),
             tool_call_id: req.tool_call_id.as_deref(),
-            trace_id: caller.trace.map(|t| t.trace_id_hex()),
+            trace_id: caller.trace_id(),
         };
         let mut event = AuditEvent::new(caller.tenant_id(), caller_actor(caller), POLICY_DECISION)
             .action(req.action.clone())
