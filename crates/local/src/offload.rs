@@ -146,29 +146,35 @@ impl Shared {
                     state = self.ready.wait(state).unwrap_or_else(|poisoned| poisoned.into_inner());
                 }
             };
-            run(next);
+            let answers = run(next);
+            // The slot is given back before the callers hear their answers, so a caller
+            // that submits again as soon as it is answered finds its share free.
             let mut state = self.lock();
             if let Some(queued) = state.tenants.get_mut(&tenant) {
                 queued.running -= 1;
             }
-            if state.take_turn(tenant, self.per_tenant) {
-                drop(state);
+            let joined = state.take_turn(tenant, self.per_tenant);
+            drop(state);
+            if joined {
                 self.ready.notify_one();
+            }
+            for (sender, answer) in answers {
+                let _ = sender.send(answer);
             }
         }
     }
 }
 
 /// Runs what [`State::next`] took, skipping what its caller stopped waiting for before it
-/// started (past its budget), and answers each caller.
-fn run(next: Vec<Queued>) {
+/// started (past its budget), and returns each caller's answer, to be sent once the slot is
+/// given back.
+fn run(next: Vec<Queued>) -> Vec<(oneshot::Sender<Answer>, Answer)> {
     let mut live = next.into_iter().filter(|q| !q.answer.is_closed());
-    let Some(first) = live.next() else { return };
+    let Some(first) = live.next() else { return Vec::new() };
     let (run, first_item) = match first.work {
         Work::Job(job) => {
             let answer = catch_unwind(AssertUnwindSafe(job)).map_err(|_| OffloadError::Panicked);
-            let _ = first.answer.send(answer);
-            return;
+            return vec![(first.answer, answer)];
         }
         Work::Batched { item, deadline, run, .. } => (run, (item, deadline)),
     };
@@ -183,15 +189,9 @@ fn run(next: Vec<Queued>) {
     match catch_unwind(AssertUnwindSafe(|| run(items))) {
         Ok(results) => {
             let mut results = results.into_iter();
-            for answer in answers {
-                let _ = answer.send(results.next().ok_or(OffloadError::Panicked));
-            }
+            answers.into_iter().map(|answer| (answer, results.next().ok_or(OffloadError::Panicked))).collect()
         }
-        Err(_) => {
-            for answer in answers {
-                let _ = answer.send(Err(OffloadError::Panicked));
-            }
-        }
+        Err(_) => answers.into_iter().map(|answer| (answer, Err(OffloadError::Panicked))).collect(),
     }
 }
 
@@ -343,6 +343,19 @@ mod tests {
             assert!(h.await.unwrap().is_ok());
         }
         assert_eq!(other_job.await.unwrap(), Ok(7));
+    }
+
+    #[tokio::test]
+    async fn a_caller_answered_finds_its_slot_free() {
+        // With room for one job per tenant, a caller that submits as soon as it is answered
+        // is never refused: the slot is given back before the answer is sent.
+        let pool = TenantPool::new("test", 1, 1, 1).unwrap();
+        let who = tenant();
+        for n in 0..500 {
+            let out = pool.run(who, Duration::from_secs(5), job(move || n)).await.unwrap();
+            assert_eq!(*out.downcast::<i32>().unwrap(), n);
+        }
+        assert!(pool.shared.lock().tenants.is_empty());
     }
 
     #[tokio::test]
