@@ -4,8 +4,8 @@
 //! shipped model itself), then screens every line of EVAL and prints per-class precision,
 //! recall and F1, the benign false-positive rate and the screening latency.
 //!
-//! `--leave-source-out [--fpr 0.02]` trains once per attack source without it and measures
-//! its recall (`guard_train::leave_source_out`); `--rules` reports what the rules alone find;
+//! `--leave-source-out [--fpr 0.02] [--source NAME]…` trains once per attack source (or
+//! only the named ones) without it and measures its recall (`guard_train::leave_source_out`); `--rules` reports what the rules alone find;
 //! `--cost` times the shipped detector per prompt size and language (`cost`).
 
 use std::path::Path;
@@ -20,6 +20,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut eval_file = None;
     let mut show_errors = 0usize;
     let mut leave_source_out = false;
+    let mut only = Vec::new();
     let mut rules = false;
     let mut cost_only = false;
     let mut fpr = 0.02f32;
@@ -30,6 +31,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             "--train" => train_file = Some(args.next().context("--train needs a file")?.clone()),
             "--eval" => eval_file = Some(args.next().context("--eval needs a file")?.clone()),
             "--leave-source-out" => leave_source_out = true,
+            "--source" => only.push(args.next().context("--source needs a source name")?.clone()),
             "--rules" => rules = true,
             "--cost" => cost_only = true,
             "--fpr" => fpr = args.next().and_then(|n| n.parse().ok()).context("--fpr needs a share, e.g. 0.02")?,
@@ -47,7 +49,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         return cost(&data);
     }
     if leave_source_out {
-        return crate::guard_train::leave_source_out(&data, fpr, show_errors);
+        return crate::guard_train::leave_source_out(&data, fpr, show_errors, &only);
     }
     let eval_file = eval_file.context("--eval EVAL.jsonl is required")?;
     let eval = read_jsonl(Path::new(&eval_file))?;

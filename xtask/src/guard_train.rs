@@ -255,7 +255,7 @@ fn dump_stages(
 /// `guard-eval --leave-source-out`: for each attack source with at least `MIN_ROWS` rows,
 /// fits the shipped recipe on every fit and dev row except that source's, calibrates at
 /// `fpr` of the held-out benign hard negatives, and measures the source's recall.
-pub fn leave_source_out(dir: &std::path::Path, fpr: f32, show_errors: usize) -> anyhow::Result<()> {
+pub fn leave_source_out(dir: &std::path::Path, fpr: f32, show_errors: usize, only: &[String]) -> anyhow::Result<()> {
     const MIN_ROWS: usize = 10;
     let rows = guard_data::load(dir)?;
     let encoder = load_encoder()?;
@@ -270,6 +270,11 @@ pub fn leave_source_out(dir: &std::path::Path, fpr: f32, show_errors: usize) -> 
         }
     }
     sources.retain(|(_, n)| *n >= MIN_ROWS);
+    if let Some(unknown) = only.iter().find(|o| !sources.iter().any(|(s, _)| s == *o)) {
+        let known: Vec<&str> = sources.iter().map(|(s, _)| s.as_str()).collect();
+        anyhow::bail!("no attack source `{unknown}` of at least {MIN_ROWS} rows; the sources: {}", known.join(", "));
+    }
+    sources.retain(|(s, _)| only.is_empty() || only.contains(s));
     sources.sort();
     let options = TrainOptions { target_fpr: fpr, ..options() };
     println!(
@@ -310,7 +315,8 @@ pub fn leave_source_out(dir: &std::path::Path, fpr: f32, show_errors: usize) -> 
             let screen = guard::Screen { text: &r.example.text, ..guard::Screen::default() };
             let v = d.screen_with(&screen, d.threshold, &mut |t: &str| Some(cache.embed(t)));
             if v.safe() {
-                let text: String = r.example.text.chars().take(300).collect();
+                // The whole text when one source is looked at, its start otherwise.
+                let text: String = r.example.text.chars().take(if only.is_empty() { 300 } else { usize::MAX }).collect();
                 println!("    missed {:.3} [{}] {text:?}", v.score, v.reasons.join(" "));
             }
         }

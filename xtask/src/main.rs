@@ -36,7 +36,7 @@ commands:
                       shipped model itself),
                       screen EVAL (JSON lines `{text, label}`) and print per-class
                       precision, recall, F1, the benign false-positive rate and latency
-  guard-eval --leave-source-out [--fpr 0.02] [--data DIR] [--show-errors N]
+  guard-eval --leave-source-out [--fpr 0.02] [--source NAME]... [--data DIR] [--show-errors N]
                       for each attack source of ../shared/data/guard: fit the shipped
                       recipe without it, calibrate on the held-out benign hard negatives
                       and print its recall
