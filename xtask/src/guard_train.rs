@@ -316,7 +316,8 @@ pub fn leave_source_out(dir: &std::path::Path, fpr: f32, show_errors: usize, onl
             let v = d.screen_with(&screen, d.threshold, &mut |t: &str| Some(cache.embed(t)));
             if v.safe() {
                 // The whole text when one source is looked at, its start otherwise.
-                let text: String = r.example.text.chars().take(if only.is_empty() { 300 } else { usize::MAX }).collect();
+                let text: String =
+                    r.example.text.chars().take(if only.is_empty() { 300 } else { usize::MAX }).collect();
                 println!("    missed {:.3} [{}] {text:?}", v.score, v.reasons.join(" "));
             }
         }
