@@ -142,12 +142,61 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Rounds of each side of a comparison measured in turns.
+const ROUNDS: usize = 3;
+
+/// One side of a comparison measured in turns: its label, server and prepared decisions.
+struct Side<'a> {
+    label: &'static str,
+    server: &'a Server,
+    prepared: policy::Decisions,
+}
+
+/// What [`in_turns`] measured of one side.
+struct Turns {
+    /// Every round's row, in order.
+    rows: Vec<report::PolicyRow>,
+    /// The side's server process's CPU seconds over its rounds.
+    server_cpu: f64,
+    /// This process's CPU seconds over the side's rounds.
+    own_cpu: f64,
+}
+
+impl Turns {
+    /// The round of median throughput.
+    fn median(mut self) -> report::PolicyRow {
+        self.rows.sort_by(|a, b| a.load.requests_per_sec.total_cmp(&b.load.requests_per_sec));
+        self.rows.swap_remove(self.rows.len() / 2)
+    }
+}
+
+/// Measures `sides` in turns, [`ROUNDS`] rounds of `n` decisions on each, one side after
+/// the other, so that a drift of the machine over the run falls on every side alike. The
+/// caller checks afterwards that its servers still run.
+fn in_turns(sides: &[Side<'_>], mode: &str, n: u64) -> anyhow::Result<Vec<Turns>> {
+    let mut turns: Vec<Turns> =
+        sides.iter().map(|_| Turns { rows: Vec::new(), server_cpu: 0.0, own_cpu: 0.0 }).collect();
+    for _ in 0..ROUNDS {
+        for (side, turn) in sides.iter().zip(turns.iter_mut()) {
+            side.server.settle()?;
+            let pid = side.server.pid().to_string();
+            let started = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
+            let row = side.prepared.measure(side.server, mode, side.label, n)?;
+            let ended = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
+            turn.server_cpu += ended.0.zip(started.0).map_or(0.0, |(e, s)| e - s);
+            turn.own_cpu += ended.1.zip(started.1).map_or(0.0, |(e, s)| e - s);
+            print_row(&row.load);
+            turn.rows.push(row);
+        }
+    }
+    Ok(turns)
+}
+
 /// OpenTelemetry export's cost: two fresh embedded servers, one exporting nothing, the
 /// other a span per decision over OTLP/HTTP to a collector stand-in on loopback (which
 /// decodes every export and counts its spans), measured in turns, three rounds of
 /// `policy_checks / 2` checks each; the median round of each is reported.
 fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> anyhow::Result<()> {
-    const ROUNDS: usize = 3;
     let mode = Backend::Embedded.label();
     let sink = otlp::Sink::start()?;
     let on = [("AGENTGOV_OTLP_ENDPOINT", sink.endpoint.clone()), ("AGENTGOV_OTLP_PROTOCOL", "http/protobuf".into())];
@@ -159,35 +208,24 @@ fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> 
         WARM_UP.as_secs(),
         settings.policy_checks / 2
     ));
-    let mut servers = Vec::new();
-    for (label, env) in [(policy::OTLP_OFF, &[][..]), (policy::OTLP_ON, &on[..])] {
-        let server = Server::start_with(binary, &Backend::Embedded, env)?;
-        let prepared = policy::Decisions::prepare(&server, "bench-otlp", policy::Ask::Check, WARM_UP)?;
-        servers.push((label, server, prepared, Vec::new()));
+    let mut off_server = Server::start_with(binary, &Backend::Embedded, &[])?;
+    let mut on_server = Server::start_with(binary, &Backend::Embedded, &on)?;
+    let mut sides = Vec::new();
+    for (label, server) in [(policy::OTLP_OFF, &off_server), (policy::OTLP_ON, &on_server)] {
+        let prepared = policy::Decisions::prepare(server, "bench-otlp", policy::Ask::Check, WARM_UP)?;
+        sides.push(Side { label, server, prepared });
     }
     let before = sink.spans();
-    // Server CPU seconds per side over the rounds, and this process's (the stand-in's) during
-    // the rounds with export on: a cost the two cores' contention does not blur.
-    let mut cpu = [0.0f64; 2];
-    let mut sink_cpu = 0.0;
-    for _ in 0..ROUNDS {
-        for (side, (label, server, prepared, rows)) in servers.iter_mut().enumerate() {
-            server.settle()?;
-            let pid = server.pid().to_string();
-            let started = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
-            let row = prepared.measure(server, mode, label, settings.policy_checks / 2)?;
-            let ended = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
-            cpu[side] += ended.0.zip(started.0).map_or(0.0, |(e, s)| e - s);
-            if side == 1 {
-                sink_cpu += ended.1.zip(started.1).map_or(0.0, |(e, s)| e - s);
-            }
-            print_row(&row.load);
-            server.check_still_running()?;
-            rows.push(row);
-        }
-    }
+    // Server CPU per side, and this process's (the stand-in's) during the rounds with export
+    // on: a cost the two cores' contention does not blur.
+    let [off, on]: [Turns; 2] =
+        in_turns(&sides, mode, settings.policy_checks / 2)?.try_into().map_err(|_| anyhow::anyhow!("two sides"))?;
+    drop(sides);
+    off_server.check_still_running()?;
+    on_server.check_still_running()?;
     let checks = (ROUNDS as u64 * (settings.policy_checks / 2)) as f64;
-    let per_check = cpu.map(|seconds| seconds / checks * 1e6);
+    let per_check = [off.server_cpu, on.server_cpu].map(|seconds| seconds / checks * 1e6);
+    let sink_cpu = on.own_cpu;
     println!(
         "    server process CPU per check (its Rego workers not counted): {:.0} µs off, {:.0} µs on ({:+.0}%); the collector stand-in used {sink_cpu:.1} s of CPU \
          during the rounds with export on",
@@ -207,17 +245,14 @@ fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> 
         }
     }
     let exported = sink.spans() - before;
-    let measured: u64 = servers[1].3.iter().map(|r| r.answered).sum();
+    let measured: u64 = on.rows.iter().map(|r| r.answered).sum();
     println!(
         "    {exported} spans reached the collector for {measured} checks measured, {} exports refused",
         sink.rejected()
     );
     results.otlp_spans = Some((exported, measured, sink.rejected()));
-    for (_, _, _, mut rows) in servers {
-        rows.sort_by(|a, b| a.load.requests_per_sec.total_cmp(&b.load.requests_per_sec));
-        let median = rows.swap_remove(ROUNDS / 2);
-        results.policy_checks.push(median);
-    }
+    results.policy_checks.push(off.median());
+    results.policy_checks.push(on.median());
     Ok(())
 }
 
@@ -400,19 +435,36 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     server.check_still_running()?;
 
     step(&format!(
-        "bench [{mode}]: {}, the same decision through AuthZEN, {CONCURRENCY} connections, {}s warm-up + {} requests, \
-         in a tenant of its own",
-        policy::AUTHZEN_ENDPOINT,
+        "bench [{mode}]: {} and {}: the same decision through AuthZEN and the check, each in a tenant of its own, \
+         {CONCURRENCY} connections, {}s warm-up, then {ROUNDS} rounds of {} requests on each in turn",
+        policy::AUTHZEN_IN_TURNS,
+        policy::CHECK_IN_TURNS,
         WARM_UP.as_secs(),
-        settings.policy_checks
+        settings.policy_checks / 2
     ));
-    server.settle()?;
-    let label = ("bench-authzen", policy::AUTHZEN_ENDPOINT);
-    let evaluated = policy::decisions(&server, mode, label, policy::Ask::AuthZen, WARM_UP, settings.policy_checks)?;
-    print_row(&evaluated.load);
-    println!("    {} answered (200), {} audited", evaluated.answered, evaluated.audited);
-    results.policy_checks.push(evaluated);
+    let sides = [
+        Side {
+            label: policy::AUTHZEN_IN_TURNS,
+            server: &server,
+            prepared: policy::Decisions::prepare(&server, "bench-authzen", policy::Ask::AuthZen, WARM_UP)?,
+        },
+        Side {
+            label: policy::CHECK_IN_TURNS,
+            server: &server,
+            prepared: policy::Decisions::prepare(&server, "bench-check-turns", policy::Ask::Check, WARM_UP)?,
+        },
+    ];
+    let measured = in_turns(&sides, mode, settings.policy_checks / 2)?;
+    drop(sides);
     server.check_still_running()?;
+    for turns in measured {
+        let checks = (ROUNDS as u64 * (settings.policy_checks / 2)) as f64;
+        let label = turns.rows.first().map(|r| r.load.endpoint.clone()).unwrap_or_default();
+        println!("    {label}: server process CPU per decision {:.0} µs", turns.server_cpu / checks * 1e6);
+        let median = turns.median();
+        println!("    median round: {} answered (200), {} audited", median.answered, median.audited);
+        results.policy_checks.push(median);
+    }
 
     step(&format!(
         "bench [{mode}]: noisy neighbour: {} at {}/s over {} connections, {}s idle, then {}s while another tenant \

@@ -60,8 +60,10 @@ fn check_body(agent_id: &str) -> String {
 const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=policy.decision", 0);
 
 /// The same decision asked through OpenID AuthZEN 1.0 (one evaluation; the key as a bearer
-/// token), as gateways and toolkits ask it.
-pub const AUTHZEN_ENDPOINT: &str = "POST /access/v1/evaluation";
+/// token), as gateways and toolkits ask it, against the check on the same server, measured
+/// in turns (`in_turns`).
+pub const AUTHZEN_IN_TURNS: &str = "POST /access/v1/evaluation (in turns with the check, median of 3 rounds)";
+pub const CHECK_IN_TURNS: &str = "POST /api/v1/policies/check (in turns with AuthZEN, median of 3 rounds)";
 
 /// The checks on a fresh server exporting nothing, and on one exporting a span per decision.
 pub const OTLP_OFF: &str = "POST /api/v1/policies/check (OTLP export off, median of 3 rounds)";
