@@ -143,7 +143,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// Rounds of each side of a comparison measured in turns.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 /// One side of a comparison measured in turns: its label, server and prepared decisions.
 struct Side<'a> {
@@ -171,13 +171,19 @@ impl Turns {
 }
 
 /// Measures `sides` in turns, [`ROUNDS`] rounds of `n` decisions on each, one side after
-/// the other, so that a drift of the machine over the run falls on every side alike. The
-/// caller checks afterwards that its servers still run.
+/// the other, the order reversed every other round (A B, B A, A B…), so that a drift of the
+/// machine over the run, and what one side leaves behind for the next (a checkpoint of its
+/// writes), fall on every side alike. The caller checks afterwards that its servers still
+/// run.
 fn in_turns(sides: &[Side<'_>], mode: &str, n: u64) -> anyhow::Result<Vec<Turns>> {
     let mut turns: Vec<Turns> =
         sides.iter().map(|_| Turns { rows: Vec::new(), server_cpu: 0.0, own_cpu: 0.0 }).collect();
-    for _ in 0..ROUNDS {
-        for (side, turn) in sides.iter().zip(turns.iter_mut()) {
+    for round in 0..ROUNDS {
+        let mut order: Vec<(&Side<'_>, &mut Turns)> = sides.iter().zip(turns.iter_mut()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for (side, turn) in order {
             side.server.settle()?;
             let pid = side.server.pid().to_string();
             let started = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
@@ -194,7 +200,7 @@ fn in_turns(sides: &[Side<'_>], mode: &str, n: u64) -> anyhow::Result<Vec<Turns>
 
 /// OpenTelemetry export's cost: two fresh embedded servers, one exporting nothing, the
 /// other a span per decision over OTLP/HTTP to a collector stand-in on loopback (which
-/// decodes every export and counts its spans), measured in turns, three rounds of
+/// decodes every export and counts its spans), measured in turns ([`in_turns`]), rounds of
 /// `policy_checks / 2` checks each; the median round of each is reported.
 fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> anyhow::Result<()> {
     let mode = Backend::Embedded.label();
@@ -235,10 +241,10 @@ fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> 
     );
     results.otlp_cpu = Some((per_check[0], per_check[1], sink_cpu));
     // The batch queue is sent when a batch is full and every 5 s: wait until the count stays
-    // put for two seconds.
+    // put for longer than that.
     let mut seen = (sink.spans(), std::time::Instant::now());
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while seen.1.elapsed() < Duration::from_secs(2) && std::time::Instant::now() < deadline {
+    let deadline = std::time::Instant::now() + Duration::from_secs(40);
+    while seen.1.elapsed() < Duration::from_secs(6) && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(200));
         if sink.spans() != seen.0 {
             seen = (sink.spans(), std::time::Instant::now());

@@ -62,12 +62,12 @@ const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=
 /// The same decision asked through OpenID AuthZEN 1.0 (one evaluation; the key as a bearer
 /// token), as gateways and toolkits ask it, against the check on the same server, measured
 /// in turns (`in_turns`).
-pub const AUTHZEN_IN_TURNS: &str = "POST /access/v1/evaluation (in turns with the check, median of 3 rounds)";
-pub const CHECK_IN_TURNS: &str = "POST /api/v1/policies/check (in turns with AuthZEN, median of 3 rounds)";
+pub const AUTHZEN_IN_TURNS: &str = "POST /access/v1/evaluation (in turns with the check, median of 5 rounds)";
+pub const CHECK_IN_TURNS: &str = "POST /api/v1/policies/check (in turns with AuthZEN, median of 5 rounds)";
 
 /// The checks on a fresh server exporting nothing, and on one exporting a span per decision.
-pub const OTLP_OFF: &str = "POST /api/v1/policies/check (OTLP export off, median of 3 rounds)";
-pub const OTLP_ON: &str = "POST /api/v1/policies/check (OTLP export on, median of 3 rounds)";
+pub const OTLP_OFF: &str = "POST /api/v1/policies/check (OTLP export off, median of 5 rounds)";
+pub const OTLP_ON: &str = "POST /api/v1/policies/check (OTLP export on, median of 5 rounds)";
 
 /// How a measured run asks for its decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
