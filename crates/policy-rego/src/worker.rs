@@ -40,6 +40,9 @@ pub const QUARANTINE: Duration = Duration::from_secs(60);
 const EVALUATE_DEADLINE: Duration = SET_BUDGET.saturating_add(Duration::from_millis(150));
 /// A worker checking one module is killed this long after the request was sent.
 const VALIDATE_DEADLINE: Duration = Duration::from_secs(5);
+/// A new set is compiled in the free workers ([`Pool::preload`]) until this much time has
+/// passed; the others compile it on first use.
+const PRELOAD_FOR: Duration = Duration::from_secs(1);
 /// Most compiled sets a worker keeps; past that it starts over.
 const SETS_PER_WORKER: usize = 1024;
 /// A worker's niceness: tenant Rego gets the CPU after the server's own threads (and, on
@@ -373,11 +376,14 @@ impl PolicyEngine for IsolatedEngine {
             .map(|m| WireModule { id: m.id, version: m.version, name: m.name.clone(), rego: m.rego.clone() })
             .collect();
         let id = self.pool.next_set.fetch_add(1, Ordering::Relaxed);
-        Ok(Arc::new(IsolatedSet { pool: self.pool.clone(), id, modules: Arc::new(modules) }))
+        let modules = Arc::new(modules);
+        self.pool.preload(id, &modules);
+        Ok(Arc::new(IsolatedSet { pool: self.pool.clone(), id, modules }))
     }
 }
 
-/// A set compiled lazily, in each worker that evaluates it.
+/// A set compiled in the workers that are free when it is made ([`Pool::preload`]), and
+/// lazily in each other worker that evaluates it.
 struct IsolatedSet {
     pool: Arc<Pool>,
     id: u64,
@@ -468,6 +474,36 @@ impl CompiledPolicies for IsolatedSet {
 }
 
 impl Pool {
+    /// Compiles `set` in every worker that is free now (starting it if need be), so that the
+    /// first checks after a policy change do not spend their evaluation budget on the
+    /// compilation (on a loaded machine a worker's start and compilation can take longer
+    /// than the whole budget, and the check would be denied as not evaluated). A busy
+    /// worker compiles it on first use, as before. Stops at the first failure, or when
+    /// [`PRELOAD_FOR`] has passed (so that making the set stays well within its budget);
+    /// what failed here fails again, and is quarantined, when a check evaluates the set.
+    fn preload(&self, set: u64, modules: &Arc<Vec<WireModule>>) {
+        let started = Instant::now();
+        let request = encode(&Request::Evaluate { set, modules: Some(modules.to_vec()), inputs: Vec::new() });
+        for worker in &self.workers {
+            let left = PRELOAD_FOR.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return;
+            }
+            let Ok(mut worker) = worker.try_lock() else { continue };
+            if worker.loaded.contains(&set) {
+                continue;
+            }
+            // A worker still compiling when the time is up is stopped (and started again on
+            // its next use, which compiles the set with the full time a compilation may take).
+            match worker.round_trip(&self.command, &request, left) {
+                Ok(Answer::Outcomes { .. }) => {
+                    worker.loaded.insert(set);
+                }
+                _ => return,
+            }
+        }
+    }
+
     fn is_quarantined(&self, set: u64) -> bool {
         let mut quarantined = self.quarantined.lock().unwrap_or_else(|p| p.into_inner());
         quarantined.retain(|_, since| since.elapsed() < QUARANTINE);

@@ -572,6 +572,42 @@ fn a_worker_answers_a_batch_in_order_and_skips_what_is_past_its_time() {
     assert!(worker.wait().unwrap().success());
 }
 
+/// A new set of policies is compiled in the free workers when it is made, each started
+/// once: the first checks after a policy change do not spend their budget starting a
+/// worker and compiling (which, on a loaded machine, could take all of it and deny them).
+#[test]
+fn a_new_set_is_compiled_in_the_free_workers_when_it_is_made() {
+    use agentgov_domain::ports::{PolicyEngine, PolicyInput, PolicyModule};
+    use agentgov_policy_rego::{IsolatedEngine, WorkerCommand};
+    let dir = std::env::temp_dir().join(format!("agentgov-preload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let starts = dir.join("starts");
+    // Each start of a worker leaves a line, then runs the real worker with its arguments.
+    let script = format!("echo started >> '{}'; exec '{}' \"$@\"", starts.display(), policy_worker().display());
+    let command =
+        WorkerCommand { program: "/bin/sh".into(), args: vec!["-c".into(), script, "sh".into()], memory_mib: 512 };
+    let engine = IsolatedEngine::new(command, 2).unwrap();
+    let started = || std::fs::read_to_string(&starts).unwrap_or_default().lines().count();
+    let module = PolicyModule {
+        id: agentgov_domain::ids::PolicyId(uuid::Uuid::now_v7()),
+        version: 1,
+        name: "no deletes".into(),
+        rego: DENY_DELETES.into(),
+    };
+    let compiled = engine.compile(std::slice::from_ref(&module)).unwrap();
+    assert_eq!(started(), 2, "both workers were started and given the set");
+    // Checks on either worker find it compiled: no worker is started again.
+    for (action, denied) in [("delete", true), ("read", false), ("delete", true)] {
+        let input = PolicyInput::from(json!({"action": action, "resource": "db"}));
+        let outcomes = compiled.evaluate(&input).unwrap();
+        assert_eq!(!outcomes[0].deny.is_empty(), denied, "{action}: {outcomes:?}");
+        assert!(outcomes[0].error.is_none(), "{outcomes:?}");
+    }
+    assert_eq!(started(), 2);
+    drop(engine);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Many concurrent checks of one tenant (batched together on the policy threads and in one
 /// round trip to a worker) each get the decision on their own input.
 #[tokio::test]
