@@ -575,6 +575,7 @@ fn a_worker_answers_a_batch_in_order_and_skips_what_is_past_its_time() {
 /// A new set of policies is compiled in the free workers when it is made, each started
 /// once: the first checks after a policy change do not spend their budget starting a
 /// worker and compiling (which, on a loaded machine, could take all of it and deny them).
+/// Without the preload no worker is started until the first check.
 #[test]
 fn a_new_set_is_compiled_in_the_free_workers_when_it_is_made() {
     use agentgov_domain::ports::{PolicyEngine, PolicyInput, PolicyModule};
@@ -595,15 +596,17 @@ fn a_new_set_is_compiled_in_the_free_workers_when_it_is_made() {
         rego: DENY_DELETES.into(),
     };
     let compiled = engine.compile(std::slice::from_ref(&module)).unwrap();
-    assert_eq!(started(), 2, "both workers were started and given the set");
-    // Checks on either worker find it compiled: no worker is started again.
+    // Both, normally; the first at least (the others get what is left of a second).
+    let preloaded = started();
+    assert!((1..=2).contains(&preloaded), "the free workers were started and given the set: {preloaded}");
+    // Checks (on the first free worker) find it compiled: no worker is started again.
     for (action, denied) in [("delete", true), ("read", false), ("delete", true)] {
         let input = PolicyInput::from(json!({"action": action, "resource": "db"}));
         let outcomes = compiled.evaluate(&input).unwrap();
         assert_eq!(!outcomes[0].deny.is_empty(), denied, "{action}: {outcomes:?}");
         assert!(outcomes[0].error.is_none(), "{outcomes:?}");
     }
-    assert_eq!(started(), 2);
+    assert_eq!(started(), preloaded);
     drop(engine);
     std::fs::remove_dir_all(&dir).unwrap();
 }
