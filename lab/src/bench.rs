@@ -27,6 +27,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use oha::{CONCURRENCY, Load, Stop};
+use policy::ROUNDS;
 use report::{ConsoleRow, Machine, MemoryRow, Results, Row, Settings, Success};
 use xtask::args::{self, Arg};
 use xtask::cmd::{self, root, step};
@@ -142,9 +143,6 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Rounds of each side of a comparison measured in turns.
-const ROUNDS: usize = 5;
-
 /// One side of a comparison measured in turns: its label, server and prepared decisions.
 struct Side<'a> {
     label: &'static str,
@@ -163,6 +161,12 @@ struct Turns {
 }
 
 impl Turns {
+    /// The side's server process's CPU per decision over its rounds, in µs.
+    fn server_cpu_per_decision_us(&self) -> f64 {
+        let decisions: u64 = self.rows.iter().map(|r| r.load.requests).sum();
+        self.server_cpu / decisions.max(1) as f64 * 1e6
+    }
+
     /// The round of median throughput.
     fn median(mut self) -> report::PolicyRow {
         self.rows.sort_by(|a, b| a.load.requests_per_sec.total_cmp(&b.load.requests_per_sec));
@@ -229,8 +233,7 @@ fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> 
     drop(sides);
     off_server.check_still_running()?;
     on_server.check_still_running()?;
-    let checks = (ROUNDS as u64 * (settings.policy_checks / 2)) as f64;
-    let per_check = [off.server_cpu, on.server_cpu].map(|seconds| seconds / checks * 1e6);
+    let per_check = [off.server_cpu_per_decision_us(), on.server_cpu_per_decision_us()];
     let sink_cpu = on.own_cpu;
     println!(
         "    server process CPU per check (its Rego workers not counted): {:.0} µs off, {:.0} µs on ({:+.0}%); the collector stand-in used {sink_cpu:.1} s of CPU \
@@ -461,12 +464,10 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         },
     ];
     let measured = in_turns(&sides, mode, settings.policy_checks / 2)?;
-    drop(sides);
+    let labels = sides.map(|side| side.label);
     server.check_still_running()?;
-    for turns in measured {
-        let checks = (ROUNDS as u64 * (settings.policy_checks / 2)) as f64;
-        let label = turns.rows.first().map(|r| r.load.endpoint.clone()).unwrap_or_default();
-        println!("    {label}: server process CPU per decision {:.0} µs", turns.server_cpu / checks * 1e6);
+    for (turns, label) in measured.into_iter().zip(labels) {
+        println!("    {label}: server process CPU per decision {:.0} µs", turns.server_cpu_per_decision_us());
         let median = turns.median();
         println!("    median round: {} answered (200), {} audited", median.answered, median.audited);
         results.policy_checks.push(median);

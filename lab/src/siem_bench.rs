@@ -43,6 +43,7 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::bench::audit;
+use crate::bench::mem::parse_process_ticks;
 use xtask::args::{self, Arg};
 use xtask::cmd::{self, step};
 use xtask::server::build_release;
@@ -495,13 +496,6 @@ fn postgres_ticks() -> HashMap<u32, u64> {
             stat.contains("(postgres)").then(|| Some((pid, parse_process_ticks(&stat)?)))?
         })
         .collect()
-}
-
-fn parse_process_ticks(stat: &str) -> Option<u64> {
-    // After the command name in parentheses (which may hold spaces): state is field 3, utime
-    // and stime fields 14 and 15.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
 }
 
 /// Busy and total ticks of the `cpu` line of `/proc/stat` (idle and iowait are not busy).

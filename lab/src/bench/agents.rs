@@ -372,12 +372,7 @@ fn search_row(mode: &str, query: &str, connections: u32, json: &Value) -> anyhow
         "    {query:?} at {connections} connection(s): {} requests, {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {:.2}% success",
         row.requests, row.requests_per_sec, row.p50_ms, row.p99_ms, row.success_percent
     );
-    if row.success_percent < 100.0 {
-        eprintln!(
-            "    warning: not every search answered 200: statuses {}, errors {}",
-            json["statusCodeDistribution"], json["errorDistribution"]
-        );
-    }
+    row.warn_unless_all_succeeded("search", 200, json);
     Ok(row)
 }
 

@@ -69,12 +69,7 @@ pub fn append_load(
     }
     let json = running.join()?;
     let row = Row::from_oha(mode, APPEND_ENDPOINT, CONCURRENCY, Success::Status(201), &json)?;
-    if row.success_percent < 100.0 {
-        eprintln!(
-            "    warning: not every append answered 201: statuses {}, errors {}",
-            json["statusCodeDistribution"], json["errorDistribution"]
-        );
-    }
+    row.warn_unless_all_succeeded("append", 201, &json);
     Ok(row)
 }
 

@@ -27,10 +27,15 @@ pub fn cpu_seconds(pid: &str) -> Option<f64> {
 }
 
 fn parse_cpu_seconds(stat: &str) -> Option<f64> {
-    // The command name, field 2, is in parentheses and may hold spaces: count after it.
+    Some(parse_process_ticks(stat)? as f64 / 100.0)
+}
+
+/// utime + stime, in ticks, of a `/proc/<pid>/stat` line.
+pub(crate) fn parse_process_ticks(stat: &str) -> Option<u64> {
+    // After the command name in parentheses (which may hold spaces): state is field 3, utime
+    // and stime fields 14 and 15.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let (utime, stime): (u64, u64) = (fields.get(11)?.parse().ok()?, fields.get(12)?.parse().ok()?);
-    Some((utime + stime) as f64 / 100.0)
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
 }
 
 /// Samples `VmRSS` on a thread until [`RssSampler::finish`]; keeps the highest value.

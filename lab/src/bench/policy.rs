@@ -59,6 +59,10 @@ fn check_body(agent_id: &str) -> String {
 /// The filtered export that counts the tenant's `policy.decision` records.
 const DECISIONS: (&str, &str, u64) = ("JSONL", "/api/v1/audit/export?event_type=policy.decision", 0);
 
+/// Rounds of each side of a comparison measured in turns (`in_turns`); the labels below
+/// name it.
+pub const ROUNDS: usize = 5;
+
 /// The same decision asked through OpenID AuthZEN 1.0 (one evaluation; the key as a bearer
 /// token), as gateways and toolkits ask it, against the check on the same server, measured
 /// in turns (`in_turns`).
@@ -145,12 +149,7 @@ impl Decisions {
             Load::post_json(self.url.clone(), self.headers.clone(), self.body.clone(), Stop::Requests(checks)).run()?;
         let after = audited(server, mode, &self.api_key)?;
         let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
-        if load.success_percent < 100.0 {
-            eprintln!(
-                "    warning: not every decision answered 200: statuses {}, errors {}",
-                json["statusCodeDistribution"], json["errorDistribution"]
-            );
-        }
+        load.warn_unless_all_succeeded("decision", 200, &json);
         Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: after.saturating_sub(before) })
     }
 }
@@ -246,6 +245,13 @@ mod tests {
         assert_eq!(evaluation["action"]["name"], check["action"]);
         assert_eq!(evaluation["resource"]["id"], check["resource"]);
         assert_eq!(evaluation["context"], check["context"]);
+    }
+
+    #[test]
+    fn the_labels_of_comparisons_in_turns_name_the_rounds() {
+        for label in [AUTHZEN_IN_TURNS, CHECK_IN_TURNS, OTLP_OFF, OTLP_ON] {
+            assert!(label.ends_with(&format!("median of {ROUNDS} rounds)")), "{label}");
+        }
     }
 
     #[test]

@@ -70,6 +70,17 @@ impl Row {
         )
     }
 
+    /// Warns on standard error when not every request of the run succeeded (`what`
+    /// answered `status`), with oha's status and error counts.
+    pub fn warn_unless_all_succeeded(&self, what: &str, status: u16, json: &Value) {
+        if self.success_percent < 100.0 {
+            eprintln!(
+                "    warning: not every {what} answered {status}: statuses {}, errors {}",
+                json["statusCodeDistribution"], json["errorDistribution"]
+            );
+        }
+    }
+
     pub fn from_oha(
         mode: &str,
         endpoint: &str,

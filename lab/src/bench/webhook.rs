@@ -57,12 +57,7 @@ pub fn ingest(server: &Server, mode: &str, warm_up: Duration, events: u64) -> an
     let after = stored_events(server, mode, &api_key)?;
 
     let load = Row::from_oha(mode, ENDPOINT, CONCURRENCY, Success::Status(200), &json)?;
-    if load.success_percent < 100.0 {
-        eprintln!(
-            "    warning: not every delivery answered 200: statuses {}, errors {}",
-            json["statusCodeDistribution"], json["errorDistribution"]
-        );
-    }
+    load.warn_unless_all_succeeded("delivery", 200, &json);
     Ok(WebhookRow { load, acknowledged: status_count(&json, "200"), stored: after.saturating_sub(before) })
 }
 
