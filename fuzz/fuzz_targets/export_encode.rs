@@ -102,6 +102,7 @@ fn record(u: &mut Unstructured<'_>, texts: &[String]) -> arbitrary::Result<Audit
         decision,
         risk_score,
         details,
+        session_id: None,
         prev_hash: AuditHash(u.arbitrary()?),
         hash: AuditHash(u.arbitrary()?),
     })

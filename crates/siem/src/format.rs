@@ -357,6 +357,7 @@ mod tests {
             details: JsonText::from_value(&serde_json::json!({"note": details})),
             prev_hash: AuditHash([0; 32]),
             hash: AuditHash([0; 32]),
+            session_id: None,
         }
     }
 

@@ -33,6 +33,7 @@ pub(crate) fn record_with(seq: i64, details: Value) -> AuditRecord {
         details: JsonText::from_value(&details),
         prev_hash: AuditHash([0; 32]),
         hash: AuditHash([seq as u8; 32]),
+        session_id: None,
     }
 }
 

@@ -356,6 +356,7 @@ macro_rules! rows {
                 pub details: String,
                 pub prev_hash: Vec<u8>,
                 pub hash: Vec<u8>,
+                pub session_id: Option<String>,
             }
 
             impl From<&AuditRecord> for AuditRecordRow {
@@ -376,6 +377,7 @@ macro_rules! rows {
                         details: r.details.as_str().to_owned(),
                         prev_hash: r.prev_hash.0.to_vec(),
                         hash: r.hash.0.to_vec(),
+                        session_id: r.session_id.clone(),
                     }
                 }
             }
@@ -404,6 +406,7 @@ macro_rules! rows {
                         decision: r.decision,
                         risk_score: r.risk_score,
                         details,
+                        session_id: r.session_id,
                         prev_hash,
                         hash,
                     })

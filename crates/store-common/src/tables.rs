@@ -132,6 +132,7 @@ macro_rules! tables {
                 details -> Text,
                 prev_hash -> Binary,
                 hash -> Binary,
+                session_id -> Nullable<Text>,
             }
         }
 

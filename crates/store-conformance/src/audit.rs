@@ -62,7 +62,11 @@ pub async fn audit_records_round_trip_every_field(store: Arc<dyn Store>) {
     sparse.decision = None;
     sparse.risk_score = None;
     sparse.actor = Actor::system("cli");
-    let out = store.append_audit(vec![new_entry(a, "full", precise(1, 123_456)), sparse]).await.unwrap();
+    let mut full = new_entry(a, "full", precise(1, 123_456));
+    full.session_id = Some("conversation-1".into());
+    let out = store.append_audit(vec![full, sparse]).await.unwrap();
+    assert_eq!(out[0].session_id.as_deref(), Some("conversation-1"));
+    assert!(out.iter().all(|r| r.computed_hash() == r.hash));
     for record in &out {
         assert_eq!(store.get_audit(a, record.id).await.unwrap().as_ref(), Some(record));
     }
@@ -117,6 +121,9 @@ pub async fn audit_scans_filter_by_every_field(store: Arc<dyn Store>) {
         e.action = Some(if i < 6 { "read" } else { "write" }.into());
         e.decision = Some(if i % 4 == 0 { "deny" } else { "allow" }.into());
         e.actor = if i == 5 { Actor::new(ActorType::User, "u-5") } else { Actor::new(ActorType::ApiKey, "k") };
+        if i % 5 == 1 {
+            e.session_id = Some(format!("run-{}", i % 2));
+        }
         entries.push(e);
     }
     let out = store.append_audit(entries).await.unwrap();
@@ -132,6 +139,9 @@ pub async fn audit_scans_filter_by_every_field(store: Arc<dyn Store>) {
         (AuditFilter { from: Some(precise(30, 0)), to: Some(precise(60, 0)), ..Default::default() }, vec![4, 5, 6]),
         (AuditFilter { min_seq: Some(11), ..Default::default() }, vec![11, 12]),
         (AuditFilter { max_seq: Some(2), ..Default::default() }, vec![1, 2]),
+        (AuditFilter { session_id: Some("run-1".into()), ..Default::default() }, vec![2, 12]),
+        (AuditFilter { session_id: Some("run-0".into()), ..Default::default() }, vec![7]),
+        (AuditFilter { session_id: Some("run-1".into()), min_seq: Some(3), ..Default::default() }, vec![12]),
         (
             AuditFilter {
                 agent_id: Some(agent),

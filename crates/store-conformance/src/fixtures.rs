@@ -150,6 +150,7 @@ pub fn new_entry(tenant: TenantId, event_type: &str, at: OffsetDateTime) -> Audi
         decision: Some("allow".to_owned()),
         risk_score: Some(0.125),
         details: JsonText::from_stored(r#"{"z": 1, "a": "caf\u00e9 ü \"q\"", "n": [1.5e3, null]}"#.to_owned()).unwrap(),
+        session_id: None,
     }
 }
 

@@ -58,6 +58,7 @@ fn entry(tenant: TenantId, n: usize) -> AuditEntry {
         decision: Some(if n.is_multiple_of(5) { "deny" } else { "allow" }.to_owned()),
         risk_score: Some(n as f64 / 100.0),
         details: JsonText::from_value(&serde_json::json!({"n": n, "input": {"q": "sélect *"}, "tags": ["a", "b"]})),
+        session_id: None,
     }
 }
 

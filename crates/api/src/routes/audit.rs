@@ -69,6 +69,7 @@ macro_rules! filter_query {
                     actor_id: self.actor_id.clone(),
                     from: self.from.clone(),
                     to: self.to.clone(),
+                    session_id: None,
                 }
             }
         }

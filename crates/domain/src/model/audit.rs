@@ -321,6 +321,8 @@ pub struct AuditEntry {
     pub decision: Option<String>,
     pub risk_score: Option<f64>,
     pub details: JsonText,
+    /// The agent's session (conversation or run) the event belongs to.
+    pub session_id: Option<String>,
 }
 
 impl From<AuditRecord> for AuditEntry {
@@ -341,6 +343,7 @@ impl From<AuditRecord> for AuditEntry {
             decision: r.decision,
             risk_score: r.risk_score,
             details: r.details,
+            session_id: r.session_id,
         }
     }
 }
@@ -372,6 +375,9 @@ pub struct AuditRecord {
     /// Free-form JSON object: input, output, reasoning, context…
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: JsonText,
+    /// The agent's session (a conversation or run id) the record belongs to: a policy
+    /// check's `session_id`, an observation's session; `null` otherwise. Hashed when present.
+    pub session_id: Option<String>,
     /// Hash of the previous record of the tenant (64 zeros for the first).
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0000000000000000000000000000000000000000000000000000000000000000"))]
     pub prev_hash: AuditHash,
@@ -420,6 +426,7 @@ impl AuditRecord {
             decision: self.decision.as_deref(),
             risk_score: self.risk_score,
             details: &self.details,
+            session_id: self.session_id.as_deref(),
         }
     }
 }
@@ -436,6 +443,7 @@ struct EntryView<'a> {
     decision: Option<&'a str>,
     risk_score: Option<f64>,
     details: &'a JsonText,
+    session_id: Option<&'a str>,
 }
 
 /// Version 1 of the canonical encoding: field order is fixed by this struct, the timestamp
@@ -456,6 +464,9 @@ struct CanonicalV1<'a> {
     decision: Option<&'a str>,
     risk_score: Option<f64>,
     details: &'a RawValue,
+    /// Left out when absent, so that records written before sessions hash as they did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
 }
 
 /// Microseconds since the Unix epoch: the precision every store keeps.
@@ -484,6 +495,7 @@ fn canonical_bytes(tenant: TenantId, seq: i64, e: &EntryView<'_>) -> Vec<u8> {
         decision: e.decision,
         risk_score: e.risk_score,
         details: &e.details.0,
+        session_id: e.session_id,
     };
     // Serialising strings, numbers and raw JSON into a Vec cannot fail; a non-finite
     // `risk_score` would be written as `null`, and validation keeps it in [0, 1].
@@ -515,6 +527,8 @@ pub struct AuditFilter {
     pub to: Option<OffsetDateTime>,
     pub min_seq: Option<i64>,
     pub max_seq: Option<i64>,
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 impl AuditFilter {
@@ -531,6 +545,7 @@ impl AuditFilter {
             && self.to.is_none_or(|t| r.timestamp < t)
             && self.min_seq.is_none_or(|m| r.seq >= m)
             && self.max_seq.is_none_or(|m| r.seq <= m)
+            && self.session_id.as_ref().is_none_or(|s| r.session_id.as_ref() == Some(s))
     }
 }
 
@@ -583,6 +598,7 @@ impl ChainHead {
             decision: entry.decision,
             risk_score: entry.risk_score,
             details: entry.details,
+            session_id: entry.session_id,
             prev_hash: self.hash,
             hash: AuditHash::GENESIS,
         };
@@ -717,6 +733,7 @@ mod tests {
             decision: None,
             risk_score: Some(0.25),
             details: JsonText::from_value(&serde_json::json!({"b": 1, "a": [true, null, "x\"y"]})),
+            session_id: None,
         }
     }
 
@@ -791,6 +808,21 @@ mod tests {
         // Pinned: a change to the canonical encoding would orphan every stored chain.
         let records = chain(1);
         assert_eq!(records[0].hash.to_hex(), "c520fa623cb46daa4ed06fb28fed52a93ca1bef7189bbaa29c21c9b99c1b6dbd");
+    }
+
+    #[test]
+    fn a_session_id_is_hashed_when_present_and_absent_otherwise() {
+        // A record without a session hashes as before (the pinned hash above); with one,
+        // the session is covered: changing it breaks the hash.
+        let mut head = ChainHead::GENESIS;
+        let mut with = entry(1, 1_000);
+        with.session_id = Some("run-1".into());
+        let mut sealed = head.seal(with);
+        assert_eq!(sealed.computed_hash(), sealed.hash);
+        let plain = ChainHead::GENESIS.seal(entry(1, 1_000));
+        assert_ne!(plain.hash, sealed.hash);
+        sealed.session_id = Some("run-2".into());
+        assert_ne!(sealed.computed_hash(), sealed.hash);
     }
 
     #[test]

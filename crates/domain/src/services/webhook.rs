@@ -158,6 +158,7 @@ impl WebhookService {
             decision: None,
             risk_score,
             details: JsonText::from_serialize(&details),
+            session_id: None,
         };
         match (self.audit.record(event).await, id) {
             (Ok(_), _) => Ok(()),

@@ -176,7 +176,8 @@ fn seq_window(f: &AuditFilter, scan: &AuditScan) -> Option<(i64, i64)> {
         && f.actor_type.is_none()
         && f.actor_id.is_none()
         && f.from.is_none()
-        && f.to.is_none();
+        && f.to.is_none()
+        && f.session_id.is_none();
     if !only_seq || scan.limit == 0 || scan.order != SeqOrder::Asc {
         return None;
     }
@@ -301,6 +302,9 @@ fn filtered<'a>(tenant: TenantId, f: &'a AuditFilter) -> audit_records::BoxedQue
     if let Some(max) = f.max_seq {
         query = query.filter(audit_records::seq.le(max));
     }
+    if let Some(session) = &f.session_id {
+        query = query.filter(audit_records::session_id.eq(session));
+    }
     query
 }
 
@@ -318,12 +322,12 @@ fn head_columns(heads: &HashMap<Uuid, ChainHead>) -> HeadColumns {
     columns
 }
 
-/// The batch's rows, `$1` to `$15`: one array per column.
+/// The batch's rows, `$1` to `$16`: one array per column.
 macro_rules! unnest_records {
     () => {
         "SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::timestamptz[], $5::text[], $6::text[],
                          $7::text[], $8::uuid[], $9::text[], $10::text[], $11::text[], $12::float8[], $13::text[],
-                         $14::bytea[], $15::bytea[])"
+                         $14::bytea[], $15::bytea[], $16::text[])"
     };
 }
 
@@ -331,14 +335,14 @@ macro_rules! unnest_records {
 macro_rules! record_columns {
     () => {
         "audit_records (id, tenant_id, seq, ts, actor_type, actor_id, event_type, agent_id, action, resource,
-                               decision, risk_score, details, prev_hash, hash)"
+                               decision, risk_score, details, prev_hash, hash, session_id)"
     };
 }
 
-/// The heads after the batch, `$16` to `$19`.
+/// The heads after the batch, `$17` to `$20`.
 macro_rules! new_heads {
     () => {
-        "unnest($16::uuid[], $17::bigint[], $18::bytea[], $19::timestamptz[]) AS u (tenant_id, seq, hash, ts)"
+        "unnest($17::uuid[], $18::bigint[], $19::bytea[], $20::timestamptz[]) AS u (tenant_id, seq, hash, ts)"
     };
 }
 
@@ -363,15 +367,15 @@ const APPEND_LOCKED_SQL: &str = concat!(
 /// The whole append in one statement and one round trip (no `BEGIN`, no `COMMIT`: a
 /// statement is atomic), for a batch sealed onto the heads this process left: it locks
 /// the heads in tenant order (as the locking path does), and only if each is still the
-/// expected one (`$20` to `$22`) inserts the records and advances the heads. It answers
+/// expected one (`$21` to `$23`) inserts the records and advances the heads. It answers
 /// whether it did; if not, nothing was written and the locking path takes over.
 const APPEND_UNMOVED_SQL: &str = concat!(
     "WITH locked AS (
-    SELECT tenant_id, seq, hash FROM audit_heads WHERE tenant_id = ANY($20::uuid[])
+    SELECT tenant_id, seq, hash FROM audit_heads WHERE tenant_id = ANY($21::uuid[])
     ORDER BY tenant_id FOR UPDATE
 ), unmoved AS (
-    SELECT count(*) = cardinality($20::uuid[]) AS ok
-    FROM locked JOIN unnest($20::uuid[], $21::bigint[], $22::bytea[]) AS e (tenant_id, seq, hash) USING (tenant_id)
+    SELECT count(*) = cardinality($21::uuid[]) AS ok
+    FROM locked JOIN unnest($21::uuid[], $22::bigint[], $23::bytea[]) AS e (tenant_id, seq, hash) USING (tenant_id)
     WHERE locked.seq = e.seq AND locked.hash = e.hash
 ), inserted AS (
     INSERT INTO ",
@@ -467,13 +471,14 @@ impl<S: AppendSql> QueryFragment<Pg> for Append<'_, S> {
                 "13" => out.push_bind_param::<Array<Text>, _>(&c.details)?,
                 "14" => out.push_bind_param::<Array<Bytea>, _>(&c.prev_hash)?,
                 "15" => out.push_bind_param::<Array<Bytea>, _>(&c.hash)?,
-                "16" => out.push_bind_param::<Array<SqlUuid>, _>(&h.0)?,
-                "17" => out.push_bind_param::<Array<BigInt>, _>(&h.1)?,
-                "18" => out.push_bind_param::<Array<Bytea>, _>(&h.2)?,
-                "19" => out.push_bind_param::<Array<Timestamptz>, _>(&h.3)?,
-                "20" => out.push_bind_param::<Array<SqlUuid>, _>(&e.0)?,
-                "21" => out.push_bind_param::<Array<BigInt>, _>(&e.1)?,
-                "22" => out.push_bind_param::<Array<Bytea>, _>(&e.2)?,
+                "16" => out.push_bind_param::<Array<Nullable<Text>>, _>(&c.session_id)?,
+                "17" => out.push_bind_param::<Array<SqlUuid>, _>(&h.0)?,
+                "18" => out.push_bind_param::<Array<BigInt>, _>(&h.1)?,
+                "19" => out.push_bind_param::<Array<Bytea>, _>(&h.2)?,
+                "20" => out.push_bind_param::<Array<Timestamptz>, _>(&h.3)?,
+                "21" => out.push_bind_param::<Array<SqlUuid>, _>(&e.0)?,
+                "22" => out.push_bind_param::<Array<BigInt>, _>(&e.1)?,
+                "23" => out.push_bind_param::<Array<Bytea>, _>(&e.2)?,
                 other => {
                     return Err(diesel::result::Error::QueryBuilderError(
                         format!("an audit append statement has no parameter ${other}").into(),
@@ -505,6 +510,7 @@ struct RecordColumns<'a> {
     details: Vec<&'a str>,
     prev_hash: Vec<&'a [u8]>,
     hash: Vec<&'a [u8]>,
+    session_id: Vec<Option<&'a str>>,
 }
 
 impl<'a> RecordColumns<'a> {
@@ -526,6 +532,7 @@ impl<'a> RecordColumns<'a> {
             c.details.push(r.details.as_str());
             c.prev_hash.push(&r.prev_hash.0);
             c.hash.push(&r.hash.0);
+            c.session_id.push(r.session_id.as_deref());
         }
         c
     }

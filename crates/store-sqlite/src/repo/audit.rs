@@ -40,8 +40,22 @@ pub(crate) fn ceil_micros(t: OffsetDateTime) -> i64 {
 /// The tenant's records passing `filter`, as a boxed query to refine.
 fn filtered(tenant: TenantId, filter: AuditFilter) -> audit_records::BoxedQuery<'static, Sqlite> {
     let mut q = audit_records::table.filter(audit_records::tenant_id.eq(id_text(tenant.0))).into_boxed();
-    let AuditFilter { agent_id, event_type, action, decision, actor_type, actor_id, from, to, min_seq, max_seq } =
-        filter;
+    let AuditFilter {
+        agent_id,
+        event_type,
+        action,
+        decision,
+        actor_type,
+        actor_id,
+        from,
+        to,
+        min_seq,
+        max_seq,
+        session_id,
+    } = filter;
+    if let Some(session) = session_id {
+        q = q.filter(audit_records::session_id.eq(session));
+    }
     if let Some(agent) = agent_id {
         q = q.filter(audit_records::agent_id.eq(id_text(agent)));
     }

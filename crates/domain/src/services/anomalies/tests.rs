@@ -489,6 +489,7 @@ async fn training_learns_only_from_the_decisions_and_blocks_the_service_recorded
         decision: Some("blocked".into()),
         risk_score: Some(0.99),
         details: JsonText::from_value(&json!({"validation_id": uuid::Uuid::from_u128(0xbad0)})),
+        session_id: None,
     };
     h.store.append_audit(vec![planted]).await.unwrap();
 

@@ -13,7 +13,7 @@ use crate::ports::AuditRepo;
 
 /// Columns of the CSV export, in order. `details` is the record's JSON text; `origin`
 /// (`service` or `client`, derived from `event_type`, not hashed) comes last.
-pub const CSV_COLUMNS: [&str; 15] = [
+pub const CSV_COLUMNS: [&str; 16] = [
     "id",
     "seq",
     "timestamp",
@@ -29,6 +29,7 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "prev_hash",
     "hash",
     "origin",
+    "session_id",
 ];
 
 /// Turns records into the bytes of one export format.
@@ -126,7 +127,7 @@ fn defuse_cell(cell: &mut String) {
     }
 }
 
-fn csv_row(r: &AuditRecord) -> [String; 15] {
+fn csv_row(r: &AuditRecord) -> [String; 16] {
     let opt = |s: &Option<String>| s.clone().unwrap_or_default();
     let timestamp = r.timestamp.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
     [
@@ -146,6 +147,7 @@ fn csv_row(r: &AuditRecord) -> [String; 15] {
         r.prev_hash.to_hex(),
         r.hash.to_hex(),
         r.origin.as_str().to_owned(),
+        opt(&r.session_id),
     ]
 }
 

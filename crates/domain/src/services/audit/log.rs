@@ -49,6 +49,8 @@ pub struct AuditEvent {
     pub risk_score: Option<f64>,
     /// Serialised when it is set, once: the text is what is stored, hashed and served.
     pub details: JsonText,
+    /// The agent session the event belongs to.
+    pub session_id: Option<String>,
 }
 
 impl AuditEvent {
@@ -72,6 +74,7 @@ impl AuditEvent {
             decision: None,
             risk_score: None,
             details: JsonText::empty_object(),
+            session_id: None,
         }
     }
 
@@ -149,6 +152,7 @@ impl AuditLog {
             decision: event.decision,
             risk_score: event.risk_score,
             details: event.details,
+            session_id: event.session_id,
         };
         self.append(entry).await
     }

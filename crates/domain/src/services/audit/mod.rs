@@ -192,6 +192,24 @@ pub struct AuditFilterParams {
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub to: Option<String>,
+    /// Only records of this agent session (a policy check's `session_id`), exact.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
+    #[cfg_attr(
+        feature = "openapi",
+        param(
+            min_length = 1,
+            max_length = 200,
+            pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+        )
+    )]
+    pub session_id: Option<String>,
 }
 
 /// An optional text field: absent is fine; present, it follows [`check_text`].
@@ -229,6 +247,7 @@ impl AuditFilterParams {
         check_opt_text(v, &field("action"), self.action.as_deref(), MAX_ACTION_LEN);
         check_opt_text(v, &field("decision"), self.decision.as_deref(), MAX_DECISION_LEN);
         check_opt_text(v, &field("actor_id"), self.actor_id.as_deref(), MAX_RESOURCE_LEN);
+        check_opt_text(v, &field("session_id"), self.session_id.as_deref(), MAX_ACTION_LEN);
         let from = parse_time(v, &field("from"), self.from.as_deref());
         let to = parse_time(v, &field("to"), self.to.as_deref());
         AuditFilter {
@@ -242,6 +261,7 @@ impl AuditFilterParams {
             to,
             min_seq: None,
             max_seq: None,
+            session_id: self.session_id.clone(),
         }
     }
 }
@@ -327,6 +347,7 @@ impl AuditService {
             decision: req.decision,
             risk_score: req.risk_score,
             details: req.details.as_ref().map_or_else(JsonText::empty_object, JsonText::from_value),
+            session_id: None,
         };
         self.log.record(event).await
     }

@@ -336,6 +336,7 @@ impl SiemService {
             timestamp: self.ports.clock.now(),
             actor,
             event_type: "siem.test".into(),
+            session_id: None,
             origin: AuditOrigin::Service,
             agent_id: None,
             action: Some("test".into()),

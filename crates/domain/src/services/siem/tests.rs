@@ -76,6 +76,7 @@ async fn append(h: &Harness, tenant: TenantId, n: usize, event_type: &str, decis
             decision: decision.map(str::to_owned),
             risk_score: None,
             details: JsonText::from_value(&serde_json::json!({"i": i})),
+            session_id: None,
         })
         .collect();
     h.store.append_audit(entries).await.unwrap();
