@@ -52,8 +52,8 @@ impl Default for HttpSettings {
 /// AuthZEN clients look for them).
 fn register(cfg: &mut ServiceConfig) {
     use routes::{
-        agents, anomalies, api_keys, audit, auth, discovery, guard, health, hitl, policies, siem, tenants, users,
-        webhook,
+        agents, anomalies, api_keys, audit, auth, discovery, guard, health, hitl, policies, sessions, siem, tenants,
+        users, webhook,
     };
     // One scope per resource: a request is matched against its resource's few routes, not
     // against every route's pattern in turn (the router, the request span and the metrics
@@ -123,6 +123,7 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(anomalies::get)
                     .service(anomalies::update),
             )
+            .service(utoipa_actix_web::scope("/sessions").service(sessions::observe).service(sessions::get))
             .service(
                 utoipa_actix_web::scope("/hitl")
                     .service(hitl::request)

@@ -33,6 +33,7 @@ Errors are RFC 9457 `application/problem+json`. Lists take `limit` (1-500, defau
         (name = "integrations", description = "Gateways that call agentgov in their own protocol: LiteLLM's Generic Guardrail API"),
         (name = "authzen", description = "OpenID AuthZEN Authorization API 1.0: access evaluations decided and audited as policy checks, and the PDP's metadata (served at the server's root, outside /api/v1)"),
         (name = "anomalies", description = "Anomaly reports about agents (file, list, count, label) and the tenant's trainable detector"),
+        (name = "sessions", description = "Agent sessions: what a conversation or run has done and seen, read by its policy checks; content shown to the agent, screened"),
         (name = "hitl", description = "Human-in-the-loop approval requests: open, decide, follow (long-poll), callbacks"),
         (name = "feed", description = "The real-time WebSocket feed of the tenant's events"),
         (name = "discovery", description = "Shadow-agent discovery: ingest observed activity, cluster it into candidates, confirm or dismiss them"),

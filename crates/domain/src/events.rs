@@ -21,6 +21,9 @@ pub const CREDENTIALS_CHANGED: &str = "auth.credentials_changed";
 pub const AGENT_ACTION: &str = "agent.action";
 /// An agent's heartbeat delivered by the webhook.
 pub const AGENT_HEARTBEAT: &str = "agent.heartbeat";
+/// Audit only: content shown to an agent in a session (`POST /sessions/{id}/observe`),
+/// with the labels it raised and its digest, never the content.
+pub const SESSION_OBSERVED: &str = "agent.observed";
 
 // Policies.
 /// The bus event that tells every replica a tenant's policies changed.

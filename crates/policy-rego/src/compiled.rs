@@ -374,6 +374,10 @@ fn read_rule(
             Value::Number(n) => outcome.risk_adjustment = n.as_f64(),
             other => return Err(format!("risk_adjustment must be a number, not {}", type_name(other))),
         },
+        "labels" => match value {
+            Value::Set(_) => outcome.labels = messages(value, "labels", String::new)?,
+            other => return Err(format!("labels must be a set of strings, not {}", type_name(other))),
+        },
         _ => {}
     }
     Ok(())

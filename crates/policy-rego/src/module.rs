@@ -14,6 +14,7 @@
 //! out contains ["deny", v] if v := data.<package>.deny
 //! out contains ["require_approval", v] if v := data.<package>.require_approval
 //! out contains ["risk_adjustment", v] if v := data.<package>.risk_adjustment
+//! out contains ["labels", v] if v := data.<package>.labels
 //! ```
 
 use std::num::NonZeroU32;
@@ -27,7 +28,7 @@ use crate::analysis;
 use crate::diagnostic::{self, MODULE_FILE};
 
 /// The contract's rules, in the order the outcome module lists them.
-pub(crate) const RULES: [&str; 3] = ["deny", "require_approval", "risk_adjustment"];
+pub(crate) const RULES: [&str; 4] = ["deny", "require_approval", "risk_adjustment", "labels"];
 
 /// Wall-clock limit of one module's evaluation; beyond it the evaluation fails (and the
 /// check fails closed).

@@ -98,6 +98,8 @@ struct WireOutcome {
     deny: Vec<String>,
     require_approval: Vec<String>,
     risk_adjustment: Option<f64>,
+    #[serde(default)]
+    labels: Vec<String>,
     error: Option<String>,
 }
 
@@ -216,6 +218,7 @@ fn answer(
                                 deny: o.deny,
                                 require_approval: o.require_approval,
                                 risk_adjustment: o.risk_adjustment,
+                                labels: o.labels,
                                 error: o.error,
                             })
                             .collect(),
@@ -446,6 +449,7 @@ impl CompiledPolicies for IsolatedSet {
                                     deny: o.deny,
                                     require_approval: o.require_approval,
                                     risk_adjustment: o.risk_adjustment,
+                                    labels: o.labels,
                                     error: o.error,
                                 })
                                 .collect())

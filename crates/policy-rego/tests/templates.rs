@@ -55,6 +55,11 @@ impl Input {
         self
     }
 
+    fn session(mut self, session: Value) -> Self {
+        self.0["session"] = session;
+        self
+    }
+
     fn at(mut self, now_ns: i64) -> Self {
         self.0["time"]["now_ns"] = json!(now_ns);
         self
@@ -222,6 +227,81 @@ fn deny_critical_risk() {
     assert_eq!(decide(t, json!({}), Input::new("read", "x").risk(0.9)), Deny);
     assert_eq!(decide(t, json!({}), Input::new("read", "x").risk(0.5)), Allow);
     assert_eq!(decide(t, json!({"ceiling": 0.5}), Input::new("read", "x").risk(0.5)), Deny);
+}
+
+/// A session as `input.session` carries it, with `labels`.
+fn session(labels: &[&str]) -> Value {
+    json!({
+        "id": "s", "events": 3, "checks": 2, "labels": labels, "sensitivity": 0, "observations": 1,
+        "approvals": 0, "spend": 0, "rate": {"last_minute": 2, "last_hour": 2},
+        "decisions": {"allow": 2, "deny": 0, "require_approval": 0}, "actions": {"read": 2}
+    })
+}
+
+#[test]
+fn label_sensitive_reads() {
+    let t = "label-sensitive-reads";
+    let labels = |action: &str, resource: &str| outcome(t, json!({}), &Input::new(action, resource)).labels;
+    assert_eq!(labels("read", "vault/db-password"), ["secret_read"]);
+    assert_eq!(labels("get_security_code", "inbox"), ["secret_read"]);
+    assert_eq!(labels("get_iban", "bank"), ["pii_read"]);
+    assert_eq!(labels("read_file", "hr/salary.csv"), ["pii_read"]);
+    assert_eq!(labels("read", "secrets/patients"), ["pii_read", "secret_read"]);
+    assert!(labels("read", "docs/handbook").is_empty());
+    assert!(labels("read", "tokenizer/config").is_empty(), "a word, not a substring");
+    assert_eq!(decide(t, json!({}), Input::new("read", "vault/x")), Allow);
+    let custom = outcome(t, json!({"secret_markers": ["keys"]}), &Input::new("read", "kms/keys")).labels;
+    assert_eq!(custom, ["secret_read"]);
+}
+
+#[test]
+fn rule_of_two() {
+    let t = "rule-of-two";
+    let send = |labels: &[&str]| Input::new("send_email", "mail/outbox").session(session(labels));
+    assert_eq!(decide(t, json!({}), send(&["untrusted_content_seen", "secret_read"])), Approval);
+    assert_eq!(decide(t, json!({"effect": "deny"}), send(&["untrusted_input", "pii_read"])), Deny);
+    assert_eq!(decide(t, json!({}), send(&["untrusted_content_seen"])), Allow, "no sensitive data: two of three");
+    assert_eq!(decide(t, json!({}), send(&["secret_read"])), Allow, "no untrusted input");
+    let by_default = json!({"sensitive_by_default": true});
+    assert_eq!(decide(t, by_default.clone(), send(&["untrusted_content_seen"])), Approval);
+    let read = Input::new("read_file", "docs/x").session(session(&["untrusted_content_seen", "secret_read"]));
+    assert_eq!(decide(t, json!({}), read), Allow, "not outbound");
+    assert_eq!(decide(t, by_default, Input::new("send_money", "bank")), Allow, "no session, no untrusted input");
+}
+
+#[test]
+fn no_send_after_secret() {
+    let t = "no-send-after-secret";
+    let after = |action: &str, labels: &[&str]| Input::new(action, "x").session(session(labels));
+    assert_eq!(decide(t, json!({}), after("send_email", &["secret_read"])), Deny);
+    assert_eq!(decide(t, json!({}), after("http_post", &["secret_read"])), Deny);
+    assert_eq!(decide(t, json!({"effect": "approval"}), after("upload_file", &["secret_read"])), Approval);
+    assert_eq!(decide(t, json!({}), after("send_email", &["pii_read"])), Allow);
+    assert_eq!(decide(t, json!({}), after("read_file", &["secret_read"])), Allow);
+    assert_eq!(decide(t, json!({}), Input::new("send_email", "x")), Allow, "no session");
+}
+
+#[test]
+fn session_caps() {
+    let t = "session-caps";
+    let with = |spend: f64, minute: u64, checks: u64| {
+        let mut s = session(&[]);
+        s["spend"] = json!(spend);
+        s["rate"]["last_minute"] = json!(minute);
+        s["checks"] = json!(checks);
+        s
+    };
+    let pay = |cost: Value, s: Value| Input::new("pay", "x").context(json!({"cost": cost})).session(s);
+    assert_eq!(decide(t, json!({}), pay(json!(10), with(80.0, 1, 1))), Allow);
+    assert_eq!(decide(t, json!({}), pay(json!(30), with(80.0, 1, 1))), Deny);
+    assert_eq!(decide(t, json!({}), pay(json!("lots"), with(80.0, 1, 1))), Allow, "a cost that is not a number is 0");
+    assert_eq!(decide(t, json!({}), pay(json!(0), with(0.0, 60, 1))), Deny);
+    assert_eq!(decide(t, json!({}), pay(json!(0), with(0.0, 59, 999))), Allow);
+    assert_eq!(decide(t, json!({}), pay(json!(0), with(0.0, 1, 1000))), Deny);
+    assert_eq!(decide(t, json!({"effect": "approval", "max_spend": 5}), pay(json!(6), with(0.0, 1, 1))), Approval);
+    let message = outcome(t, json!({}), &pay(json!(30), with(80.0, 1, 1))).deny;
+    assert_eq!(message, ["session spend 110 would pass its cap of 100"]);
+    assert_eq!(decide(t, json!({}), Input::new("pay", "x").context(json!({"cost": 1000}))), Allow, "no session");
 }
 
 #[test]

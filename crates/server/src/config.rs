@@ -162,6 +162,9 @@ pub struct Config {
     /// How long an approval request waits for a decision, in seconds (1 to 604800), for
     /// tenants that set no window of their own and requests that name none.
     pub hitl_timeout_secs: u32,
+    /// An agent session with no check or observation for this long has ended, and its id
+    /// starts a new one, in seconds (60 to 2592000).
+    pub session_idle_secs: u64,
     /// How often the replica holding the HITL lease expires requests and sends due
     /// callbacks, in milliseconds (10 to 60000).
     pub hitl_poll_ms: u64,
@@ -378,6 +381,7 @@ impl Default for Config {
             policy_worker_memory_mib: 2048,
             policy_worker_program: None,
             hitl_timeout_secs: 3600,
+            session_idle_secs: 86_400,
             hitl_poll_ms: 1000,
             hitl_callback_max_attempts: 8,
             hitl_callback_backoff_ms: 2000,
@@ -591,6 +595,9 @@ impl Config {
         if !(1..=agentgov_domain::services::hitl::MAX_HITL_TIMEOUT_SECS).contains(&self.hitl_timeout_secs) {
             bail!("hitl_timeout_secs must be between 1 and 604800");
         }
+        if !(60..=2_592_000).contains(&self.session_idle_secs) {
+            bail!("session_idle_secs must be between 60 and 2592000");
+        }
         if !(10..=60_000).contains(&self.hitl_poll_ms) {
             bail!("hitl_poll_ms must be between 10 and 60000");
         }
@@ -777,6 +784,7 @@ impl fmt::Debug for Config {
             policy_worker_memory_mib,
             policy_worker_program,
             hitl_timeout_secs,
+            session_idle_secs,
             hitl_poll_ms,
             hitl_callback_max_attempts,
             hitl_callback_backoff_ms,
@@ -854,6 +862,7 @@ impl fmt::Debug for Config {
             .field("policy_worker_memory_mib", policy_worker_memory_mib)
             .field("policy_worker_program", policy_worker_program)
             .field("hitl_timeout_secs", hitl_timeout_secs)
+            .field("session_idle_secs", session_idle_secs)
             .field("hitl_poll_ms", hitl_poll_ms)
             .field("hitl_callback_max_attempts", hitl_callback_max_attempts)
             .field("hitl_callback_backoff_ms", hitl_callback_backoff_ms)

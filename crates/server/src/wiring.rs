@@ -16,8 +16,8 @@ use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
     AgentSettings, AnomalyService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, ClaimedJob,
     DiscoveryService, DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker,
-    PolicySettings, Ports, Secrets, ServerInfo, Services, Settings, SiemRoute, SiemService, SiemSettings, SsoSettings,
-    StatusService,
+    PolicySettings, Ports, Secrets, ServerInfo, Services, SessionSettings, Settings, SiemRoute, SiemService,
+    SiemSettings, SsoSettings, StatusService,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -645,6 +645,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             max_policies_per_tenant: config.max_policies_per_tenant,
         },
         guard: GuardSettings::default(),
+        sessions: SessionSettings { idle: Duration::from_secs(config.session_idle_secs), ..SessionSettings::default() },
         discovery: DiscoverySettings {
             window: Duration::from_secs(config.discovery_window_days * 86_400),
             ..DiscoverySettings::default()

@@ -85,6 +85,7 @@ fn parse_csv(bytes: &[u8]) -> Vec<Value> {
                 "prev_hash": cell("prev_hash"),
                 "hash": cell("hash"),
                 "origin": cell("origin"),
+                "session_id": opt("session_id"),
             })
         })
         .collect()
@@ -396,7 +397,7 @@ async fn an_audit_write_key_cannot_forge_the_services_events_and_client_entries_
     assert_eq!(exported, listed);
     let (_, _, csv) = download(get("/audit/export/csv").await.unwrap()).await;
     let header = std::str::from_utf8(&csv).unwrap().lines().next().unwrap().to_owned();
-    assert!(header.ends_with(",hash,origin"), "{header}");
+    assert!(header.ends_with(",hash,origin,session_id"), "{header}");
     let rows = parse_csv(&csv);
     assert_eq!(rows.iter().map(|r| r["origin"].as_str().unwrap()).filter(|o| *o == "client").count(), 1);
     assert_eq!(rows, listed);

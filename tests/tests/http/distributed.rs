@@ -327,3 +327,30 @@ async fn asynchronous_exports_are_capped_per_tenant_on_postgres() {
     assert!(body["detail"].as_str().unwrap().contains("AGENTGOV_MAX_QUEUED_EXPORTS_PER_TENANT"), "{body}");
     expect(export(&other.api_key), 202).await;
 }
+
+/// A session's labels raised on one replica decide a check on another: the state is read
+/// back from the session's records in Postgres (no bus message is needed).
+#[tokio::test]
+async fn session_labels_raised_on_one_replica_are_read_on_another() {
+    let Some((apps, _guard)) = spawn_replicas(2, |_, _| {}).await else { return };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let body = json!({"name": "Bot", "type": "llm", "capabilities": [], "permissions": {}});
+    let agent = expect(a.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    for (name, id) in [("labels", "label-sensitive-reads"), ("no send", "no-send-after-secret")] {
+        let body = json!({"name": name, "template": {"id": id}});
+        expect(a.post("/policies").bearer_auth(&t.token).json(&body), 201).await;
+    }
+    let check = |action: &str, resource: &str| json!({"agent_id": agent["id"], "action": action, "resource": resource, "session_id": "run-9"});
+    // B knows the session before A adds to it, so B's kept state must catch up.
+    let first = expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("list", "docs")), 200);
+    assert_eq!(first.await["allowed"], true);
+    let read =
+        expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("read", "vault/token")), 200);
+    assert_eq!(read.await["labels"], json!(["secret_read"]));
+    let send =
+        expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("send", "mail")), 200).await;
+    assert_eq!(send["allowed"], false, "{send}");
+    let state = expect(a.get("/sessions/run-9").header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!((&state["checks"], &state["decisions"]["deny"]), (&json!(3), &json!(1)), "{state}");
+}

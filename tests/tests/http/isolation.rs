@@ -88,6 +88,9 @@ enum Kind {
     /// A version number of the tenant's guard model (1, 2, 3…), not a global id.
     GuardVersion,
     Tenant,
+    /// An agent session's id: chosen by the caller, so not A's alone. B naming it reads or
+    /// adds to B's own session of that id, which must look like any unused id.
+    Session,
 }
 
 impl Kind {
@@ -106,7 +109,7 @@ struct Plan {
     kind: Kind,
     /// A plausible, valid body: a validation error must not be what hides the data.
     body: Option<Value>,
-    /// 404 everywhere but on the operator's endpoints.
+    /// 404 everywhere but on the operator's endpoints (401) and sessions (200: B's own).
     expected: u16,
 }
 
@@ -151,11 +154,17 @@ fn plan(method: &str, template: &str, b_agent: &str) -> Option<Plan> {
         ("get", "/discovery/cluster/{id}") => (Kind::ClusterJob, None),
         // The operator's endpoints (`X-Admin-Key` only): a tenant's credentials are not the
         // operator's, so they answer 401 before any id is looked at, for A's id as for any.
+        ("get", "/sessions/{id}") => (Kind::Session, None),
+        ("post", "/sessions/{id}/observe") => (Kind::Session, Some(json!({"agent_id": b_agent, "content": "hello"}))),
         ("get", "/tenants/{id}") => (Kind::Tenant, None),
         ("patch", "/tenants/{id}") => (Kind::Tenant, Some(json!({"name": "taken over"}))),
         _ => return None,
     };
-    let expected = if kind == Kind::Tenant { 401 } else { 404 };
+    let expected = match kind {
+        Kind::Tenant => 401,
+        Kind::Session => 200,
+        _ => 404,
+    };
     Some(Plan { kind, body, expected })
 }
 
@@ -357,6 +366,14 @@ async fn populate(app: &TestApp) -> World {
             add(Kind::Audit, decision["decision_id"].as_str().unwrap().to_owned());
         }
     }
+    // A session: a check and an observation of it. Its id is the caller's choice, not A's
+    // secret (B may name the same), so it is not among A's secrets; its label is.
+    let session = "run-1";
+    let body = json!({"agent_id": a_agent, "action": "read", "resource": "acmeiso/ledger", "session_id": session});
+    expect(key(&a, app.post("/policies/check")).json(&body), 200).await;
+    let body = json!({"agent_id": a_agent, "content": ATTACK, "labels": ["acmeiso_label"]});
+    expect(key(&a, app.post(&format!("/sessions/{session}/observe"))).json(&body), 200).await;
+    add(Kind::Session, session.to_owned());
     // A blocked screening (an audit record) and the guard's feedback on it.
     let blocked = expect(key(&a, app.post("/guard/validate")).json(&json!({"prompt": ATTACK})), 200).await;
     let validation = blocked["validation_id"].as_str().unwrap().to_owned();
@@ -429,10 +446,10 @@ async fn populate(app: &TestApp) -> World {
 
     let mut secrets: Vec<String> = ids
         .iter()
-        .filter(|(kind, _)| !matches!(kind, Kind::AnomalyVersion | Kind::GuardVersion))
+        .filter(|(kind, _)| !matches!(kind, Kind::AnomalyVersion | Kind::GuardVersion | Kind::Session))
         .flat_map(|(_, ids)| ids.iter().cloned())
         .collect();
-    secrets.extend([a_guard_task.clone(), "acmeiso".into(), a.admin_email.clone()]);
+    secrets.extend([a_guard_task.clone(), "acmeiso".into(), a.admin_email.clone(), "acmeiso_label".into()]);
     World { a, b, a_analyst_token, b_agent, b_policy, a_guard_task, ids, secrets }
 }
 
@@ -631,6 +648,21 @@ async fn sweep_ids(
                 let what = format!("{} {path}{query} as B's {cred:?}", method.to_uppercase());
                 if status != plan.expected {
                     failures.push(format!("{what}: {status}, expected {}: {text}", plan.expected));
+                    continue;
+                }
+                if plan.kind == Kind::Session {
+                    // B's own session of that id: empty when read, as an unused id's.
+                    let (body, reference): (Value, Value) = (
+                        serde_json::from_str(&text).unwrap_or_default(),
+                        serde_json::from_str(&ref_text).unwrap_or_default(),
+                    );
+                    if method == "get" && redact(&body, id) != redact(&reference, &absent) {
+                        failures.push(format!("{what}: {text} differs from an unused session's: {ref_text}"));
+                    }
+                    let leaks = leaked(&text, &w.secrets, Some(id));
+                    if !leaks.is_empty() {
+                        failures.push(format!("{what}: the answer shows A's {leaks:?}: {text}"));
+                    }
                     continue;
                 }
                 if !content_type.starts_with("application/problem+json") {

@@ -18,6 +18,7 @@ mod hitl;
 mod isolation;
 mod litellm;
 mod policies;
+mod sessions;
 mod siem;
 mod sso;
 mod tenants;

@@ -56,6 +56,13 @@ macro_rules! filter_query {
             /// Records before this instant (RFC 3339).
             #[param(format = DateTime)]
             pub to: Option<String>,
+            /// Only records of this agent session (a check's `session_id`), exact.
+            #[param(
+                min_length = 1,
+                max_length = 200,
+                pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+            )]
+            pub session_id: Option<String>,
         }
 
         impl $name {
@@ -69,7 +76,7 @@ macro_rules! filter_query {
                     actor_id: self.actor_id.clone(),
                     from: self.from.clone(),
                     to: self.to.clone(),
-                    session_id: None,
+                    session_id: self.session_id.clone(),
                 }
             }
         }

@@ -13,6 +13,7 @@ pub mod health;
 pub mod hitl;
 pub mod litellm;
 pub mod policies;
+pub mod sessions;
 pub mod siem;
 pub mod tenants;
 pub mod users;

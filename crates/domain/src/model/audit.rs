@@ -89,12 +89,13 @@ pub const SERVICE_NAMESPACES: [&str; 18] = [
 /// Every event type the service records itself, each in a [`SERVICE_NAMESPACES`]
 /// namespace (a test checks it; `AuditEvent::new` asserts the namespace in debug builds).
 /// docs/API.md ("Audit log") lists the same.
-pub const SERVICE_EVENT_TYPES: [&str; 45] = [
+pub const SERVICE_EVENT_TYPES: [&str; 46] = [
     // The webhook's `agent.action`, written for the agent once its signature is checked.
     "agent.action",
     "agent.registered",
     "agent.updated",
     "agent.deleted",
+    "agent.observed",
     "anomaly.reported",
     "anomaly.status_changed",
     "anomaly.training.requested",
@@ -819,7 +820,8 @@ mod tests {
         with.session_id = Some("run-1".into());
         let mut sealed = head.seal(with);
         assert_eq!(sealed.computed_hash(), sealed.hash);
-        let plain = ChainHead::GENESIS.seal(entry(1, 1_000));
+        let mut other = ChainHead::GENESIS;
+        let plain = other.seal(entry(1, 1_000));
         assert_ne!(plain.hash, sealed.hash);
         sealed.session_id = Some("run-2".into());
         assert_ne!(sealed.computed_hash(), sealed.hash);

@@ -25,6 +25,7 @@ macro_rules! string_enum {
 }
 
 pub mod agent;
+pub mod agent_session;
 pub mod anomaly;
 pub mod api_key;
 pub mod audit;
@@ -44,6 +45,7 @@ pub mod user;
 pub use agent::{
     Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel, RiskLevels,
 };
+pub use agent_session::{SessionDecisions, SessionRate, SessionState, SessionView};
 pub use anomaly::{
     AnomalyCount, AnomalyEval, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
     AnomalyStatus, AnomalyTask, AnomalyType, Severity,

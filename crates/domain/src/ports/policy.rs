@@ -42,6 +42,9 @@ pub struct PolicyOutcome {
     pub require_approval: Vec<String>,
     /// Its `risk_adjustment`, if defined (a number, clamped by the caller).
     pub risk_adjustment: Option<f64>,
+    /// Members of its `labels` rule, sorted: facts about the action the agent's session
+    /// keeps (e.g. `secret_read`), which later checks of the session read.
+    pub labels: Vec<String>,
     /// The module failed at evaluation (a conflict between rule values, a builtin error,
     /// a rule of the wrong type); the check fails closed on it (denied).
     pub error: Option<String>,

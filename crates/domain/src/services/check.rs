@@ -131,6 +131,9 @@ pub struct CheckResponse {
     pub hitl_request_id: Option<crate::ids::HitlId>,
     /// How many enabled policies were evaluated.
     pub policies_evaluated: usize,
+    /// The labels the policies raised for this action (their `labels` rules), sorted; the
+    /// check's session keeps them (docs/policies.md "Sessions").
+    pub labels: Vec<String>,
 }
 
 pub(crate) fn validate_check(req: &CheckRequest) -> Result<AgentId> {

@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod passwords;
 pub mod policies;
 mod ports;
+pub mod sessions;
 pub mod shares;
 pub mod siem;
 mod snapshots;
@@ -41,6 +42,7 @@ pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, Hi
 pub use jobs::{ClaimedJob, JobClaims, KindSettings};
 pub use policies::{PolicyService, PolicySettings};
 pub use ports::Ports;
+pub use sessions::{SessionService, SessionSettings};
 pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
@@ -81,6 +83,7 @@ pub struct Settings {
     pub sso: sso::SsoSettings,
     pub siem: siem::SiemSettings,
     pub hitl: hitl::HitlSettings,
+    pub sessions: sessions::SessionSettings,
 }
 
 /// All services, cheap to clone (everything inside is shared).
@@ -101,6 +104,7 @@ pub struct Services {
     pub siem: SiemService,
     pub hitl: HitlService,
     pub anomalies: AnomalyService,
+    pub sessions: SessionService,
     /// Each tenant's places among the sockets and long-polls open over every replica.
     pub shares: TenantShares,
     /// Claims queued jobs of every kind for the server's one worker.
@@ -208,6 +212,14 @@ impl Services {
         let siem = SiemService::new(ports.clone(), siem::Repos::of(&store), ports.siem_sinks.to_vec(), settings.siem);
         let anomalies =
             AnomalyService::new(ports.clone(), anomalies::Repos::of(&store), log.clone(), agents.clone(), wake.clone());
+        let sessions = SessionService::new(
+            ports.clone(),
+            sessions::Repos::of(&store),
+            log.clone(),
+            agents.clone(),
+            guard.clone(),
+            settings.sessions,
+        );
         let counts = Arc::new(status::HourlyCounter::default());
         let policies = PolicyService::new(
             ports.clone(),
@@ -216,6 +228,7 @@ impl Services {
             agents.clone(),
             hitl.clone(),
             anomalies.clone(),
+            sessions.clone(),
             settings.policies,
             counts.clone(),
         );
@@ -254,6 +267,7 @@ impl Services {
             siem,
             hitl,
             anomalies,
+            sessions,
             shares,
             auth,
             jobs,

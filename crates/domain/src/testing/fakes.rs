@@ -264,6 +264,8 @@ impl Telemetry for FakeTelemetry {
 
 /// A stand-in for Rego with a line-based language, for the domain's tests: `deny <msg>`,
 /// `approve <msg>` (a `require_approval` message), `risk <number>` (`risk_adjustment`),
+/// `label <name>` (a member of `labels`), `session <label>` (the following lines apply only
+/// if `input.session.labels` holds `<label>`),
 /// `when <key> <value>` (the following lines apply only if `input.context.<key>` is the
 /// string `<value>`), `fail <msg>` (an evaluation error). A line `oops` does not compile.
 #[derive(Debug, Default)]
@@ -305,10 +307,16 @@ impl CompiledPolicies for FakeCompiled {
                             let (key, value) = rest.split_once(' ').unwrap_or((rest, ""));
                             applies = input["context"][key].as_str() == Some(value);
                         }
+                        "session" => {
+                            applies = input["session"]["labels"]
+                                .as_array()
+                                .is_some_and(|labels| labels.iter().any(|l| l.as_str() == Some(rest)));
+                        }
                         _ if !applies => {}
                         "deny" => out.deny.push(rest.to_owned()),
                         "approve" => out.require_approval.push(rest.to_owned()),
                         "risk" => out.risk_adjustment = rest.parse().ok(),
+                        "label" => out.labels.push(rest.to_owned()),
                         "fail" => out.error = Some(rest.to_owned()),
                         _ => {}
                     }

@@ -629,9 +629,20 @@ impl GuardService {
         if let Some(agent) = agent {
             self.inner.agents.reported_agent(tenant, agent).await?;
         }
+        let start = self.ports().clock.now();
+        let validation = self.screen(tenant, &req).await?;
+        if !validation.safe {
+            self.blocked(caller, agent, &req, &validation).await?;
+        }
+        self.report(caller, agent, &req, &validation, start);
+        Ok(validation)
+    }
+
+    /// Screens `req.prompt` (already validated) with the tenant's detector and counts the
+    /// verdict; records nothing. `validate` and session observations build on it.
+    pub(crate) async fn screen(&self, tenant: TenantId, req: &ValidateRequest) -> Result<Validation> {
         let active = self.active(tenant).await?;
         let threshold = active.threshold();
-        let start = self.ports().clock.now();
         let started = Instant::now();
         let screen = Screen {
             text: &req.prompt,
@@ -642,7 +653,7 @@ impl GuardService {
             },
         };
         let verdict = if req.prompt.len() > INLINE_MAX_BYTES || active.detector.uses_encoder(&req.prompt) {
-            self.screen_offloaded(tenant, &active, &req, threshold as f32).await?
+            self.screen_offloaded(tenant, &active, req, threshold as f32).await?
         } else {
             active.detector.screen_at(&screen, threshold as f32)
         };
@@ -659,10 +670,6 @@ impl GuardService {
             validation_id: self.ports().ids.new_id(),
         };
         self.count(tenant, validation.verdict, elapsed);
-        if !validation.safe {
-            self.blocked(caller, agent, &req, &validation).await?;
-        }
-        self.report(caller, agent, &req, &validation, start);
         Ok(validation)
     }
 

@@ -10,7 +10,6 @@ pub mod templates;
 use std::sync::Arc;
 
 use agentgov_detect::risk;
-use time::OffsetDateTime;
 
 use self::templates::{ParameterKind, PolicyTemplate, TEMPLATES};
 use super::agents::AgentService;
@@ -21,6 +20,7 @@ use super::check::{
     validate_check,
 };
 use super::hitl::HitlService;
+use super::sessions::SessionService;
 use super::snapshots::Snapshots;
 use super::status::{DECISIONS_METRIC, HourlyCounter};
 use super::validate::{check_description, check_name};
@@ -28,7 +28,9 @@ use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
 use crate::ids::{AgentId, PolicyId, TenantId};
-use crate::model::{Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, Role};
+use crate::model::{
+    Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, Role, SessionView,
+};
 use crate::page::{Page, PageRequest};
 use crate::ports::{CompiledPolicies, Event, OffloadError, PolicyInput, PolicyModule, PolicyOutcome};
 
@@ -206,6 +208,7 @@ pub struct PolicyService {
     agents: AgentService,
     hitl: HitlService,
     anomalies: AnomalyService,
+    sessions: SessionService,
     cache: Snapshots<TenantId, Arc<TenantPolicies>>,
     /// Each checked agent as the input's `agent` member, with the agent it was made from:
     /// reused while the agent is unchanged, so the engine sees the same allocation.
@@ -237,13 +240,14 @@ impl PolicyService {
         agents: AgentService,
         hitl: HitlService,
         anomalies: AnomalyService,
+        sessions: SessionService,
         settings: PolicySettings,
         counts: Arc<HourlyCounter>,
     ) -> Self {
         let cache = Snapshots::new(settings.cache_ttl, 10_000);
         let agent_inputs =
             moka::sync::Cache::builder().max_capacity(AGENT_INPUTS).time_to_live(settings.cache_ttl).build();
-        Self { ports, repos, audit, agents, hitl, anomalies, cache, agent_inputs, settings, counts }
+        Self { ports, repos, audit, agents, hitl, anomalies, sessions, cache, agent_inputs, settings, counts }
     }
 
     /// `GET /policies/templates`.
@@ -464,7 +468,9 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
-        let mut response = self.decide(&agent, &req, &set.settings, &set.policies, set.compiled.clone()).await?;
+        let session = self.session(caller.tenant_id(), &req).await?;
+        let mut response =
+            self.decide(&agent, &req, session.as_ref(), &set.settings, &set.policies, set.compiled.clone()).await?;
         if req.dry_run {
             report_decision(&self.ports, caller, &agent, &req, &response, started);
             return Ok(response);
@@ -506,7 +512,14 @@ impl PolicyService {
         let settings = self.enabled(caller.tenant_id()).await?.settings;
         let module = PolicyModule::from(policy);
         let compiled = self.compile(caller.tenant_id(), vec![module.clone()]).await?;
-        self.decide(&agent, &req, &settings, std::slice::from_ref(&module), compiled).await
+        let session = self.session(caller.tenant_id(), &req).await?;
+        self.decide(&agent, &req, session.as_ref(), &settings, std::slice::from_ref(&module), compiled).await
+    }
+
+    /// The state of the check's session, if it names one, before the check.
+    async fn session(&self, tenant: TenantId, req: &CheckRequest) -> Result<Option<SessionView>> {
+        let Some(id) = &req.session_id else { return Ok(None) };
+        Ok(Some(self.sessions.state(tenant, id).await?.view(self.ports.clock.now())))
     }
 
     /// The decision on `req`, not yet recorded.
@@ -514,11 +527,11 @@ impl PolicyService {
         &self,
         agent: &Agent,
         req: &CheckRequest,
+        session: Option<&SessionView>,
         settings: &EffectiveSettings,
         policies: &[PolicyModule],
         compiled: Arc<dyn CompiledPolicies>,
     ) -> Result<CheckResponse> {
-        let now = self.ports.clock.now();
         let context = action_context(agent, &req.context);
         let assessed = risk::assess_action(&req.action, &req.resource, &context);
         let mut risk_factors: Vec<CheckRiskFactor> = assessed
@@ -534,7 +547,7 @@ impl PolicyService {
         let outcomes = if policies.is_empty() {
             Vec::new()
         } else {
-            let input = self.input(agent, req, settings, now, assessed.score, &risk_factors);
+            let input = self.input(agent, req, session, settings, assessed.score, &risk_factors);
             self.evaluate(agent.tenant_id, policies, compiled, input).await?
         };
 
@@ -542,8 +555,10 @@ impl PolicyService {
         let mut denials: Vec<String> = Vec::new();
         let mut approvals: Vec<String> = Vec::new();
         let mut score = assessed.score;
+        let mut labels = std::collections::BTreeSet::new();
         for (policy, outcome) in policies.iter().zip(outcomes) {
-            let PolicyOutcome { deny, require_approval, risk_adjustment, error, .. } = outcome;
+            let PolicyOutcome { deny, require_approval, risk_adjustment, error, labels: raised, .. } = outcome;
+            labels.extend(raised);
             let entry = |effect: &'static str, messages: Vec<String>, adjustment: Option<f64>| MatchedPolicy {
                 id: policy.id,
                 name: policy.name.clone(),
@@ -613,6 +628,7 @@ impl PolicyService {
             risk_factors,
             hitl_request_id: None,
             policies_evaluated: policies.len(),
+            labels: labels.into_iter().collect(),
         })
     }
 
@@ -666,14 +682,15 @@ impl PolicyService {
         &self,
         agent: &Agent,
         req: &CheckRequest,
+        session: Option<&SessionView>,
         settings: &EffectiveSettings,
-        now: OffsetDateTime,
         score: f64,
         factors: &[CheckRiskFactor],
     ) -> PolicyInput {
+        let now = self.ports.clock.now();
         let now_text = now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
         let now_ns = i64::try_from(now.unix_timestamp_nanos()).unwrap_or(i64::MAX);
-        let rest = serde_json::json!({
+        let mut rest = serde_json::json!({
             "action": req.action,
             "resource": req.resource,
             "context": req.context,
@@ -681,6 +698,9 @@ impl PolicyService {
             "time": {"now": now_text, "now_ns": now_ns},
             "risk": {"score": score, "level": settings.risk_levels.level(score), "factors": factors},
         });
+        if let (Some(session), Some(members)) = (session, rest.as_object_mut()) {
+            members.insert("session".into(), serde_json::to_value(session).unwrap_or_default());
+        }
         PolicyInput::new(self.agent_input(agent), rest)
     }
 
@@ -715,6 +735,7 @@ impl PolicyService {
         };
         let details = DecisionDetails {
             context: &req.context,
+            labels: &response.labels,
             matched_policies: &response.matched_policies,
             policies_evaluated: response.policies_evaluated,
             reason: &response.reason,
@@ -732,6 +753,7 @@ impl PolicyService {
         event.agent_id = Some(agent.id.as_uuid());
         event.decision = Some(decision.to_owned());
         event.risk_score = Some(response.risk_score);
+        event.session_id = req.session_id.clone();
         let record = self.audit.record(event).await?;
         self.counts.add(caller.tenant_id(), DECISIONS_METRIC, record.timestamp, decision);
         response.decision_id = Some(record.id);
@@ -753,6 +775,9 @@ impl PolicyService {
 #[derive(serde::Serialize)]
 struct DecisionDetails<'a> {
     context: &'a JsonObject,
+    /// The labels the policies raised, which the check's session keeps.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    labels: &'a [String],
     matched_policies: &'a [MatchedPolicy],
     policies_evaluated: usize,
     reason: &'a str,

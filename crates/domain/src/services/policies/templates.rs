@@ -517,6 +517,257 @@ deny contains msg if {
 }
 "#,
     },
+    PolicyTemplate {
+        id: "label-sensitive-reads",
+        name: "Label sensitive reads in the session",
+        description: "Raises session labels (a policy's `labels` rule) for actions on sensitive data, which later \
+                      checks of the session read in `input.session.labels`: `secret_read` when the action or \
+                      resource names a secret, `pii_read` when it names personal data (words matched in the \
+                      lower-cased action and resource). Decides nothing itself.",
+        parameters: &[
+            TemplateParameter {
+                name: "secret_markers",
+                kind: ParameterKind::StringList,
+                description: "Words that make an action or resource a secret's.",
+                default: r#"["secret","secrets","password","passwords","passwd","credential","credentials","token","tokens","apikey","api_key","private_key","vault","security_code","otp","2fa","mfa"]"#,
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "pii_markers",
+                kind: ParameterKind::StringList,
+                description: "Words that make an action or resource personal data's.",
+                default: r#"["pii","ssn","passport","iban","credit_card","card_number","medical","patient","patients","salary","payroll","birth","address","phone","user_info","contacts","personal"]"#,
+                one_of: &[],
+            },
+        ],
+        source: r#"package agentgov.templates.label_sensitive_reads
+
+import rego.v1
+
+params := __PARAMS__
+
+text := lower(concat(" ", [input.action, input.resource]))
+
+words := {w | some w in regex.split(`[^a-z0-9]+`, text)}
+
+# The markers found: a word, or (with `_`) a run of words as written.
+found(markers) := {m | some m in markers; m in words} | {m | some m in markers; contains(m, "_"); contains(text, m)}
+
+labels contains "secret_read" if count(found(params.secret_markers)) > 0
+
+labels contains "pii_read" if count(found(params.pii_markers)) > 0
+"#,
+    },
+    PolicyTemplate {
+        id: "rule-of-two",
+        name: "Rule of Two for agent sessions",
+        description: "An agent session may combine at most two of: (A) untrusted input seen (a label such as \
+                      `untrusted_content_seen`, raised when the Prompt Guard flags content the agent was shown \
+                      through `POST /sessions/{id}/observe`), (B) access to sensitive data (a label such as \
+                      `secret_read` or `pii_read`, or every session when `sensitive_by_default`), and (C) an \
+                      action that changes state or communicates externally (words of the action). When all \
+                      three meet, a person approves the action first (or it is denied).",
+        parameters: &[
+            TemplateParameter {
+                name: "untrusted_labels",
+                kind: ParameterKind::StringList,
+                description: "Session labels that mean the agent has seen untrusted input (A).",
+                default: r#"["untrusted_content_seen","untrusted_input"]"#,
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "sensitive_labels",
+                kind: ParameterKind::StringList,
+                description: "Session labels that mean the agent has read sensitive data (B).",
+                default: r#"["secret_read","pii_read","confidential_read"]"#,
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "sensitive_by_default",
+                kind: ParameterKind::Boolean,
+                description: "Count (B) in every session: for agents with standing access to private data (mail, \
+                              files, accounts), where reading it needs no check.",
+                default: "false",
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "outbound_actions",
+                kind: ParameterKind::StringList,
+                description: "Words of an action that changes state or communicates externally (C).",
+                default: r#"["send","email","mail","post","publish","share","upload","transfer","pay","wire","invite","message","forward","reply","tweet","webhook","export","create","add","update","delete","remove","write","schedule","reserve","book","change","set"]"#,
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "effect",
+                kind: ParameterKind::String,
+                description: "What a session with all three does: require `approval`, or `deny` the action.",
+                default: r#""approval""#,
+                one_of: &["deny", "approval"],
+            },
+        ],
+        source: r#"package agentgov.templates.rule_of_two
+
+import rego.v1
+
+params := __PARAMS__
+
+session_labels := object.get(object.get(input, "session", {}), "labels", [])
+
+untrusted if {
+	some label in session_labels
+	label in params.untrusted_labels
+}
+
+sensitive if params.sensitive_by_default
+
+sensitive if {
+	some label in session_labels
+	label in params.sensitive_labels
+}
+
+outbound if {
+	some word in regex.split(`[^a-z0-9]+`, lower(input.action))
+	word in params.outbound_actions
+}
+
+message := sprintf("session combines untrusted input, sensitive data and %q (Rule of Two)", [input.action])
+
+deny contains message if {
+	params.effect == "deny"
+	outbound
+	untrusted
+	sensitive
+}
+
+require_approval contains message if {
+	params.effect == "approval"
+	outbound
+	untrusted
+	sensitive
+}
+"#,
+    },
+    PolicyTemplate {
+        id: "no-send-after-secret",
+        name: "No external send after a secret read",
+        description: "Once an agent session has read a secret (a session label, `secret_read` by default: see the \
+                      `label-sensitive-reads` template), actions that send data out are denied (or need approval).",
+        parameters: &[
+            TemplateParameter {
+                name: "secret_labels",
+                kind: ParameterKind::StringList,
+                description: "Session labels that mean a secret was read.",
+                default: r#"["secret_read"]"#,
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "send_actions",
+                kind: ParameterKind::StringList,
+                description: "Words of an action that sends data out.",
+                default: r#"["send","email","mail","post","publish","share","upload","transfer","forward","reply","message","tweet","webhook","export","http","fetch"]"#,
+                one_of: &[],
+            },
+            EFFECT,
+        ],
+        source: r#"package agentgov.templates.no_send_after_secret
+
+import rego.v1
+
+params := __PARAMS__
+
+session_labels := object.get(object.get(input, "session", {}), "labels", [])
+
+secret_seen if {
+	some label in session_labels
+	label in params.secret_labels
+}
+
+sends if {
+	some word in regex.split(`[^a-z0-9]+`, lower(input.action))
+	word in params.send_actions
+}
+
+message := sprintf("%q would send data out of a session that has read a secret", [input.action])
+
+deny contains message if {
+	params.effect == "deny"
+	secret_seen
+	sends
+}
+
+require_approval contains message if {
+	params.effect == "approval"
+	secret_seen
+	sends
+}
+"#,
+    },
+    PolicyTemplate {
+        id: "session-caps",
+        name: "Per-session spend and rate caps",
+        description: "Caps what one agent session may do: the sum of its allowed checks' `context.cost` (this \
+                      check's included), its checks in the last minute, and its checks in all. A check past a \
+                      cap is denied (or needs approval). Checks without a session are not capped.",
+        parameters: &[
+            TemplateParameter {
+                name: "max_spend",
+                kind: ParameterKind::Number,
+                description: "Most a session may spend (the sum of `context.cost`).",
+                default: "100",
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "max_per_minute",
+                kind: ParameterKind::Number,
+                description: "Most checks of a session in a minute.",
+                default: "60",
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "max_checks",
+                kind: ParameterKind::Number,
+                description: "Most checks of a session in all.",
+                default: "1000",
+                one_of: &[],
+            },
+            EFFECT,
+        ],
+        source: r#"package agentgov.templates.session_caps
+
+import rego.v1
+
+params := __PARAMS__
+
+# This check's cost: `context.cost` when it is a positive number, else nothing.
+costs := [c | c := input.context.cost; is_number(c); c > 0]
+
+over contains msg if {
+	spent := input.session.spend + sum(costs)
+	spent > params.max_spend
+	msg := sprintf("session spend %v would pass its cap of %v", [spent, params.max_spend])
+}
+
+over contains msg if {
+	input.session.rate.last_minute >= params.max_per_minute
+	msg := sprintf("session made %v checks in the last minute, its cap", [input.session.rate.last_minute])
+}
+
+over contains msg if {
+	input.session.checks >= params.max_checks
+	msg := sprintf("session made %v checks, its cap", [input.session.checks])
+}
+
+deny contains msg if {
+	params.effect == "deny"
+	some msg in over
+}
+
+require_approval contains msg if {
+	params.effect == "approval"
+	some msg in over
+}
+"#,
+    },
 ];
 
 #[cfg(test)]

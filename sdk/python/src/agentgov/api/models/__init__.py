@@ -144,6 +144,8 @@ from .new_hitl_request_context import NewHitlRequestContext
 from .new_tenant import NewTenant
 from .new_user import NewUser
 from .new_webhook_secret import NewWebhookSecret
+from .observation import Observation
+from .observe_request import ObserveRequest
 from .page_agent import PageAgent
 from .page_anomaly_report import PageAnomalyReport
 from .page_api_key import PageApiKey
@@ -177,6 +179,10 @@ from .secret_info import SecretInfo
 from .secret_purpose import SecretPurpose
 from .series_point import SeriesPoint
 from .series_point_by_severity import SeriesPointBySeverity
+from .session_decisions import SessionDecisions
+from .session_rate import SessionRate
+from .session_view import SessionView
+from .session_view_actions import SessionViewActions
 from .settings_change import SettingsChange
 from .severity import Severity
 from .siem_status import SiemStatus
@@ -342,6 +348,8 @@ __all__ = (
     "NewTenant",
     "NewUser",
     "NewWebhookSecret",
+    "Observation",
+    "ObserveRequest",
     "PageAgent",
     "PageAnomalyReport",
     "PageApiKey",
@@ -375,6 +383,10 @@ __all__ = (
     "SecretPurpose",
     "SeriesPoint",
     "SeriesPointBySeverity",
+    "SessionDecisions",
+    "SessionRate",
+    "SessionView",
+    "SessionViewActions",
     "SettingsChange",
     "Severity",
     "SiemStatus",

@@ -29,6 +29,7 @@ class AuditFilter:
             from_ (datetime.datetime | None | Unset):
             max_seq (int | None | Unset):
             min_seq (int | None | Unset):
+            session_id (None | str | Unset):
             to (datetime.datetime | None | Unset):
     """
 
@@ -41,6 +42,7 @@ class AuditFilter:
     from_: datetime.datetime | None | Unset = UNSET
     max_seq: int | None | Unset = UNSET
     min_seq: int | None | Unset = UNSET
+    session_id: None | str | Unset = UNSET
     to: datetime.datetime | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,6 +106,12 @@ class AuditFilter:
         else:
             min_seq = self.min_seq
 
+        session_id: None | str | Unset
+        if isinstance(self.session_id, Unset):
+            session_id = UNSET
+        else:
+            session_id = self.session_id
+
         to: None | str | Unset
         if isinstance(self.to, Unset):
             to = UNSET
@@ -133,6 +141,8 @@ class AuditFilter:
             field_dict["max_seq"] = max_seq
         if min_seq is not UNSET:
             field_dict["min_seq"] = min_seq
+        if session_id is not UNSET:
+            field_dict["session_id"] = session_id
         if to is not UNSET:
             field_dict["to"] = to
 
@@ -247,6 +257,15 @@ class AuditFilter:
 
         min_seq = _parse_min_seq(d.pop("min_seq", UNSET))
 
+        def _parse_session_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        session_id = _parse_session_id(d.pop("session_id", UNSET))
+
         def _parse_to(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -274,6 +293,7 @@ class AuditFilter:
             from_=from_,
             max_seq=max_seq,
             min_seq=min_seq,
+            session_id=session_id,
             to=to,
         )
 

@@ -26,6 +26,7 @@ class AuditFilterParams:
         decision (None | str | Unset):
         event_type (None | str | Unset): Exact, e.g. `policy.decision`: dotted lower-case words, at most 100 characters.
         from_ (datetime.datetime | None | Unset): Records at or after this instant (RFC 3339).
+        session_id (None | str | Unset): Only records of this agent session (a policy check's `session_id`), exact.
         to (datetime.datetime | None | Unset): Records before this instant (RFC 3339); a range that ends before it
             begins holds
             nothing.
@@ -38,6 +39,7 @@ class AuditFilterParams:
     decision: None | str | Unset = UNSET
     event_type: None | str | Unset = UNSET
     from_: datetime.datetime | None | Unset = UNSET
+    session_id: None | str | Unset = UNSET
     to: datetime.datetime | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,6 +91,12 @@ class AuditFilterParams:
         else:
             from_ = self.from_
 
+        session_id: None | str | Unset
+        if isinstance(self.session_id, Unset):
+            session_id = UNSET
+        else:
+            session_id = self.session_id
+
         to: None | str | Unset
         if isinstance(self.to, Unset):
             to = UNSET
@@ -114,6 +122,8 @@ class AuditFilterParams:
             field_dict["event_type"] = event_type
         if from_ is not UNSET:
             field_dict["from"] = from_
+        if session_id is not UNSET:
+            field_dict["session_id"] = session_id
         if to is not UNSET:
             field_dict["to"] = to
 
@@ -210,6 +220,15 @@ class AuditFilterParams:
 
         from_ = _parse_from_(d.pop("from", UNSET))
 
+        def _parse_session_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        session_id = _parse_session_id(d.pop("session_id", UNSET))
+
         def _parse_to(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -235,6 +254,7 @@ class AuditFilterParams:
             decision=decision,
             event_type=event_type,
             from_=from_,
+            session_id=session_id,
             to=to,
         )
 

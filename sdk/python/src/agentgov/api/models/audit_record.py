@@ -46,6 +46,8 @@ class AuditRecord:
         decision (None | str | Unset):
         resource (None | str | Unset):
         risk_score (float | None | Unset):
+        session_id (None | str | Unset): The agent's session (a conversation or run id) the record belongs to: a policy
+            check's `session_id`, an observation's session; `null` otherwise. Hashed when present.
     """
 
     actor: Actor
@@ -62,6 +64,7 @@ class AuditRecord:
     decision: None | str | Unset = UNSET
     resource: None | str | Unset = UNSET
     risk_score: float | None | Unset = UNSET
+    session_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -115,6 +118,12 @@ class AuditRecord:
         else:
             risk_score = self.risk_score
 
+        session_id: None | str | Unset
+        if isinstance(self.session_id, Unset):
+            session_id = UNSET
+        else:
+            session_id = self.session_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -140,6 +149,8 @@ class AuditRecord:
             field_dict["resource"] = resource
         if risk_score is not UNSET:
             field_dict["risk_score"] = risk_score
+        if session_id is not UNSET:
+            field_dict["session_id"] = session_id
 
         return field_dict
 
@@ -220,6 +231,15 @@ class AuditRecord:
 
         risk_score = _parse_risk_score(d.pop("risk_score", UNSET))
 
+        def _parse_session_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        session_id = _parse_session_id(d.pop("session_id", UNSET))
+
         audit_record = cls(
             actor=actor,
             details=details,
@@ -235,6 +255,7 @@ class AuditRecord:
             decision=decision,
             resource=resource,
             risk_score=risk_score,
+            session_id=session_id,
         )
 
         audit_record.additional_properties = d

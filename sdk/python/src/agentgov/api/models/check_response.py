@@ -25,6 +25,8 @@ class CheckResponse:
     Attributes:
         allowed (bool): Whether the action may go ahead now: no policy denied it and no approval is needed.
         anomaly (bool): Whether the action looks unusual for the agent.
+        labels (list[str]): The labels the policies raised for this action (their `labels` rules), sorted; the
+            check's session keeps them (docs/policies.md "Sessions").
         matched_policies (list[MatchedPolicy]):
         policies_evaluated (int): How many enabled policies were evaluated.
         reason (str):
@@ -40,6 +42,7 @@ class CheckResponse:
 
     allowed: bool
     anomaly: bool
+    labels: list[str]
     matched_policies: list[MatchedPolicy]
     policies_evaluated: int
     reason: str
@@ -55,6 +58,8 @@ class CheckResponse:
         allowed = self.allowed
 
         anomaly = self.anomaly
+
+        labels = self.labels
 
         matched_policies = []
         for matched_policies_item_data in self.matched_policies:
@@ -98,6 +103,7 @@ class CheckResponse:
             {
                 "allowed": allowed,
                 "anomaly": anomaly,
+                "labels": labels,
                 "matched_policies": matched_policies,
                 "policies_evaluated": policies_evaluated,
                 "reason": reason,
@@ -123,6 +129,8 @@ class CheckResponse:
         allowed = d.pop("allowed")
 
         anomaly = d.pop("anomaly")
+
+        labels = cast(list[str], d.pop("labels"))
 
         matched_policies = []
         _matched_policies = d.pop("matched_policies")
@@ -185,6 +193,7 @@ class CheckResponse:
         check_response = cls(
             allowed=allowed,
             anomaly=anomaly,
+            labels=labels,
             matched_policies=matched_policies,
             policies_evaluated=policies_evaluated,
             reason=reason,

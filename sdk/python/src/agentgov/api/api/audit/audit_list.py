@@ -25,6 +25,7 @@ def _get_kwargs(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -61,6 +62,8 @@ def _get_kwargs(
     if not isinstance(to, Unset):
         json_to = to.isoformat()
     params["to"] = json_to
+
+    params["session_id"] = session_id
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -136,6 +139,7 @@ def sync_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[PageAuditRecord | Problem]:
     """List the tenant's audit records, newest first.
 
@@ -150,6 +154,7 @@ def sync_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -170,6 +175,7 @@ def sync_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = client.get_httpx_client().request(
@@ -192,6 +198,7 @@ def sync(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> PageAuditRecord | Problem | None:
     """List the tenant's audit records, newest first.
 
@@ -206,6 +213,7 @@ def sync(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -227,6 +235,7 @@ def sync(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     ).parsed
 
 
@@ -243,6 +252,7 @@ async def asyncio_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[PageAuditRecord | Problem]:
     """List the tenant's audit records, newest first.
 
@@ -257,6 +267,7 @@ async def asyncio_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -277,6 +288,7 @@ async def asyncio_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -297,6 +309,7 @@ async def asyncio(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> PageAuditRecord | Problem | None:
     """List the tenant's audit records, newest first.
 
@@ -311,6 +324,7 @@ async def asyncio(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -333,5 +347,6 @@ async def asyncio(
             actor_id=actor_id,
             from_=from_,
             to=to,
+            session_id=session_id,
         )
     ).parsed

@@ -23,6 +23,7 @@ def _get_kwargs(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -57,6 +58,8 @@ def _get_kwargs(
     if not isinstance(to, Unset):
         json_to = to.isoformat()
     params["to"] = json_to
+
+    params["session_id"] = session_id
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -126,6 +129,7 @@ def sync_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Export the filtered records as RFC 4180 CSV with a header row, oldest first. `actor`
     is split into `actor_type` and `actor_id`; `details` is a JSON text column. With
@@ -141,6 +145,7 @@ def sync_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -160,6 +165,7 @@ def sync_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = client.get_httpx_client().request(
@@ -181,6 +187,7 @@ def sync(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Export the filtered records as RFC 4180 CSV with a header row, oldest first. `actor`
     is split into `actor_type` and `actor_id`; `details` is a JSON text column. With
@@ -196,6 +203,7 @@ def sync(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -216,6 +224,7 @@ def sync(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     ).parsed
 
 
@@ -231,6 +240,7 @@ async def asyncio_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Export the filtered records as RFC 4180 CSV with a header row, oldest first. `actor`
     is split into `actor_type` and `actor_id`; `details` is a JSON text column. With
@@ -246,6 +256,7 @@ async def asyncio_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -265,6 +276,7 @@ async def asyncio_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -284,6 +296,7 @@ async def asyncio(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Export the filtered records as RFC 4180 CSV with a header row, oldest first. `actor`
     is split into `actor_type` and `actor_id`; `details` is a JSON text column. With
@@ -299,6 +312,7 @@ async def asyncio(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -320,5 +334,6 @@ async def asyncio(
             actor_id=actor_id,
             from_=from_,
             to=to,
+            session_id=session_id,
         )
     ).parsed

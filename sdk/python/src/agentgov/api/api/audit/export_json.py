@@ -23,6 +23,7 @@ def _get_kwargs(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -55,6 +56,8 @@ def _get_kwargs(
     if not isinstance(to, Unset):
         json_to = to.isoformat()
     params["to"] = json_to
+
+    params["session_id"] = session_id
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -133,6 +136,7 @@ def sync_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[Problem | list[AuditRecord]]:
     """Export the filtered records as one JSON array, oldest first.
 
@@ -145,6 +149,7 @@ def sync_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -163,6 +168,7 @@ def sync_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = client.get_httpx_client().request(
@@ -183,6 +189,7 @@ def sync(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Problem | list[AuditRecord] | None:
     """Export the filtered records as one JSON array, oldest first.
 
@@ -195,6 +202,7 @@ def sync(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -214,6 +222,7 @@ def sync(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     ).parsed
 
 
@@ -228,6 +237,7 @@ async def asyncio_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[Problem | list[AuditRecord]]:
     """Export the filtered records as one JSON array, oldest first.
 
@@ -240,6 +250,7 @@ async def asyncio_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -258,6 +269,7 @@ async def asyncio_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -276,6 +288,7 @@ async def asyncio(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Problem | list[AuditRecord] | None:
     """Export the filtered records as one JSON array, oldest first.
 
@@ -288,6 +301,7 @@ async def asyncio(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -308,5 +322,6 @@ async def asyncio(
             actor_id=actor_id,
             from_=from_,
             to=to,
+            session_id=session_id,
         )
     ).parsed

@@ -22,6 +22,7 @@ def _get_kwargs(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -54,6 +55,8 @@ def _get_kwargs(
     if not isinstance(to, Unset):
         json_to = to.isoformat()
     params["to"] = json_to
+
+    params["session_id"] = session_id
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -122,6 +125,7 @@ def sync_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Export the filtered records as JSON Lines (one record per line), oldest first.
 
@@ -134,6 +138,7 @@ def sync_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,6 +157,7 @@ def sync_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = client.get_httpx_client().request(
@@ -172,6 +178,7 @@ def sync(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Export the filtered records as JSON Lines (one record per line), oldest first.
 
@@ -184,6 +191,7 @@ def sync(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -203,6 +211,7 @@ def sync(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     ).parsed
 
 
@@ -217,6 +226,7 @@ async def asyncio_detailed(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Export the filtered records as JSON Lines (one record per line), oldest first.
 
@@ -229,6 +239,7 @@ async def asyncio_detailed(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -247,6 +258,7 @@ async def asyncio_detailed(
         actor_id=actor_id,
         from_=from_,
         to=to,
+        session_id=session_id,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -265,6 +277,7 @@ async def asyncio(
     actor_id: str | Unset = UNSET,
     from_: datetime.datetime | Unset = UNSET,
     to: datetime.datetime | Unset = UNSET,
+    session_id: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Export the filtered records as JSON Lines (one record per line), oldest first.
 
@@ -277,6 +290,7 @@ async def asyncio(
         actor_id (str | Unset):
         from_ (datetime.datetime | Unset):
         to (datetime.datetime | Unset):
+        session_id (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -297,5 +311,6 @@ async def asyncio(
             actor_id=actor_id,
             from_=from_,
             to=to,
+            session_id=session_id,
         )
     ).parsed

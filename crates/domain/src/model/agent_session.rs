@@ -1,0 +1,382 @@
+//! An agent session's state: what a conversation or run has done and seen so far, as the
+//! policy checks of the session read it (`input.session`, docs/policies.md "Sessions").
+//!
+//! The state is never written anywhere: it is a fold of the session's audit records (those
+//! carrying its `session_id`), so it is append-only, the same on every replica, and
+//! reconstructible from the chain at any time. Each record adds to it: a `policy.decision`
+//! counts its decision and action, adds the labels its policies raised and, when allowed,
+//! its `context.cost` to the spend; an `agent.observed` (`POST /sessions/{id}/observe`) adds
+//! the labels of what the agent was shown; a `hitl.approved` counts an approval. Its size is
+//! bounded whatever the session's length, and a session idle for longer than its idle
+//! window starts over.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use super::audit::{AuditRecord, unix_micros};
+use crate::events::{HITL_APPROVED, POLICY_DECISION, SESSION_OBSERVED};
+
+/// Distinct actions counted by name; the rest are counted under [`OTHER_ACTIONS`].
+pub const MAX_SESSION_ACTIONS: usize = 128;
+/// The key under which actions past [`MAX_SESSION_ACTIONS`] are counted.
+pub const OTHER_ACTIONS: &str = "*";
+/// Labels a session keeps; later ones are dropped (and counted in `labels_dropped`).
+pub const MAX_SESSION_LABELS: usize = 64;
+/// Decision times kept for the rate counters: a rate above this many per hour reads as
+/// this many.
+pub const SESSION_RECENT: usize = 256;
+
+/// A label raised when content the agent was shown is flagged by the Prompt Guard.
+pub const UNTRUSTED_CONTENT_SEEN: &str = "untrusted_content_seen";
+
+/// How sensitive a label says the session's data has become (its high-water mark):
+/// `secret_read` 3, `pii_read` 2, `confidential_read` 2, `internal_read` 1, others 0.
+pub fn label_sensitivity(label: &str) -> u8 {
+    match label {
+        "secret_read" => 3,
+        "pii_read" | "confidential_read" => 2,
+        "internal_read" => 1,
+        _ => 0,
+    }
+}
+
+/// Decisions of a session, by outcome.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SessionDecisions {
+    pub allow: u64,
+    pub deny: u64,
+    pub require_approval: u64,
+}
+
+/// The state of one agent session, folded from its audit records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionState {
+    pub id: String,
+    /// The last record folded (its `seq` in the tenant's chain); 0 before the first.
+    pub seq: i64,
+    pub started_at: Option<OffsetDateTime>,
+    pub last_at: Option<OffsetDateTime>,
+    /// Records folded since the session (re)started.
+    pub events: u64,
+    pub decisions: SessionDecisions,
+    /// Checks per action, allowed or not.
+    pub actions: BTreeMap<String, u64>,
+    pub labels: BTreeSet<String>,
+    pub labels_dropped: u64,
+    /// The highest [`label_sensitivity`] of the labels raised.
+    pub sensitivity: u8,
+    pub observations: u64,
+    pub approvals: u64,
+    /// The sum of `context.cost` over the allowed checks.
+    pub spend: f64,
+    /// Unix microseconds of the latest decisions, oldest first.
+    recent: VecDeque<i64>,
+}
+
+/// What the fold reads of a record's `details` (other members are skipped).
+#[derive(Deserialize, Default)]
+struct Folded {
+    #[serde(default)]
+    labels: Vec<String>,
+    #[serde(default)]
+    context: Option<FoldedContext>,
+}
+
+#[derive(Deserialize, Default)]
+struct FoldedContext {
+    #[serde(default)]
+    cost: Option<serde_json::Value>,
+}
+
+impl SessionState {
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            seq: 0,
+            started_at: None,
+            last_at: None,
+            events: 0,
+            decisions: SessionDecisions::default(),
+            actions: BTreeMap::new(),
+            labels: BTreeSet::new(),
+            labels_dropped: 0,
+            sensitivity: 0,
+            observations: 0,
+            approvals: 0,
+            spend: 0.0,
+            recent: VecDeque::new(),
+        }
+    }
+
+    /// The state as of `now`: a session idle for longer than `idle` has ended, and the same
+    /// id starts a new one (the records folded so far are not read again).
+    pub fn at(&self, now: OffsetDateTime, idle: std::time::Duration) -> Self {
+        match self.last_at {
+            Some(last) if now - last > idle => Self { seq: self.seq, ..Self::new(self.id.clone()) },
+            _ => self.clone(),
+        }
+    }
+
+    /// Folds one more record of the session (records come in chain order).
+    pub fn apply(&mut self, r: &AuditRecord, idle: std::time::Duration) {
+        if r.seq <= self.seq {
+            return;
+        }
+        if let Some(last) = self.last_at
+            && r.timestamp - last > idle
+        {
+            *self = Self { seq: self.seq, ..Self::new(self.id.clone()) };
+        }
+        self.seq = r.seq;
+        let kind = r.event_type.as_str();
+        if ![POLICY_DECISION, SESSION_OBSERVED, HITL_APPROVED].contains(&kind) {
+            return;
+        }
+        self.events += 1;
+        self.started_at.get_or_insert(r.timestamp);
+        self.last_at = Some(r.timestamp);
+        let folded: Folded = serde_json::from_str(r.details.as_str()).unwrap_or_default();
+        for label in folded.labels {
+            self.raise(label);
+        }
+        match kind {
+            POLICY_DECISION => {
+                let decision = r.decision.as_deref().unwrap_or_default();
+                match decision {
+                    "allow" => self.decisions.allow += 1,
+                    "deny" => self.decisions.deny += 1,
+                    _ => self.decisions.require_approval += 1,
+                }
+                if let Some(action) = &r.action {
+                    let key = if self.actions.contains_key(action) || self.actions.len() < MAX_SESSION_ACTIONS {
+                        action.clone()
+                    } else {
+                        OTHER_ACTIONS.to_owned()
+                    };
+                    *self.actions.entry(key).or_default() += 1;
+                }
+                let cost = folded.context.and_then(|c| c.cost).and_then(|c| c.as_f64()).filter(|c| c.is_finite());
+                if decision == "allow"
+                    && let Some(cost) = cost
+                {
+                    self.spend += cost.max(0.0);
+                }
+                if self.recent.len() == SESSION_RECENT {
+                    self.recent.pop_front();
+                }
+                self.recent.push_back(unix_micros(r.timestamp));
+            }
+            SESSION_OBSERVED => self.observations += 1,
+            _ => self.approvals += 1,
+        }
+    }
+
+    fn raise(&mut self, label: String) {
+        if self.labels.contains(&label) {
+            return;
+        }
+        if self.labels.len() >= MAX_SESSION_LABELS {
+            self.labels_dropped += 1;
+            return;
+        }
+        self.sensitivity = self.sensitivity.max(label_sensitivity(&label));
+        self.labels.insert(label);
+    }
+
+    /// Decisions in the `window` before `now`.
+    pub fn decisions_within(&self, now: OffsetDateTime, window: std::time::Duration) -> u64 {
+        let since = unix_micros(now) - i64::try_from(window.as_micros()).unwrap_or(i64::MAX);
+        self.recent.iter().rev().take_while(|t| **t > since).count() as u64
+    }
+
+    /// The state as `GET /sessions/{id}` answers it and policies read it (`input.session`).
+    pub fn view(&self, now: OffsetDateTime) -> SessionView {
+        SessionView {
+            id: self.id.clone(),
+            started_at: self.started_at,
+            last_at: self.last_at,
+            events: self.events,
+            decisions: self.decisions.clone(),
+            checks: self.decisions.allow + self.decisions.deny + self.decisions.require_approval,
+            actions: self.actions.clone(),
+            labels: self.labels.iter().cloned().collect(),
+            sensitivity: self.sensitivity,
+            observations: self.observations,
+            approvals: self.approvals,
+            spend: (self.spend * 1e6).round() / 1e6,
+            rate: SessionRate {
+                last_minute: self.decisions_within(now, std::time::Duration::from_secs(60)),
+                last_hour: self.decisions_within(now, std::time::Duration::from_secs(3600)),
+            },
+        }
+    }
+}
+
+/// Checks of a session in the last minute and hour (counted up to 256).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SessionRate {
+    pub last_minute: u64,
+    pub last_hour: u64,
+}
+
+/// An agent session as its checks see it (`input.session`) and `GET /sessions/{id}`
+/// answers it: what happened before the current check.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SessionView {
+    pub id: String,
+    /// The first record of the session; `null` for a session with none yet.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub started_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub last_at: Option<OffsetDateTime>,
+    /// Records of the session: checks, observations, approvals.
+    pub events: u64,
+    /// Recorded checks (dry runs are not recorded).
+    pub checks: u64,
+    pub decisions: SessionDecisions,
+    /// Checks per action (past 128 distinct actions, the rest under `*`).
+    pub actions: BTreeMap<String, u64>,
+    /// Labels raised so far (by policies' `labels` rules and by observations), sorted.
+    pub labels: Vec<String>,
+    /// High-water mark of the data read: 0 none, 1 internal, 2 personal or confidential,
+    /// 3 secret.
+    pub sensitivity: u8,
+    /// Tool results and other content shown to the agent (`POST /sessions/{id}/observe`).
+    pub observations: u64,
+    /// Approval requests of the session that were approved.
+    pub approvals: u64,
+    /// The sum of the allowed checks' `context.cost`.
+    pub spend: f64,
+    pub rate: SessionRate,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{AuditId, TenantId};
+    use crate::model::{Actor, AuditEntry, ChainHead, JsonText};
+    use std::time::Duration;
+
+    const IDLE: Duration = Duration::from_secs(3600);
+
+    /// A record to fold: event type, action, decision, details, seconds after the start.
+    type Spec<'a> = (&'a str, Option<&'a str>, Option<&'a str>, serde_json::Value, i64);
+
+    fn records(specs: &[Spec<'_>]) -> Vec<AuditRecord> {
+        let mut head = ChainHead::GENESIS;
+        specs
+            .iter()
+            .enumerate()
+            .map(|(i, (kind, action, decision, details, secs))| {
+                head.seal(AuditEntry {
+                    id: AuditId(uuid::Uuid::from_u128(i as u128 + 1)),
+                    tenant_id: TenantId(uuid::Uuid::from_u128(9)),
+                    timestamp: OffsetDateTime::from_unix_timestamp(1_800_000_000 + secs).unwrap(),
+                    actor: Actor::system("test"),
+                    event_type: (*kind).into(),
+                    agent_id: None,
+                    action: action.map(str::to_owned),
+                    resource: None,
+                    decision: decision.map(str::to_owned),
+                    risk_score: None,
+                    details: JsonText::from_value(details),
+                    session_id: Some("s".into()),
+                })
+            })
+            .collect()
+    }
+
+    fn fold(records: &[AuditRecord]) -> SessionState {
+        let mut state = SessionState::new("s");
+        for r in records {
+            state.apply(r, IDLE);
+        }
+        state
+    }
+
+    #[test]
+    fn decisions_observations_and_approvals_are_counted_and_labels_kept() {
+        let rs = records(&[
+            (
+                "policy.decision",
+                Some("read"),
+                Some("allow"),
+                serde_json::json!({"labels": ["secret_read"], "context": {"cost": 2.5}}),
+                0,
+            ),
+            ("agent.observed", Some("observe"), None, serde_json::json!({"labels": ["untrusted_content_seen"]}), 10),
+            (
+                "policy.decision",
+                Some("send"),
+                Some("require_approval"),
+                serde_json::json!({"context": {"cost": 7}}),
+                20,
+            ),
+            ("hitl.approved", None, None, serde_json::json!({}), 30),
+            ("policy.decision", Some("send"), Some("deny"), serde_json::json!({}), 40),
+            ("app.custom", Some("x"), Some("allow"), serde_json::json!({"labels": ["forged"]}), 50),
+        ]);
+        let state = fold(&rs);
+        let view = state.view(rs[4].timestamp);
+        assert_eq!(view.decisions, SessionDecisions { allow: 1, deny: 1, require_approval: 1 });
+        assert_eq!(view.checks, 3);
+        assert_eq!(view.actions, BTreeMap::from([("read".into(), 1), ("send".into(), 2)]));
+        assert_eq!(view.labels, ["secret_read", "untrusted_content_seen"], "a client's record raises nothing");
+        assert_eq!((view.sensitivity, view.observations, view.approvals, view.events), (3, 1, 1, 5));
+        assert_eq!(view.spend, 2.5, "only allowed checks spend");
+        assert_eq!(view.rate, SessionRate { last_minute: 3, last_hour: 3 });
+        assert_eq!(state.seq, 6);
+        assert_eq!(state.view(rs[4].timestamp + Duration::from_secs(45)).rate.last_minute, 1);
+    }
+
+    #[test]
+    fn folding_again_or_in_parts_gives_the_same_state() {
+        let rs = records(&[
+            ("policy.decision", Some("a"), Some("allow"), serde_json::json!({"labels": ["pii_read"]}), 0),
+            ("policy.decision", Some("b"), Some("allow"), serde_json::json!({}), 1),
+            ("policy.decision", Some("c"), Some("deny"), serde_json::json!({}), 2),
+        ]);
+        let whole = fold(&rs);
+        let mut parts = fold(&rs[..1]);
+        for r in &rs {
+            parts.apply(r, IDLE); // the first again: skipped by its seq
+        }
+        assert_eq!(parts, whole);
+    }
+
+    #[test]
+    fn an_idle_session_starts_over() {
+        let rs = records(&[
+            ("policy.decision", Some("a"), Some("allow"), serde_json::json!({"labels": ["secret_read"]}), 0),
+            ("policy.decision", Some("b"), Some("allow"), serde_json::json!({}), 7200),
+        ]);
+        let state = fold(&rs);
+        assert!(state.labels.is_empty() && state.events == 1 && state.seq == 2);
+        let resumed = fold(&rs[..1]).at(rs[0].timestamp + Duration::from_secs(3601), IDLE);
+        assert_eq!((resumed.events, resumed.seq), (0, 1));
+        assert_eq!(fold(&rs[..1]).at(rs[0].timestamp + Duration::from_secs(60), IDLE), fold(&rs[..1]));
+    }
+
+    #[test]
+    fn the_state_stays_bounded() {
+        let mut specs = Vec::new();
+        let labels: Vec<serde_json::Value> =
+            (0..200).map(|i| serde_json::json!({"labels": [format!("l{i}")]})).collect();
+        let actions: Vec<String> = (0..300).map(|i| format!("a{i}")).collect();
+        for (i, action) in actions.iter().enumerate() {
+            let details = labels.get(i).cloned().unwrap_or_else(|| serde_json::json!({}));
+            specs.push(("policy.decision", Some(action.as_str()), Some("allow"), details, i as i64));
+        }
+        let state = fold(&records(&specs));
+        assert_eq!(state.actions.len(), MAX_SESSION_ACTIONS + 1);
+        assert_eq!(state.actions[OTHER_ACTIONS], 300 - MAX_SESSION_ACTIONS as u64);
+        assert_eq!(state.labels.len(), MAX_SESSION_LABELS);
+        assert_eq!(state.labels_dropped, 200 - MAX_SESSION_LABELS as u64);
+        assert_eq!(state.recent.len(), SESSION_RECENT);
+    }
+}

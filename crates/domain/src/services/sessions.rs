@@ -1,0 +1,266 @@
+//! Agent sessions (docs/API.md "Agent sessions"): what a conversation or run has done and
+//! seen, read by the policy checks of the session as `input.session`.
+//!
+//! The state is a fold of the session's audit records ([`SessionState`]): a check names
+//! its session, and its decision record carries it; `POST /sessions/{id}/observe` records
+//! what the agent was shown (screened by the Prompt Guard; only labels and a digest are
+//! kept). Each process keeps the states it folded and, before a check, reads only the
+//! session's records past the last one folded (an indexed scan, usually empty), so every
+//! replica sees every other's records and nothing but the audit log is written.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::agents::AgentService;
+use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::guard::{GuardService, ValidateRequest};
+use super::validate::check_text;
+use super::{Caller, Ports};
+use crate::error::{DomainError, Result, Violations};
+use crate::events::SESSION_OBSERVED;
+use crate::ids::{AgentId, AuditId, TenantId};
+use crate::model::agent_session::UNTRUSTED_CONTENT_SEEN;
+use crate::model::{
+    AuditFilter, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionState, SessionView,
+};
+
+/// A session id's longest form (as a check's `session_id`).
+pub const MAX_SESSION_ID_LEN: usize = 200;
+/// Labels an observation may declare.
+const MAX_DECLARED_LABELS: usize = 16;
+const MAX_LABEL_LEN: usize = 64;
+const MAX_SOURCE_LEN: usize = 200;
+/// Records read per query while catching a session up.
+const PAGE: u32 = 500;
+
+/// Tunables of agent sessions.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionSettings {
+    /// A session with no record for this long has ended; its id starts a new one.
+    pub idle: Duration,
+    /// Sessions whose state a process keeps (least recently used dropped first).
+    pub kept: u64,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        Self { idle: Duration::from_secs(24 * 3600), kept: 100_000 }
+    }
+}
+
+/// `POST /sessions/{id}/observe`: content shown to the agent (a tool result, a web page, an
+/// e-mail), screened by the Prompt Guard. The content is never stored.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ObserveRequest {
+    /// The agent that was shown the content (a UUID of the caller's tenant).
+    #[cfg_attr(feature = "openapi", schema(format = Uuid))]
+    pub agent_id: String,
+    /// The content; 1 byte to 512 KiB.
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
+    pub content: String,
+    /// Where it came from, e.g. the tool's name `read_inbox`; 1 to 200 characters.
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200))]
+    pub source: Option<String>,
+    /// The agent framework's id of the tool call that returned it; 1 to 200 characters.
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200))]
+    pub tool_call_id: Option<String>,
+    /// Labels the caller knows apply, e.g. `untrusted_input` for content from outside the
+    /// organisation; at most 16, each lower-case letters, digits, `_`, `.`, `:` or `-`, 1 to
+    /// 64 characters.
+    #[serde(default)]
+    pub labels: Vec<String>,
+}
+
+/// The answer of `POST /sessions/{id}/observe`.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Observation {
+    /// The `agent.observed` audit record.
+    pub observation_id: AuditId,
+    /// Whether the Prompt Guard flagged the content (then `untrusted_content_seen` is
+    /// raised).
+    pub flagged: bool,
+    pub verdict: GuardLabel,
+    pub score: f64,
+    /// The labels this observation raised: the declared ones and the Prompt Guard's.
+    pub labels: Vec<String>,
+    /// `sha256:` and the content's SHA-256, hex: what the record keeps of the content.
+    pub digest: String,
+    /// The session after the observation.
+    pub session: SessionView,
+}
+
+/// An observation's `details`.
+#[derive(serde::Serialize)]
+struct ObservedDetails<'a> {
+    bytes: usize,
+    digest: &'a str,
+    labels: &'a [String],
+    model_version: i32,
+    reasons: &'a [String],
+    score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    verdict: GuardLabel,
+}
+
+/// Whether `label` is a label's form.
+fn is_label(label: &str) -> bool {
+    !label.is_empty()
+        && label.len() <= MAX_LABEL_LEN
+        && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_.:-".contains(&b))
+}
+
+super::ports::repos!(Repos { audit: AuditRepo });
+#[derive(Clone)]
+pub struct SessionService {
+    repos: Repos,
+    ports: Ports,
+    log: AuditLog,
+    agents: AgentService,
+    guard: GuardService,
+    kept: moka::sync::Cache<(TenantId, String), Arc<SessionState>>,
+    settings: SessionSettings,
+}
+
+impl SessionService {
+    pub fn new(
+        ports: Ports,
+        repos: Repos,
+        log: AuditLog,
+        agents: AgentService,
+        guard: GuardService,
+        settings: SessionSettings,
+    ) -> Self {
+        let kept = moka::sync::Cache::builder().max_capacity(settings.kept).time_to_idle(settings.idle).build();
+        Self { repos, ports, log, agents, guard, kept, settings }
+    }
+
+    /// The session's state now, caught up with its records in the store.
+    pub(crate) async fn state(&self, tenant: TenantId, id: &str) -> Result<SessionState> {
+        let key = (tenant, id.to_owned());
+        let mut state = self.kept.get(&key).map_or_else(|| SessionState::new(id), |kept| (*kept).clone());
+        let before = state.seq;
+        let filter = AuditFilter { session_id: Some(id.to_owned()), ..AuditFilter::default() };
+        loop {
+            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(state.seq), limit: PAGE };
+            let records = self.repos.audit.scan_audit(tenant, &filter, scan).await?;
+            for r in &records {
+                state.apply(r, self.settings.idle);
+            }
+            if records.len() < PAGE as usize {
+                break;
+            }
+        }
+        if state.seq != before || !self.kept.contains_key(&key) {
+            self.kept.insert(key, Arc::new(state.clone()));
+        }
+        Ok(state.at(self.ports.clock.now(), self.settings.idle))
+    }
+
+    /// `GET /sessions/{id}`.
+    pub async fn get(&self, caller: &Caller, id: &str) -> Result<SessionView> {
+        caller.require_permission(Permission::AuditRead)?;
+        check_id(id)?;
+        Ok(self.state(caller.tenant_id(), id).await?.view(self.ports.clock.now()))
+    }
+
+    /// `POST /sessions/{id}/observe`.
+    pub async fn observe(&self, caller: &Caller, id: &str, req: ObserveRequest) -> Result<Observation> {
+        caller.require_permission(Permission::PoliciesCheck)?;
+        let tenant = caller.tenant_id();
+        let mut v = Violations::new();
+        check_text(&mut v, "session_id", id, MAX_SESSION_ID_LEN);
+        let agent = req.agent_id.trim().parse::<AgentId>().ok();
+        v.check(agent.is_some(), "agent_id", "must be a UUID");
+        v.check(!req.content.is_empty(), "content", "must not be empty");
+        v.check(req.content.len() <= super::guard::MAX_PROMPT_BYTES, "content", "must be at most 524,288 bytes");
+        for (field, value, max) in
+            [("source", &req.source, MAX_SOURCE_LEN), ("tool_call_id", &req.tool_call_id, MAX_SESSION_ID_LEN)]
+        {
+            if let Some(value) = value {
+                check_text(&mut v, field, value, max);
+            }
+        }
+        v.check(req.labels.len() <= MAX_DECLARED_LABELS, "labels", "at most 16 labels");
+        for (i, label) in req.labels.iter().enumerate() {
+            v.check(
+                is_label(label),
+                &format!("labels[{i}]"),
+                "must be 1 to 64 lower-case letters, digits, '_', '.', ':' or '-'",
+            );
+        }
+        v.into_result()?;
+        let agent = agent.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))?;
+        let agent = self.agents.reported_agent(tenant, agent).await?;
+        let screen = ValidateRequest {
+            prompt: req.content.clone(),
+            agent_id: None,
+            system_prompt: None,
+            direction: GuardDirection::Input,
+        };
+        let verdict = self.guard.screen(tenant, &screen).await?;
+        let mut labels = req.labels.clone();
+        if !verdict.safe {
+            labels.push(UNTRUSTED_CONTENT_SEEN.to_owned());
+        }
+        labels.sort();
+        labels.dedup();
+        let digest = format!("sha256:{}", hex::encode(Sha256::digest(req.content.as_bytes())));
+        let details = ObservedDetails {
+            bytes: req.content.len(),
+            digest: &digest,
+            labels: &labels,
+            model_version: verdict.model_version,
+            reasons: &verdict.reasons,
+            score: verdict.score,
+            tool_call_id: req.tool_call_id.as_deref(),
+            verdict: verdict.verdict,
+        };
+        let mut event = AuditEvent::new(tenant, caller_actor(caller), SESSION_OBSERVED)
+            .action("observe")
+            .resource(req.source.as_deref().map_or_else(|| "content".to_owned(), |s| s.trim().to_owned()))
+            .details_of(&details);
+        event.agent_id = Some(agent.id.as_uuid());
+        event.decision = Some(if verdict.safe { "clean" } else { "flagged" }.to_owned());
+        event.risk_score = Some(verdict.score);
+        event.session_id = Some(id.to_owned());
+        let record = self.log.record(event).await?;
+        let session = self.state(tenant, id).await?.view(self.ports.clock.now());
+        Ok(Observation {
+            observation_id: record.id,
+            flagged: !verdict.safe,
+            verdict: verdict.verdict,
+            score: verdict.score,
+            labels,
+            digest,
+            session,
+        })
+    }
+}
+
+/// A session id in a path: 1 to 200 characters, no control characters.
+fn check_id(id: &str) -> Result<()> {
+    let mut v = Violations::new();
+    check_text(&mut v, "session_id", id, MAX_SESSION_ID_LEN);
+    v.into_result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_label;
+
+    #[test]
+    fn labels_are_plain_lower_case_words() {
+        for ok in ["secret_read", "untrusted_input", "class:pii", "a.b-c", "x"] {
+            assert!(is_label(ok), "{ok}");
+        }
+        for bad in ["", "Secret", "with space", "ü", &"x".repeat(65)] {
+            assert!(!is_label(bad), "{bad}");
+        }
+    }
+}

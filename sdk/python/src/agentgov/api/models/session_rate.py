@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="SessionRate")
+
+
+@_attrs_define
+class SessionRate:
+    """Checks of a session in the last minute and hour (counted up to 256).
+
+    Attributes:
+        last_hour (int):
+        last_minute (int):
+    """
+
+    last_hour: int
+    last_minute: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        last_hour = self.last_hour
+
+        last_minute = self.last_minute
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "last_hour": last_hour,
+                "last_minute": last_minute,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        last_hour = d.pop("last_hour")
+
+        last_minute = d.pop("last_minute")
+
+        session_rate = cls(
+            last_hour=last_hour,
+            last_minute=last_minute,
+        )
+
+        session_rate.additional_properties = d
+        return session_rate
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
