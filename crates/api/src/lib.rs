@@ -81,7 +81,8 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(policies::get)
                     .service(policies::update)
                     .service(policies::remove)
-                    .service(policies::test),
+                    .service(policies::test)
+                    .service(policies::shadow_report),
             )
             .service(
                 utoipa_actix_web::scope("/guard")

@@ -188,7 +188,13 @@ fn answer(
                 (None, Some(modules)) => {
                     let modules: Vec<PolicyModule> = modules
                         .into_iter()
-                        .map(|m| PolicyModule { id: m.id, version: m.version, name: m.name, rego: m.rego })
+                        .map(|m| PolicyModule {
+                            id: m.id,
+                            version: m.version,
+                            name: m.name,
+                            rego: m.rego,
+                            shadow: false,
+                        })
                         .collect();
                     let compiled = match engine.compile(&modules) {
                         Ok(compiled) => compiled,

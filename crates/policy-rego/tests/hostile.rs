@@ -17,7 +17,7 @@ fn refused(rego: &str, line: u32, column: u32, says: &str) {
 
 fn module(rego: &str) -> PolicyModule {
     let id: PolicyId = "00000000-0000-7000-8000-000000000001".parse().unwrap();
-    PolicyModule { id, name: "hostile".into(), version: 1, rego: rego.into() }
+    PolicyModule { id, name: "hostile".into(), version: 1, rego: rego.into(), shadow: false }
 }
 
 #[test]

@@ -79,7 +79,7 @@ fn outcome(template: &str, parameters: Value, input: &Input) -> PolicyOutcome {
     let rego = template.instantiate(&parameters, "parameters").unwrap();
     let engine = RegoEngine::new().unwrap();
     engine.validate(&rego).unwrap_or_else(|d| panic!("{} does not compile: {d:?}\n{rego}", template.id));
-    let module = PolicyModule { id: policy_id(1), version: 1, name: template.id.into(), rego };
+    let module = PolicyModule { id: policy_id(1), version: 1, name: template.id.into(), rego, shadow: false };
     let compiled = engine.compile(&[module]).unwrap();
     compiled.evaluate_json(&input.0).unwrap().remove(0)
 }
@@ -322,6 +322,7 @@ fn five_templates_together_decide_independently() {
             version: 1,
             name: (*id).into(),
             rego: templates::find(id).unwrap().rego(),
+            shadow: false,
         })
         .collect();
     let compiled = engine.compile(&modules).unwrap();

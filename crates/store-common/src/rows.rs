@@ -81,7 +81,7 @@ macro_rules! rows {
             use agentgov_domain::ids::{AgentId, TenantId};
             use agentgov_domain::model::{
                 Actor, ActorType, Agent, AgentEmbedding, AgentStatus, AgentVector, AnomalyReport, ApiKey, ApiKeyKind,
-                AuditOrigin, AuditRecord, ChainHead, DiscoveryCandidate, DiscoveryEvent, GuardFeedback,
+                AuditOrigin, AuditRecord, ChainHead, DiscoveryCandidate, PolicyMode, DiscoveryEvent, GuardFeedback,
                 GuardFeedbackKind, GuardLabel, HitlRequest, Job, JobKind, JobStatus, JsonObject, JsonText, Lease,
                 ModelKind, ModelVersion, Policy, RiskLevel, Role, SecretPurpose, Session, StoredModel, Tenant,
                 TenantSecret, User, UserStatus,
@@ -744,6 +744,7 @@ macro_rules! rows {
                 pub created_by: Option<Id>,
                 pub created_at: Micros,
                 pub updated_at: Micros,
+                pub shadow: bool,
             }
 
             impl From<&Policy> for PolicyRow {
@@ -759,6 +760,7 @@ macro_rules! rows {
                         created_by: p.created_by.map(|u| Id::from(u.as_uuid())),
                         created_at: Micros::from(p.created_at),
                         updated_at: Micros::from(p.updated_at),
+                        shadow: p.mode == PolicyMode::Shadow,
                     }
                 }
             }
@@ -772,6 +774,7 @@ macro_rules! rows {
                         description: r.description,
                         rego: r.rego,
                         enabled: r.enabled,
+                        mode: PolicyMode::of(r.enabled, r.shadow),
                         version: r.version,
                         created_by: r.created_by.map(|u| Uuid::from(u).into()),
                         created_at: r.created_at.into(),

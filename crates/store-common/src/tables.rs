@@ -211,6 +211,7 @@ macro_rules! tables {
                 created_by -> Nullable<Id>,
                 created_at -> Micros,
                 updated_at -> Micros,
+                shadow -> Bool,
             }
         }
 

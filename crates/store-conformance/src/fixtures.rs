@@ -231,6 +231,7 @@ pub fn new_policy(tenant: TenantId, name: &str, created_by: Option<UserId>) -> P
         created_by,
         created_at: t,
         updated_at: t,
+        mode: agentgov_domain::model::PolicyMode::Enforce,
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{PolicyId, TenantId, UserId};
-use agentgov_domain::model::{Policy, PolicyFilter, Role};
+use agentgov_domain::model::{Policy, PolicyFilter, PolicyMode, Role};
 use agentgov_domain::ports::Store;
 use agentgov_domain::ports::store::POLICY_LIMIT_REACHED;
 use uuid::Uuid;
@@ -59,9 +59,17 @@ pub async fn policy_round_trips_every_field(store: Arc<dyn Store>) {
     let mut bare = new_policy(t, "bare", None);
     bare.description = None;
     bare.enabled = false;
+    bare.mode = PolicyMode::Off;
     bare.rego = String::new();
     store.insert_policy(&bare, u64::MAX).await.unwrap();
     assert_eq!(store.get_policy(t, bare.id).await.unwrap(), Some(bare));
+    let mut shadow = new_policy(t, "shadow", None);
+    shadow.mode = PolicyMode::Shadow;
+    store.insert_policy(&shadow, u64::MAX).await.unwrap();
+    assert_eq!(store.get_policy(t, shadow.id).await.unwrap(), Some(shadow.clone()));
+    let enforced = Policy { mode: PolicyMode::Enforce, ..next(&shadow, now()) };
+    store.update_policy(&enforced).await.unwrap();
+    assert_eq!(store.get_policy(t, shadow.id).await.unwrap(), Some(enforced));
     assert_eq!(store.get_policy(t, PolicyId(Uuid::now_v7())).await.unwrap(), None);
 }
 
@@ -123,6 +131,7 @@ pub async fn policy_lists_page_newest_first_and_filter_by_enabled(store: Arc<dyn
     for i in 0..7 {
         let mut p = new_policy(t, &format!("policy-{i}"), Some(admin));
         p.enabled = i % 3 != 0;
+        p.mode = PolicyMode::of(p.enabled, false);
         store.insert_policy(&p, u64::MAX).await.unwrap();
     }
     let (other, other_admin) = tenant(&store, "pol-other").await;
@@ -145,6 +154,7 @@ pub async fn enabled_policies_are_oldest_first(store: Arc<dyn Store>) {
     for i in 0..5 {
         let mut p = new_policy(t, &format!("policy-{i}"), Some(admin));
         p.enabled = i != 2;
+        p.mode = PolicyMode::of(p.enabled, false);
         store.insert_policy(&p, u64::MAX).await.unwrap();
         made.push(p);
     }
@@ -156,9 +166,9 @@ pub async fn enabled_policies_are_oldest_first(store: Arc<dyn Store>) {
     assert_eq!(enabled[0], made[0], "whole records");
 
     // Disabling and enabling through updates moves policies out of and into the set.
-    let off = Policy { enabled: false, ..next(&made[1], now()) };
+    let off = Policy { enabled: false, mode: PolicyMode::Off, ..next(&made[1], now()) };
     store.update_policy(&off).await.unwrap();
-    let on = Policy { enabled: true, ..next(&made[2], now()) };
+    let on = Policy { enabled: true, mode: PolicyMode::Enforce, ..next(&made[2], now()) };
     store.update_policy(&on).await.unwrap();
     let enabled = store.enabled_policies(t).await.unwrap();
     assert_eq!(names(&enabled), ["policy-0", "policy-2", "policy-3", "policy-4"]);
@@ -177,6 +187,7 @@ pub async fn policy_update_replaces_fields_from_the_version_read(store: Arc<dyn 
         description: None,
         rego: "package agentgov.after\n".into(),
         enabled: false,
+        mode: PolicyMode::Off,
         // An adapter keeps the stored creator and creation time whatever it is given.
         created_by: None,
         created_at: precise(3, 3),
@@ -196,7 +207,7 @@ pub async fn policy_update_replaces_fields_from_the_version_read(store: Arc<dyn 
     assert_eq!(store.get_policy(t, policy.id).await.unwrap(), Some(expected.clone()), "untouched");
 
     // The next version applies, keeping its own name.
-    let third = Policy { enabled: true, ..next(&expected, precise(4, 4)) };
+    let third = Policy { enabled: true, mode: PolicyMode::Shadow, ..next(&expected, precise(4, 4)) };
     store.update_policy(&third).await.unwrap();
     assert_eq!(store.get_policy(t, policy.id).await.unwrap(), Some(third.clone()));
 

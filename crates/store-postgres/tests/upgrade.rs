@@ -18,7 +18,7 @@ mod common;
 
 const JOB_QUEUE: &str = "20261128000001";
 /// The migrations after the job queue, newest first: reverted to reach it.
-const LATER: [&str; 1] = ["20261129000001"];
+const LATER: [&str; 2] = ["20261129000002", "20261129000001"];
 
 #[derive(QueryableByName)]
 struct Count {

@@ -123,7 +123,7 @@ fn plan(method: &str, template: &str, b_agent: &str) -> Option<Plan> {
         ("post", "/agents/{id}/heartbeat") => {
             (Kind::Agent, Some(json!({"status": "inactive", "metadata": {"taken": "over"}})))
         }
-        ("get" | "delete", "/policies/{id}") => (Kind::Policy, None),
+        ("get" | "delete", "/policies/{id}") | ("get", "/policies/{id}/shadow-report") => (Kind::Policy, None),
         ("put", "/policies/{id}") => (Kind::Policy, Some(json!({"name": "taken over", "rego": DENY_DELETES}))),
         // B's own agent: the only id of A's in the request is the policy's.
         ("post", "/policies/{id}/test") => {

@@ -594,6 +594,7 @@ fn a_new_set_is_compiled_in_the_free_workers_when_it_is_made() {
         version: 1,
         name: "no deletes".into(),
         rego: DENY_DELETES.into(),
+        shadow: false,
     };
     let compiled = engine.compile(std::slice::from_ref(&module)).unwrap();
     // Both, normally; the first at least (the others get what is left of a second).
@@ -628,4 +629,54 @@ async fn concurrent_checks_of_one_tenant_each_get_their_own_decision() {
     for (action, decision) in futures::future::join_all(checks).await {
         assert_eq!(decision["allowed"], json!(action == "read"), "{action}: {decision}");
     }
+}
+
+#[tokio::test]
+async fn a_shadow_policy_is_recorded_not_acted_on_and_reported() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "cleaner", &[]).await;
+    let p = create(&app, &t, &json!({"name": "No deletes", "rego": DENY_DELETES, "mode": "shadow"})).await;
+    assert_eq!((&p["mode"], &p["enabled"]), (&json!("shadow"), &json!(true)));
+    let id = p["id"].as_str().unwrap();
+    for (i, action) in ["delete", "read", "delete", "list"].iter().enumerate() {
+        let c = check(&app, &t, json!({"agent_id": agent, "action": action, "resource": format!("tmp/{i}")})).await;
+        assert_eq!(c["allowed"], true, "{c}");
+        let effects: Vec<&str> =
+            c["matched_policies"].as_array().unwrap().iter().map(|m| m["effect"].as_str().unwrap()).collect();
+        assert_eq!(effects, if *action == "delete" { vec!["would_deny"] } else { vec![] }, "{c}");
+    }
+    let report = expect(app.get(&format!("/policies/{id}/shadow-report")).header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(
+        (&report["decisions"], &report["would_deny"], &report["would_deny_rate"]),
+        (&json!(4), &json!(2), &json!(0.5)),
+        "{report}"
+    );
+    assert_eq!(report["top_reasons"][1]["count"], 1, "{report}");
+    assert_eq!(report["examples"][0]["resource"], "tmp/2", "newest first: {report}");
+    expect_problem(
+        app.get(&format!("/policies/{id}/shadow-report?window_hours=0")).header("X-API-Key", &t.api_key),
+        422,
+    )
+    .await;
+    expect_problem(app.get(&format!("/policies/{id}/shadow-report?colour=1")).header("X-API-Key", &t.api_key), 422)
+        .await;
+
+    // Enforced, the same traffic is denied as often as the shadow said.
+    let enforce = json!({"name": "No deletes", "rego": DENY_DELETES, "mode": "enforce"});
+    expect(app.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&enforce), 200).await;
+    let mut denied = 0;
+    for (i, action) in ["delete", "read", "delete", "list"].iter().enumerate() {
+        let c = check(&app, &t, json!({"agent_id": agent, "action": action, "resource": format!("tmp/{i}")})).await;
+        denied += usize::from(c["allowed"] == false);
+    }
+    assert_eq!(denied, 2);
+    let disagree = json!({"name": "x", "rego": DENY_DELETES, "mode": "shadow", "enabled": false});
+    let problem = expect_problem(app.post("/policies").bearer_auth(&t.token).json(&disagree), 422).await;
+    assert_eq!(problem["errors"][0]["field"], "mode", "{problem}");
+    expect_problem(
+        app.post("/policies").bearer_auth(&t.token).json(&json!({"name": "y", "rego": DENY_DELETES, "mode": "loud"})),
+        422,
+    )
+    .await;
 }

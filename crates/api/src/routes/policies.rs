@@ -5,7 +5,7 @@ use agentgov_domain::ids::PolicyId;
 use agentgov_domain::model::Policy;
 use agentgov_domain::page::Page;
 use agentgov_domain::services::check::{CheckRequest, CheckResponse};
-use agentgov_domain::services::policies::{PolicyRequest, TemplateView};
+use agentgov_domain::services::policies::{PolicyRequest, ShadowReport, TemplateView};
 
 use crate::AppState;
 use crate::extract::{ApiKeyOrJwt, Json, Jwt};
@@ -162,4 +162,38 @@ pub async fn test(
     body: Json<CheckRequest>,
 ) -> ApiResult<web::Json<CheckResponse>> {
     Ok(web::Json(state.services.policies.test(&auth.0, *id, body.0).await?))
+}
+
+/// `GET /policies/{id}/shadow-report`.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ShadowReportQuery {
+    /// The window, in hours back from now (1 to 720, default 168).
+    #[param(minimum = 1, maximum = 720)]
+    pub window_hours: Option<i64>,
+}
+
+/// What a policy would have done: its `would_deny`, `would_require_approval` and
+/// `would_error` outcomes in the recorded checks since its last change (within the window),
+/// their rates, its most frequent messages and the newest decisions it would have changed.
+/// For a policy in `shadow` mode, before enforcing it (`policies:read`).
+#[utoipa::path(
+    tag = "policies",
+    security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid), ShadowReportQuery),
+    responses(
+        (status = 200, description = "The report", body = ShadowReport),
+        (status = 404, description = "No such policy in the caller's tenant", body = crate::problem::Problem),
+        (status = 422, description = "Invalid window", body = crate::problem::Problem),
+    )
+)]
+#[get("/{id}/shadow-report")]
+pub async fn shadow_report(
+    state: web::Data<AppState>,
+    auth: ApiKeyOrJwt,
+    id: web::Path<PolicyId>,
+    query: web::Query<ShadowReportQuery>,
+) -> ApiResult<web::Json<ShadowReport>> {
+    Ok(web::Json(state.services.policies.shadow_report(&auth.0, *id, query.window_hours).await?))
 }

@@ -68,7 +68,7 @@ pub use guard::{
 };
 pub use hitl::{CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus};
 pub use job::{Job, JobEnd, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel};
-pub use policy::{Policy, PolicyFilter};
+pub use policy::{Policy, PolicyFilter, PolicyMode};
 pub use role::{Permission, Role};
 pub use session::Session;
 pub use siem::{SiemBacklog, SiemSinkState};

@@ -16,8 +16,11 @@ pub struct Policy {
     pub description: Option<String>,
     /// The module's source, as written (compiled on every create and update).
     pub rego: String,
-    /// Only enabled policies take part in policy checks.
+    /// Only enabled policies take part in policy checks (`mode` `enforce` or `shadow`).
     pub enabled: bool,
+    /// `enforce` (its outcomes decide), `shadow` (evaluated in every check, its outcomes
+    /// recorded as `would_…` and never acted on) or `off` (not evaluated: `enabled` false).
+    pub mode: PolicyMode,
     /// 1 at creation; one more on every update.
     pub version: i64,
     /// The user who created the policy; `null` once that user is deleted.
@@ -26,6 +29,26 @@ pub struct Policy {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+}
+
+string_enum! {
+    /// How a policy takes part in checks.
+    PolicyMode {
+        Enforce => "enforce",
+        Shadow => "shadow",
+        Off => "off",
+    }
+}
+
+impl PolicyMode {
+    /// The mode of a policy stored as `enabled` and `shadow`.
+    pub fn of(enabled: bool, shadow: bool) -> Self {
+        match (enabled, shadow) {
+            (false, _) => PolicyMode::Off,
+            (true, true) => PolicyMode::Shadow,
+            (true, false) => PolicyMode::Enforce,
+        }
+    }
 }
 
 /// The filters of `GET /policies`, validated.

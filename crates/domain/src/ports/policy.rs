@@ -16,11 +16,14 @@ pub struct PolicyModule {
     pub version: i64,
     pub name: String,
     pub rego: String,
+    /// In `shadow` mode: its outcomes are recorded, never acted on (the engine ignores it).
+    pub shadow: bool,
 }
 
 impl From<Policy> for PolicyModule {
     fn from(p: Policy) -> Self {
-        Self { id: p.id, version: p.version, name: p.name, rego: p.rego }
+        let shadow = p.mode == crate::model::PolicyMode::Shadow;
+        Self { id: p.id, version: p.version, name: p.name, rego: p.rego, shadow }
     }
 }
 

@@ -86,7 +86,9 @@ pub struct MatchedPolicy {
     pub id: PolicyId,
     pub name: String,
     pub version: i64,
-    /// `deny`, `require_approval`, `risk_adjustment` or `error`.
+    /// `deny`, `require_approval`, `risk_adjustment` or `error`; for a policy in `shadow`
+    /// mode, what it would have done and was not acted on: `would_deny`,
+    /// `would_require_approval` or `would_error`.
     pub effect: &'static str,
     /// The messages of its rule (or the error).
     pub messages: Vec<String>,

@@ -9,7 +9,7 @@ pub fn policy_id(i: usize) -> PolicyId {
 }
 
 pub fn module(i: usize, name: &str, rego: &str) -> PolicyModule {
-    PolicyModule { id: policy_id(i), version: 1, name: name.to_owned(), rego: rego.to_owned() }
+    PolicyModule { id: policy_id(i), version: 1, name: name.to_owned(), rego: rego.to_owned(), shadow: false }
 }
 
 /// The input of an everyday check that every typical policy allows: the HTTP benchmark's

@@ -114,6 +114,7 @@ impl PolicyRepo for PgStore {
             policies::description.eq(&policy.description),
             policies::rego.eq(&policy.rego),
             policies::enabled.eq(policy.enabled),
+            policies::shadow.eq(policy.mode == agentgov_domain::model::PolicyMode::Shadow),
             policies::version.eq(policy.version),
             policies::updated_at.eq(policy.updated_at),
         ))

@@ -127,6 +127,7 @@ impl PolicyRepo for SqliteStore {
                     policies::description.eq(&row.description),
                     policies::rego.eq(&row.rego),
                     policies::enabled.eq(row.enabled),
+                    policies::shadow.eq(row.shadow),
                     policies::version.eq(row.version),
                     policies::updated_at.eq(row.updated_at),
                 ))

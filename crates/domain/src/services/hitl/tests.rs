@@ -465,6 +465,7 @@ async fn a_check_that_needs_approval_opens_a_request() {
         template: None,
         enabled: None,
         version: None,
+        mode: None,
     };
     h.svc.policies.create(&a, approve).await.unwrap();
     let check = |env: &str, dry_run: bool| CheckRequest {

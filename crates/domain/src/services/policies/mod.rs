@@ -29,7 +29,7 @@ use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
 use crate::ids::{AgentId, PolicyId, TenantId};
 use crate::model::{
-    Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, Role, SessionView,
+    Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, PolicyMode, Role, SessionView,
 };
 use crate::page::{Page, PageRequest};
 use crate::ports::{CompiledPolicies, Event, OffloadError, PolicyInput, PolicyModule, PolicyOutcome};
@@ -121,8 +121,12 @@ pub struct PolicyRequest {
     pub rego: Option<String>,
     /// Instantiate a template instead of writing `rego`.
     pub template: Option<TemplateUse>,
-    /// Default `true`.
+    /// Default `true`; `false` is `mode: "off"`.
     pub enabled: Option<bool>,
+    /// `enforce` (default), `shadow` (evaluated, its outcomes recorded as `would_deny` /
+    /// `would_require_approval` and never acted on) or `off`. Given with `enabled`, the two
+    /// must agree.
+    pub mode: Option<PolicyMode>,
     /// On update: the version the change was made from; 409 if the policy has moved on.
     pub version: Option<i64>,
 }
@@ -131,6 +135,19 @@ impl PolicyRequest {
     /// The name as stored: trimmed.
     fn name(&self) -> String {
         self.name.trim().to_owned()
+    }
+
+    /// The mode asked for (`mode`, else `enabled`, else `enforce`); 422 when they disagree.
+    fn mode(&self) -> Result<PolicyMode> {
+        match (self.mode, self.enabled) {
+            (Some(mode), Some(enabled)) if enabled != (mode != PolicyMode::Off) => Err(DomainError::invalid(
+                "mode",
+                format!("is {:?} but enabled is {enabled}; give one of them", mode.as_str()),
+            )),
+            (Some(mode), _) => Ok(mode),
+            (None, Some(false)) => Ok(PolicyMode::Off),
+            (None, _) => Ok(PolicyMode::Enforce),
+        }
     }
 
     /// The description as stored: trimmed, and none when blank.
@@ -187,6 +204,79 @@ impl From<&PolicyTemplate> for TemplateView {
     }
 }
 
+/// Decision records a shadow report reads at most (newest first).
+pub const SHADOW_REPORT_MAX_RECORDS: usize = 50_000;
+const SHADOW_REPORT_PAGE: u32 = 1000;
+/// The longest window of a shadow report, in hours (30 days).
+pub const SHADOW_REPORT_MAX_HOURS: i64 = 720;
+
+/// `GET /policies/{id}/shadow-report`: what a policy would have done, to decide whether to
+/// enforce it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShadowReport {
+    pub policy_id: PolicyId,
+    pub version: i64,
+    pub mode: PolicyMode,
+    /// The decisions read: recorded checks from the later of the window's start and the
+    /// policy's last change (when it took its present version and mode), to now.
+    #[serde(with = "time::serde::rfc3339")]
+    pub from: time::OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub to: time::OffsetDateTime,
+    pub decisions: u64,
+    pub would_deny: u64,
+    pub would_require_approval: u64,
+    pub would_error: u64,
+    /// `would_deny` ÷ `decisions` (0 without decisions).
+    pub would_deny_rate: f64,
+    pub would_require_approval_rate: f64,
+    /// The policy's messages by count, most frequent first (at most 10).
+    pub top_reasons: Vec<ShadowReason>,
+    /// The newest decisions it would have changed (at most 5).
+    pub examples: Vec<ShadowExample>,
+    /// Whether more decisions were in the window than a report reads (50,000, newest first).
+    pub truncated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShadowReason {
+    pub message: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShadowExample {
+    pub decision_id: crate::ids::AuditId,
+    #[serde(with = "time::serde::rfc3339")]
+    pub timestamp: time::OffsetDateTime,
+    pub agent_id: Option<uuid::Uuid>,
+    pub action: Option<String>,
+    pub resource: Option<String>,
+    /// The decision as it was made.
+    pub decision: Option<String>,
+    /// `would_deny`, `would_require_approval` or `would_error`.
+    pub effect: String,
+    pub messages: Vec<String>,
+}
+
+/// What a shadow report reads of a decision record's `details`.
+#[derive(serde::Deserialize)]
+struct RecordedMatches {
+    #[serde(default)]
+    matched_policies: Vec<RecordedMatch>,
+}
+
+#[derive(serde::Deserialize)]
+struct RecordedMatch {
+    id: PolicyId,
+    effect: String,
+    #[serde(default)]
+    messages: Vec<String>,
+}
+
 /// A tenant with too many policy evaluations already waiting: 429.
 fn busy() -> DomainError {
     DomainError::RateLimited { retry_after: std::time::Duration::from_secs(1) }
@@ -199,7 +289,7 @@ pub(crate) struct TenantPolicies {
     pub(crate) settings: EffectiveSettings,
 }
 
-super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo });
+super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo, audit: AuditRepo });
 #[derive(Clone)]
 pub struct PolicyService {
     repos: Repos,
@@ -320,6 +410,7 @@ impl PolicyService {
     /// `POST /policies` (admin).
     pub async fn create(&self, caller: &Caller, req: PolicyRequest) -> Result<Policy> {
         Self::require_author(caller)?;
+        let mode = req.mode()?;
         let rego = self.source(caller.tenant_id(), &req).await?;
         let now = self.ports.clock.now();
         let policy = Policy {
@@ -328,7 +419,8 @@ impl PolicyService {
             name: req.name(),
             description: req.description(),
             rego,
-            enabled: req.enabled.unwrap_or(true),
+            enabled: mode != PolicyMode::Off,
+            mode,
             version: 1,
             created_by: Some(caller.user.id),
             created_at: now,
@@ -371,6 +463,7 @@ impl PolicyService {
     /// `PUT /policies/{id}` (admin): a full update; the version goes up by one.
     pub async fn update(&self, caller: &Caller, id: PolicyId, req: PolicyRequest) -> Result<Policy> {
         Self::require_author(caller)?;
+        let mode = req.mode()?;
         let rego = self.source(caller.tenant_id(), &req).await?;
         let before = self.stored(caller.tenant_id(), id).await?;
         if let Some(version) = req.version
@@ -385,7 +478,8 @@ impl PolicyService {
             name: req.name(),
             description: req.description(),
             rego,
-            enabled: req.enabled.unwrap_or(true),
+            enabled: mode != PolicyMode::Off,
+            mode,
             version: before.version + 1,
             updated_at: self.ports.clock.now(),
             ..before.clone()
@@ -393,6 +487,95 @@ impl PolicyService {
         self.repos.policies.update_policy(&after).await?;
         self.changed(caller, "policy.updated", Some(&before), Some(&after)).await;
         Ok(after)
+    }
+
+    /// `GET /policies/{id}/shadow-report`: the policy's `would_…` outcomes in the window
+    /// (`window_hours`, 1 to 720, default 168), read from the decision records.
+    pub async fn shadow_report(
+        &self,
+        caller: &Caller,
+        id: PolicyId,
+        window_hours: Option<i64>,
+    ) -> Result<ShadowReport> {
+        use crate::model::{AuditFilter, AuditScan, SeqOrder};
+        caller.require_permission(Permission::PoliciesRead)?;
+        let hours = window_hours.unwrap_or(168);
+        if !(1..=SHADOW_REPORT_MAX_HOURS).contains(&hours) {
+            return Err(DomainError::invalid("window_hours", "must be between 1 and 720"));
+        }
+        let policy = self.stored(caller.tenant_id(), id).await?;
+        let to = self.ports.clock.now();
+        let from = (to - time::Duration::hours(hours)).max(policy.updated_at);
+        let filter =
+            AuditFilter { event_type: Some(POLICY_DECISION.into()), from: Some(from), ..AuditFilter::default() };
+        let mut report = ShadowReport {
+            policy_id: id,
+            version: policy.version,
+            mode: policy.mode,
+            from,
+            to,
+            decisions: 0,
+            would_deny: 0,
+            would_require_approval: 0,
+            would_error: 0,
+            would_deny_rate: 0.0,
+            would_require_approval_rate: 0.0,
+            top_reasons: Vec::new(),
+            examples: Vec::new(),
+            truncated: false,
+        };
+        let mut reasons: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+        let mut after = None;
+        'pages: loop {
+            let scan = AuditScan { order: SeqOrder::Desc, after_seq: after, limit: SHADOW_REPORT_PAGE };
+            let page = self.repos.audit.scan_audit(caller.tenant_id(), &filter, scan).await?;
+            for record in &page {
+                if report.decisions as usize == SHADOW_REPORT_MAX_RECORDS {
+                    report.truncated = true;
+                    break 'pages;
+                }
+                report.decisions += 1;
+                let Ok(details) = serde_json::from_str::<RecordedMatches>(record.details.as_str()) else { continue };
+                for m in details.matched_policies.into_iter().filter(|m| m.id == id) {
+                    match m.effect.as_str() {
+                        "would_deny" => report.would_deny += 1,
+                        "would_require_approval" => report.would_require_approval += 1,
+                        "would_error" => report.would_error += 1,
+                        _ => continue,
+                    }
+                    for message in &m.messages {
+                        *reasons.entry(message.clone()).or_default() += 1;
+                    }
+                    if report.examples.len() < 5 {
+                        report.examples.push(ShadowExample {
+                            decision_id: record.id,
+                            timestamp: record.timestamp,
+                            agent_id: record.agent_id,
+                            action: record.action.clone(),
+                            resource: record.resource.clone(),
+                            decision: record.decision.clone(),
+                            effect: m.effect,
+                            messages: m.messages,
+                        });
+                    }
+                }
+            }
+            match page.last() {
+                Some(last) if page.len() == SHADOW_REPORT_PAGE as usize => after = Some(last.seq),
+                _ => break,
+            }
+        }
+        if report.decisions > 0 {
+            let rate = |n: u64| round_score(n as f64 / report.decisions as f64);
+            report.would_deny_rate = rate(report.would_deny);
+            report.would_require_approval_rate = rate(report.would_require_approval);
+        }
+        let mut reasons: Vec<ShadowReason> =
+            reasons.into_iter().map(|(message, count)| ShadowReason { message, count }).collect();
+        reasons.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.message.cmp(&b.message)));
+        reasons.truncate(10);
+        report.top_reasons = reasons;
+        Ok(report)
     }
 
     /// `DELETE /policies/{id}` (admin).
@@ -410,7 +593,9 @@ impl PolicyService {
         let tenant = caller.tenant_id();
         self.cache.invalidate(&tenant);
         let summary = |p: Option<&Policy>| {
-            p.map(|p| serde_json::json!({"version": p.version, "name": p.name, "enabled": p.enabled, "rego": p.rego}))
+            p.map(|p| {
+                serde_json::json!({"version": p.version, "name": p.name, "enabled": p.enabled, "mode": p.mode, "rego": p.rego})
+            })
         };
         let Some(policy) = after.or(before) else { return };
         let details = serde_json::json!({"before": summary(before), "after": summary(after)});
@@ -510,7 +695,8 @@ impl PolicyService {
         let policy = self.stored(caller.tenant_id(), id).await?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let settings = self.enabled(caller.tenant_id()).await?.settings;
-        let module = PolicyModule::from(policy);
+        // Tested as if enforced, whatever its mode.
+        let module = PolicyModule { shadow: false, ..PolicyModule::from(policy) };
         let compiled = self.compile(caller.tenant_id(), vec![module.clone()]).await?;
         let session = self.session(caller.tenant_id(), &req).await?;
         self.decide(&agent, &req, session.as_ref(), &settings, std::slice::from_ref(&module), compiled).await
@@ -558,7 +744,6 @@ impl PolicyService {
         let mut labels = std::collections::BTreeSet::new();
         for (policy, outcome) in policies.iter().zip(outcomes) {
             let PolicyOutcome { deny, require_approval, risk_adjustment, error, labels: raised, .. } = outcome;
-            labels.extend(raised);
             let entry = |effect: &'static str, messages: Vec<String>, adjustment: Option<f64>| MatchedPolicy {
                 id: policy.id,
                 name: policy.name.clone(),
@@ -567,6 +752,21 @@ impl PolicyService {
                 messages,
                 risk_adjustment: adjustment,
             };
+            if policy.shadow {
+                // Recorded as what it would have done; nothing of it is acted on.
+                if let Some(error) = error {
+                    matched.push(entry("would_error", vec![error], None));
+                    continue;
+                }
+                if !deny.is_empty() {
+                    matched.push(entry("would_deny", deny, None));
+                }
+                if !require_approval.is_empty() {
+                    matched.push(entry("would_require_approval", require_approval, None));
+                }
+                continue;
+            }
+            labels.extend(raised);
             if let Some(error) = error {
                 denials.push(format!("policy {:?} could not be evaluated, so the action is denied", policy.name));
                 matched.push(entry("error", vec![error], None));

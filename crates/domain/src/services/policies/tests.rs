@@ -25,6 +25,7 @@ fn policy(name: &str, rego: &str) -> PolicyRequest {
         template: None,
         enabled: None,
         version: None,
+        mode: None,
     }
 }
 
@@ -622,4 +623,52 @@ async fn an_observation_flagged_by_the_guard_raises_untrusted_content_seen_and_s
     let errors: Vec<String> =
         fields(h.svc.sessions.observe(&a, "s1", bad).await.unwrap_err()).into_iter().map(|e| e.field).collect();
     assert_eq!(errors, ["agent_id", "content", "labels[0]"]);
+}
+
+#[tokio::test]
+async fn shadow_mode_acts_on_nothing_and_records_as_many_would_deny_as_enforcing_denied() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &[]).await;
+    let p = h.svc.policies.create(&a, policy("gate", "when kind bad\ndeny a bad thing")).await.unwrap();
+    assert_eq!(p.mode, PolicyMode::Enforce);
+    let traffic =
+        |i: usize| check(&bot, "read", "docs", json!({"kind": if i.is_multiple_of(3) { "bad" } else { "fine" }}));
+    let mut enforced = 0;
+    for i in 0..10 {
+        enforced += usize::from(!h.svc.policies.check(&a, traffic(i)).await.unwrap().allowed);
+    }
+    assert_eq!(enforced, 4);
+
+    h.clock.advance(std::time::Duration::from_secs(1));
+    let shadow = PolicyRequest { mode: Some(PolicyMode::Shadow), ..policy("gate", "when kind bad\ndeny a bad thing") };
+    let p = h.svc.policies.update(&a, p.id, shadow).await.unwrap();
+    assert_eq!((p.mode, p.enabled), (PolicyMode::Shadow, true));
+    h.clock.advance(std::time::Duration::from_secs(1));
+    let mut would = 0;
+    for i in 0..10 {
+        let answer = h.svc.policies.check(&a, traffic(i)).await.unwrap();
+        assert!(answer.allowed, "a shadow policy acts on nothing: {answer:?}");
+        would += answer.matched_policies.iter().filter(|m| m.effect == "would_deny").count();
+    }
+    assert_eq!(would, enforced, "as many would_deny as enforcing denied");
+
+    let report = h.svc.policies.shadow_report(&a, p.id, None).await.unwrap();
+    assert_eq!((report.decisions, report.would_deny, report.would_require_approval), (10, 4, 0), "{report:?}");
+    assert_eq!(report.would_deny_rate, 0.4);
+    assert_eq!(report.top_reasons, [ShadowReason { message: "a bad thing".into(), count: 4 }]);
+    assert_eq!(report.examples.len(), 4);
+    assert!(report.examples.iter().all(|e| e.effect == "would_deny" && e.decision.as_deref() == Some("allow")));
+    assert!(!report.truncated);
+    let wrong = h.svc.policies.shadow_report(&a, p.id, Some(0)).await.unwrap_err();
+    assert_eq!(fields(wrong)[0].field, "window_hours");
+
+    // `off` is `enabled: false`; the two must agree when both are given.
+    let off = PolicyRequest { mode: Some(PolicyMode::Off), ..policy("gate", "deny x") };
+    let p = h.svc.policies.update(&a, p.id, off).await.unwrap();
+    assert_eq!((p.mode, p.enabled), (PolicyMode::Off, false));
+    let both = PolicyRequest { mode: Some(PolicyMode::Shadow), enabled: Some(false), ..policy("g2", "deny x") };
+    assert_eq!(fields(h.svc.policies.create(&a, both).await.unwrap_err())[0].field, "mode");
+    let disabled = PolicyRequest { enabled: Some(false), ..policy("g3", "deny x") };
+    assert_eq!(h.svc.policies.create(&a, disabled).await.unwrap().mode, PolicyMode::Off);
 }

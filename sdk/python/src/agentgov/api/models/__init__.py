@@ -160,6 +160,7 @@ from .password_change import PasswordChange
 from .permission import Permission
 from .platform_status import PlatformStatus
 from .policy import Policy
+from .policy_mode import PolicyMode
 from .policy_request import PolicyRequest
 from .problem import Problem
 from .problem_components_type_0 import ProblemComponentsType0
@@ -185,6 +186,9 @@ from .session_view import SessionView
 from .session_view_actions import SessionViewActions
 from .settings_change import SettingsChange
 from .severity import Severity
+from .shadow_example import ShadowExample
+from .shadow_reason import ShadowReason
+from .shadow_report import ShadowReport
 from .siem_status import SiemStatus
 from .siem_test_report import SiemTestReport
 from .sink_status import SinkStatus
@@ -364,6 +368,7 @@ __all__ = (
     "Permission",
     "PlatformStatus",
     "Policy",
+    "PolicyMode",
     "PolicyRequest",
     "Problem",
     "ProblemComponentsType0",
@@ -389,6 +394,9 @@ __all__ = (
     "SessionViewActions",
     "SettingsChange",
     "Severity",
+    "ShadowExample",
+    "ShadowReason",
+    "ShadowReport",
     "SiemStatus",
     "SiemTestReport",
     "SinkStatus",

@@ -17,7 +17,9 @@ class MatchedPolicy:
     """A policy that took part in a decision.
 
     Attributes:
-        effect (str): `deny`, `require_approval`, `risk_adjustment` or `error`.
+        effect (str): `deny`, `require_approval`, `risk_adjustment` or `error`; for a policy in `shadow`
+            mode, what it would have done and was not acted on: `would_deny`,
+            `would_require_approval` or `would_error`.
         id (UUID): A Rego policy of one tenant.
         messages (list[str]): The messages of its rule (or the error).
         name (str):

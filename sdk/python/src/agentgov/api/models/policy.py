@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 from dateutil.parser import isoparse
 
+from ..models.policy_mode import PolicyMode
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Policy")
@@ -21,8 +22,9 @@ class Policy:
 
         Attributes:
             created_at (datetime.datetime):
-            enabled (bool): Only enabled policies take part in policy checks.
+            enabled (bool): Only enabled policies take part in policy checks (`mode` `enforce` or `shadow`).
             id (UUID): A Rego policy of one tenant.
+            mode (PolicyMode): How a policy takes part in checks.
             name (str): Unique within the tenant.
             rego (str): The module's source, as written (compiled on every create and update).
             tenant_id (UUID): A tenant: the unit of isolation.
@@ -35,6 +37,7 @@ class Policy:
     created_at: datetime.datetime
     enabled: bool
     id: UUID
+    mode: PolicyMode
     name: str
     rego: str
     tenant_id: UUID
@@ -50,6 +53,8 @@ class Policy:
         enabled = self.enabled
 
         id = str(self.id)
+
+        mode = self.mode.value
 
         name = self.name
 
@@ -82,6 +87,7 @@ class Policy:
                 "created_at": created_at,
                 "enabled": enabled,
                 "id": id,
+                "mode": mode,
                 "name": name,
                 "rego": rego,
                 "tenant_id": tenant_id,
@@ -104,6 +110,8 @@ class Policy:
         enabled = d.pop("enabled")
 
         id = UUID(d.pop("id"))
+
+        mode = PolicyMode(d.pop("mode"))
 
         name = d.pop("name")
 
@@ -145,6 +153,7 @@ class Policy:
             created_at=created_at,
             enabled=enabled,
             id=id,
+            mode=mode,
             name=name,
             rego=rego,
             tenant_id=tenant_id,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.policy_mode import PolicyMode
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -21,7 +22,8 @@ class PolicyRequest:
     Attributes:
         name (str): Unique within the tenant; 1 to 200 characters.
         description (None | str | Unset): At most 2,000 characters.
-        enabled (bool | None | Unset): Default `true`.
+        enabled (bool | None | Unset): Default `true`; `false` is `mode: "off"`.
+        mode (None | PolicyMode | Unset):
         rego (None | str | Unset): A Rego module (see docs/policies.md); at most 64 KiB.
         template (None | TemplateUse | Unset):
         version (int | None | Unset): On update: the version the change was made from; 409 if the policy has moved on.
@@ -30,6 +32,7 @@ class PolicyRequest:
     name: str
     description: None | str | Unset = UNSET
     enabled: bool | None | Unset = UNSET
+    mode: None | PolicyMode | Unset = UNSET
     rego: None | str | Unset = UNSET
     template: None | TemplateUse | Unset = UNSET
     version: int | None | Unset = UNSET
@@ -51,6 +54,14 @@ class PolicyRequest:
             enabled = UNSET
         else:
             enabled = self.enabled
+
+        mode: None | str | Unset
+        if isinstance(self.mode, Unset):
+            mode = UNSET
+        elif isinstance(self.mode, PolicyMode):
+            mode = self.mode.value
+        else:
+            mode = self.mode
 
         rego: None | str | Unset
         if isinstance(self.rego, Unset):
@@ -83,6 +94,8 @@ class PolicyRequest:
             field_dict["description"] = description
         if enabled is not UNSET:
             field_dict["enabled"] = enabled
+        if mode is not UNSET:
+            field_dict["mode"] = mode
         if rego is not UNSET:
             field_dict["rego"] = rego
         if template is not UNSET:
@@ -116,6 +129,23 @@ class PolicyRequest:
             return cast(bool | None | Unset, data)
 
         enabled = _parse_enabled(d.pop("enabled", UNSET))
+
+        def _parse_mode(data: object) -> None | PolicyMode | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                mode_type_0 = PolicyMode(data)
+
+                return mode_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PolicyMode | Unset, data)
+
+        mode = _parse_mode(d.pop("mode", UNSET))
 
         def _parse_rego(data: object) -> None | str | Unset:
             if data is None:
@@ -156,6 +186,7 @@ class PolicyRequest:
             name=name,
             description=description,
             enabled=enabled,
+            mode=mode,
             rego=rego,
             template=template,
             version=version,
