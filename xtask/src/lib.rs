@@ -3,6 +3,7 @@
 //! (`args`), the server under test (`server`: built, started on loopback in either mode,
 //! cleaned up) and a small blocking HTTP client (`http`).
 
+pub mod agentdojo;
 pub mod anomaly_eval;
 pub mod args;
 pub mod ci;

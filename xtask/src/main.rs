@@ -7,8 +7,8 @@
 
 use anyhow::bail;
 use xtask::{
-    anomaly_eval, ci, cmd, console, deny, discovery_eval, fuzz, fuzz_api, guard_eval, guard_models, guard_train,
-    openapi, sdk,
+    agentdojo, anomaly_eval, ci, cmd, console, deny, discovery_eval, fuzz, fuzz_api, guard_eval, guard_models,
+    guard_train, openapi, sdk,
 };
 
 const USAGE: &str = "\
@@ -143,6 +143,14 @@ commands:
                       than 10s or without an answer, /health/ready not naming the
                       component, or no recovery within 30s; prints per phase the
                       statuses and latencies, and the times to detect and recover
+  agentdojo [--suite NAME]... [--attack NAME]...
+                      the AgentDojo policy benchmark: AgentDojo 0.1.35 (pinned in
+                      lab/agentdojo/requirements.txt) in a virtual environment, a release
+                      server in embedded mode with the shipped session templates, and
+                      AgentDojo's ground-truth calls replayed as benign and attacked
+                      sessions (checks and observed tool results; no model in the loop);
+                      prints utility retained and attacks intercepted per suite, attack
+                      and overall, and writes $CARGO_TARGET_DIR/agentdojo.json
   help                print this message
 ";
 
@@ -171,6 +179,7 @@ fn run() -> anyhow::Result<()> {
         "fuzz" => fuzz::run(rest),
         "fuzz-api" => fuzz_api::run(rest),
         "sdk" => sdk::run(rest),
+        "agentdojo" => agentdojo::run(rest),
         "console" => console::run(rest),
         "deny" => deny::run(parse_flags(rest, &["--require-advisories"])?.contains(&"--require-advisories")),
         "help" | "-h" | "--help" => {

@@ -280,9 +280,12 @@ impl Detector {
             self.read(&inner.text, &mut evidence, &mut scratch);
             if evidence.rules != before || evidence.model_attack > before_model.max(CLASSIFIER_REASON) {
                 evidence.reasons.push(format!("decoded:{}", payload.encoding.as_str()));
-                // Hiding an instruction in an encoding is itself a sign of intent.
-                let label = strongest(&evidence);
-                evidence.flag(label, 0.6, format!("obfuscation:{}", encoded_name(payload.encoding)));
+                // Hiding an instruction in an encoding is itself a sign of intent; a quoted
+                // string's escapes are how tool results are serialised, not a disguise.
+                if payload.encoding != Encoding::Escaped {
+                    let label = strongest(&evidence);
+                    evidence.flag(label, 0.6, format!("obfuscation:{}", encoded_name(payload.encoding)));
+                }
             }
         }
         self.leaks(screen, &mut evidence);
@@ -414,6 +417,7 @@ fn encoded_name(e: Encoding) -> &'static str {
         Encoding::Url => "url_encoded_payload",
         Encoding::Rot13 => "rot13_payload",
         Encoding::Acrostic => "acrostic_payload",
+        Encoding::Escaped => "escaped_text",
     }
 }
 

@@ -593,8 +593,9 @@ labels contains "pii_read" if count(found(params.pii_markers)) > 0
             TemplateParameter {
                 name: "outbound_actions",
                 kind: ParameterKind::StringList,
-                description: "Words of an action that changes state or communicates externally (C).",
-                default: r#"["send","email","mail","post","publish","share","upload","transfer","pay","wire","invite","message","forward","reply","tweet","webhook","export","create","add","update","delete","remove","write","schedule","reserve","book","change","set"]"#,
+                description: "Words of an action that changes state or communicates externally (C): fetching a URL \
+                              counts, since a URL can carry data out.",
+                default: r#"["send","email","mail","post","publish","share","upload","transfer","pay","wire","invite","message","forward","reply","tweet","webhook","export","create","add","update","delete","remove","write","schedule","reserve","book","change","set","visit","browse","fetch","download","webpage","url","http"]"#,
                 one_of: &[],
             },
             TemplateParameter {
