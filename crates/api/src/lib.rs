@@ -327,6 +327,7 @@ mod tests {
         };
         let client_event_type = agentgov_domain::model::audit::client_event_type_pattern();
         let known = [
+            agentgov_domain::services::check::APPROVAL_TOKEN_PATTERN,
             client_event_type.as_str(),
             CURSOR_PATTERN,
             SEQ_CURSOR_PATTERN,

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{DomainError, Result};
-use crate::ids::{SessionId, TenantId, UserId};
+use crate::ids::{HitlId, SessionId, TenantId, UserId};
 use crate::model::Role;
 
 /// Constant-time equality of two secrets of any length (both are hashed first, so not even
@@ -370,12 +370,36 @@ pub struct Claims {
 
 pub const TOKEN_ISSUER: &str = "agentgov";
 
-/// Signs and verifies session JWTs (HS256).
+/// The claims of an approval token (HITL): single-use, short-lived, bound to the digest of
+/// the exact action approved.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ApprovalClaims {
+    /// The approval request.
+    pub sub: HitlId,
+    pub tid: TenantId,
+    /// The action digest (`model::action_digest`) the approval is bound to.
+    pub dig: String,
+    pub jti: uuid::Uuid,
+    pub iat: i64,
+    pub exp: i64,
+    pub iss: String,
+    pub aud: String,
+}
+
+/// The `aud` of approval tokens: never accepted where a session JWT is, and signed with a
+/// key of their own besides.
+pub const APPROVAL_AUDIENCE: &str = "agentgov:approval";
+
+/// Signs and verifies session JWTs (HS256), and approval tokens with a key derived from the
+/// same secret (HMAC-SHA256 of a fixed label), so that neither verifies as the other.
 #[derive(Clone)]
 pub struct TokenCodec {
     encoding: jsonwebtoken::EncodingKey,
     decoding: jsonwebtoken::DecodingKey,
     validation: jsonwebtoken::Validation,
+    approval_encoding: jsonwebtoken::EncodingKey,
+    approval_decoding: jsonwebtoken::DecodingKey,
+    approval_validation: jsonwebtoken::Validation,
 }
 
 impl std::fmt::Debug for TokenCodec {
@@ -383,6 +407,9 @@ impl std::fmt::Debug for TokenCodec {
         f.write_str("TokenCodec(HS256, ****)")
     }
 }
+
+/// What the approval tokens' key is derived with from the JWT secret.
+const APPROVAL_KEY_LABEL: &[u8] = b"agentgov approval tokens v1";
 
 /// A signing secret shorter than this is refused at start-up.
 pub const MIN_JWT_SECRET_LEN: usize = 32;
@@ -397,11 +424,44 @@ impl TokenCodec {
         validation.set_required_spec_claims(&["exp", "iat", "sub", "iss"]);
         // Expiry is checked against the `Clock` port in `verify`, not the system clock.
         validation.validate_exp = false;
+        let derived = ring::hmac::sign(&ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret), APPROVAL_KEY_LABEL);
+        let mut approval_validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
+        approval_validation.set_issuer(&[TOKEN_ISSUER]);
+        approval_validation.set_audience(&[APPROVAL_AUDIENCE]);
+        approval_validation.set_required_spec_claims(&["exp", "iat", "sub", "iss", "aud"]);
+        approval_validation.validate_exp = false;
         Ok(Self {
             encoding: jsonwebtoken::EncodingKey::from_secret(secret),
             decoding: jsonwebtoken::DecodingKey::from_secret(secret),
             validation,
+            approval_encoding: jsonwebtoken::EncodingKey::from_secret(derived.as_ref()),
+            approval_decoding: jsonwebtoken::DecodingKey::from_secret(derived.as_ref()),
+            approval_validation,
         })
+    }
+
+    /// An approval token: the same claims always sign to the same text (HS256 is
+    /// deterministic), so a request's token can be served again without being stored.
+    pub fn sign_approval(&self, claims: &ApprovalClaims) -> Result<String> {
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            claims,
+            &self.approval_encoding,
+        )
+        .map_err(|e| DomainError::internal(format!("approval token signing: {e}")))
+    }
+
+    /// Verifies an approval token's signature (in constant time), issuer, audience and
+    /// expiry (at `now`). Failures are `Unauthorized`: `invalid approval token` or
+    /// `approval token expired`.
+    pub fn verify_approval(&self, token: &str, now: time::OffsetDateTime) -> Result<ApprovalClaims> {
+        let claims = jsonwebtoken::decode::<ApprovalClaims>(token, &self.approval_decoding, &self.approval_validation)
+            .map(|data| data.claims)
+            .map_err(|_| DomainError::Unauthorized("invalid approval token".into()))?;
+        if claims.exp <= now.unix_timestamp() {
+            return Err(DomainError::Unauthorized("approval token expired".into()));
+        }
+        Ok(claims)
     }
 
     pub fn sign(&self, claims: &Claims) -> Result<String> {
@@ -491,6 +551,49 @@ mod tests {
             matches!(codec.verify(&codec.sign(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "token expired")
         );
         assert!(TokenCodec::hs256(b"short").is_err());
+    }
+
+    #[test]
+    fn approval_tokens_verify_only_as_approval_tokens() {
+        let codec = TokenCodec::hs256(&[7u8; 32]).unwrap();
+        let at = time::OffsetDateTime::now_utc();
+        let now = at.unix_timestamp();
+        let claims = ApprovalClaims {
+            sub: HitlId(uuid::Uuid::now_v7()),
+            tid: TenantId(uuid::Uuid::now_v7()),
+            dig: "ab".repeat(32),
+            jti: uuid::Uuid::now_v7(),
+            iat: now,
+            exp: now + 300,
+            iss: TOKEN_ISSUER.into(),
+            aud: APPROVAL_AUDIENCE.into(),
+        };
+        let token = codec.sign_approval(&claims).unwrap();
+        assert_eq!(codec.sign_approval(&claims).unwrap(), token, "deterministic, so it can be served again");
+        assert_eq!(codec.verify_approval(&token, at).unwrap(), claims);
+        // Not a session token, and a session token is not an approval token.
+        assert!(codec.verify(&token, at).is_err());
+        let session = Claims {
+            sub: UserId(uuid::Uuid::now_v7()),
+            tid: claims.tid,
+            role: Role::Admin,
+            jti: SessionId(uuid::Uuid::now_v7()),
+            iat: now,
+            exp: now + 60,
+            iss: TOKEN_ISSUER.into(),
+        };
+        assert!(codec.verify_approval(&codec.sign(&session).unwrap(), at).is_err());
+        // Another secret's, another audience's, an altered one, an expired one.
+        assert!(TokenCodec::hs256(&[8u8; 32]).unwrap().verify_approval(&token, at).is_err());
+        let other_aud = ApprovalClaims { aud: "elsewhere".into(), ..claims.clone() };
+        assert!(codec.verify_approval(&codec.sign_approval(&other_aud).unwrap(), at).is_err());
+        let mut altered = token.clone();
+        altered.insert(token.find('.').unwrap() + 2, 'x');
+        assert!(codec.verify_approval(&altered, at).is_err());
+        let expired = ApprovalClaims { exp: now, ..claims };
+        assert!(
+            matches!(codec.verify_approval(&codec.sign_approval(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "approval token expired")
+        );
     }
 
     mod webhook {

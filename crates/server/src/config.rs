@@ -185,6 +185,9 @@ pub struct Config {
     /// HITL callback attempts per tenant per minute, over all replicas (1 to 1000000); the
     /// rest wait for the next minute.
     pub hitl_callbacks_per_minute: u64,
+    /// How long an approval token lasts after the approval, seconds (10 to 86400); past it
+    /// the token is refused and the action needs a new approval.
+    pub hitl_approval_token_ttl_secs: u64,
     /// Real-time feed sockets this replica keeps open at once (1 to 1000000); more are
     /// refused with 503.
     pub ws_max_connections: usize,
@@ -389,6 +392,7 @@ impl Default for Config {
             hitl_callback_timeout_secs: 10,
             hitl_callback_allow_private: String::new(),
             hitl_callbacks_per_minute: 120,
+            hitl_approval_token_ttl_secs: 300,
             ws_max_connections: 10_000,
             ws_max_connections_per_tenant: 1000,
             hitl_max_long_polls_per_tenant: 1000,
@@ -617,6 +621,9 @@ impl Config {
         if !(1..=1_000_000).contains(&self.hitl_callbacks_per_minute) {
             bail!("hitl_callbacks_per_minute must be between 1 and 1000000");
         }
+        if !(10..=86_400).contains(&self.hitl_approval_token_ttl_secs) {
+            bail!("hitl_approval_token_ttl_secs must be between 10 and 86400");
+        }
         if !(1..=1_000_000).contains(&self.ws_max_connections) {
             bail!("ws_max_connections must be between 1 and 1000000");
         }
@@ -792,6 +799,7 @@ impl fmt::Debug for Config {
             hitl_callback_timeout_secs,
             hitl_callback_allow_private,
             hitl_callbacks_per_minute,
+            hitl_approval_token_ttl_secs,
             ws_max_connections,
             ws_max_connections_per_tenant,
             hitl_max_long_polls_per_tenant,
@@ -870,6 +878,7 @@ impl fmt::Debug for Config {
             .field("hitl_callback_timeout_secs", hitl_callback_timeout_secs)
             .field("hitl_callback_allow_private", hitl_callback_allow_private)
             .field("hitl_callbacks_per_minute", hitl_callbacks_per_minute)
+            .field("hitl_approval_token_ttl_secs", hitl_approval_token_ttl_secs)
             .field("ws_max_connections", ws_max_connections)
             .field("ws_max_connections_per_tenant", ws_max_connections_per_tenant)
             .field("hitl_max_long_polls_per_tenant", hitl_max_long_polls_per_tenant)
@@ -1004,6 +1013,7 @@ mod tests {
         let bad = with(|c| c.hitl_callback_allow_private = "10.0.0.0/8,localhost".into());
         assert!(bad.validate().unwrap_err().to_string().contains("hitl_callback_allow_private"));
         assert!(with(|c| c.hitl_callbacks_per_minute = 0).validate().is_err());
+        assert!(with(|c| c.hitl_approval_token_ttl_secs = 5).validate().is_err());
         assert!(with(|c| c.ws_max_connections_per_tenant = 0).validate().is_err());
         assert!(with(|c| c.hitl_max_long_polls_per_tenant = 0).validate().is_err());
         assert!(with(|c| c.hitl_max_pending_callbacks_per_tenant = 0).validate().is_err());

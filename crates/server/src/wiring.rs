@@ -666,6 +666,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             callback_backoff_max: Duration::from_secs(config.hitl_callback_max_backoff_secs),
             receivers: config.callback_receivers()?,
             callbacks_per_minute: config.hitl_callbacks_per_minute,
+            approval_token_ttl: Duration::from_secs(config.hitl_approval_token_ttl_secs),
             max_open_callbacks_per_tenant: config.hitl_max_pending_callbacks_per_tenant,
             max_long_polls_per_tenant: config.hitl_max_long_polls_per_tenant,
             ..HitlSettings::default()

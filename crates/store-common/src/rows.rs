@@ -854,6 +854,8 @@ macro_rules! rows {
                 pub body: String,
                 /// `HitlRequest::callback_open`: what the tenant's quota of open callbacks counts.
                 pub callback_open: bool,
+                /// `HitlRequest::grant_open`: what spending an approval token is conditional on.
+                pub grant_open: bool,
             }
 
             impl TryFrom<&HitlRequest> for HitlRow {
@@ -866,8 +868,16 @@ macro_rules! rows {
                         status: r.status.as_str().to_owned(),
                         expires_at: Micros::from(r.expires_at),
                         callback_due_at: r.callback_due_at().map(Micros::from),
-                        body: $crate::rows::body_text(r, format_args!("approval request {}", r.id))?,
+                        // The approval token is served, never stored.
+                        body: match r.approval_token {
+                            None => $crate::rows::body_text(r, format_args!("approval request {}", r.id))?,
+                            Some(_) => $crate::rows::body_text(
+                                &HitlRequest { approval_token: None, ..r.clone() },
+                                format_args!("approval request {}", r.id),
+                            )?,
+                        },
                         callback_open: r.callback_open(),
+                        grant_open: r.grant_open(),
                     })
                 }
             }

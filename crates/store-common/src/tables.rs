@@ -282,6 +282,7 @@ macro_rules! tables {
                 callback_due_at -> Nullable<Micros>,
                 body -> Text,
                 callback_open -> Bool,
+                grant_open -> Bool,
             }
         }
 

@@ -432,6 +432,10 @@ pub fn new_hitl_request(tenant: TenantId, agent: AgentId, expires_at: OffsetDate
         expires_at,
         created_at: precise(600 + s, 11),
         updated_at: precise(600 + s, 11),
+        action_digest: Some(format!("{seed:02x}").repeat(32)),
+        approved_context: None,
+        grant: None,
+        approval_token: None,
     }
 }
 

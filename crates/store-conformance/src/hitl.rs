@@ -11,7 +11,8 @@ use std::time::Duration;
 use agentgov_domain::DomainError;
 use agentgov_domain::ids::{AgentId, HitlId, TenantId};
 use agentgov_domain::model::{
-    Actor, ActorType, CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject, RiskLevel,
+    Actor, ActorType, ApprovalGrant, CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject,
+    RiskLevel,
 };
 use agentgov_domain::page::{PageRequest, encode_cursor};
 use agentgov_domain::ports::Store;
@@ -504,4 +505,56 @@ pub async fn hitl_open_callbacks_are_capped_per_tenant(store: Arc<dyn Store>) {
     store.update_hitl_callback(a, first.id, &delivered).await.unwrap();
     store.insert_hitl(&new_hitl_request(a, x, expires, 7), 2).await.expect("the delivered callback made room");
     assert!(limited(store.insert_hitl(&new_hitl_request(a, x, expires, 8), 2).await));
+}
+
+/// An approved request's grant is spent by one conditional write: once, whoever races for
+/// it; not while pending, nor for a request approved without a grant. The served token is
+/// never stored, and what else the spending write carries (the callback) is kept.
+pub async fn hitl_grants_are_spent_once_and_never_store_the_token(store: Arc<dyn Store>) {
+    let a = tenant(&store, "a-hr-grant").await;
+    let b = tenant(&store, "b-hr-grant").await;
+    let now = precise(5_000, 17);
+    let pending = stored(&store, new_hitl_request(a, agent(), now + 60 * SECOND, 1)).await;
+    let grant = ApprovalGrant {
+        digest: "ab".repeat(32),
+        token_id: Uuid::now_v7(),
+        expires_at: now + 300 * SECOND,
+        used_at: None,
+    };
+    let approved = HitlRequest { grant: Some(grant.clone()), ..finalised(pending.clone(), Approved, now) };
+    let spent = HitlRequest {
+        grant: Some(ApprovalGrant { used_at: Some(now + SECOND), ..grant.clone() }),
+        approval_token: Some("eyJ.secret.token".into()),
+        ..approved.clone()
+    };
+    // Not approved yet: nothing to spend.
+    assert!(!store.spend_hitl_grant(&spent).await.unwrap());
+    // Approved (the served token set on the copy written: the store drops it).
+    let with_token = HitlRequest { approval_token: Some("eyJ.secret.token".into()), ..approved.clone() };
+    assert!(store.decide_hitl(&with_token).await.unwrap());
+    assert_eq!(store.get_hitl(a, pending.id).await.unwrap().unwrap(), approved);
+    // Another tenant's id is absent.
+    let foreign = HitlRequest { tenant_id: b, ..spent.clone() };
+    assert!(is_not_found(&store.spend_hitl_grant(&foreign).await));
+    let absent = HitlRequest { id: HitlId(Uuid::now_v7()), ..spent.clone() };
+    assert!(is_not_found(&store.spend_hitl_grant(&absent).await));
+    // Spent once, by one of eight racing spenders.
+    let racers = (0..8).map(|_| {
+        let (store, spent) = (store.clone(), spent.clone());
+        async move { store.spend_hitl_grant(&spent).await.unwrap() }
+    });
+    let won = futures::future::join_all(racers).await.into_iter().filter(|w| *w).count();
+    assert_eq!(won, 1);
+    let after = store.get_hitl(a, pending.id).await.unwrap().unwrap();
+    assert_eq!(after, HitlRequest { approval_token: None, ..spent.clone() });
+    assert!(!after.grant_open());
+    // The callback is still the request's to update, and the grant stays spent.
+    let delivered = callback("https://hooks.example.test/g", CallbackStatus::Delivered, 1, now + 2 * SECOND);
+    store.update_hitl_callback(a, pending.id, &delivered).await.unwrap();
+    assert!(!store.spend_hitl_grant(&spent).await.unwrap());
+    // Approved without a grant (before tokens existed): nothing to spend.
+    let legacy = stored(&store, new_hitl_request(a, agent(), now + 60 * SECOND, 2)).await;
+    assert!(store.decide_hitl(&finalised(legacy.clone(), Approved, now)).await.unwrap());
+    let claimed = HitlRequest { grant: Some(grant), ..finalised(legacy, Approved, now) };
+    assert!(!store.spend_hitl_grant(&claimed).await.unwrap());
 }

@@ -115,6 +115,7 @@ macro_rules! store_conformance_tests {
             discovery_complete_without_the_lease_writes_nothing,
             discovery_jobs_leave_other_tenants_candidates_alone,
             hitl_requests_round_trip_every_field,
+            hitl_grants_are_spent_once_and_never_store_the_token,
             hitl_insert_conflicts_on_a_taken_id_or_an_unknown_tenant,
             hitl_lists_page_oldest_first_and_filter_by_status_and_agent,
             hitl_decide_replaces_only_a_pending_request,

@@ -1,7 +1,7 @@
 //! Production mode (Postgres + Redis) end to end: the same behaviours as the embedded
 //! default, over the real services. Skipped without the test URLs; required in CI.
 use agentgov_tests::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn readiness_reports_postgres_and_redis() {
@@ -353,4 +353,106 @@ async fn session_labels_raised_on_one_replica_are_read_on_another() {
     assert_eq!(send["allowed"], false, "{send}");
     let state = expect(a.get("/sessions/run-9").header("X-API-Key", &t.api_key), 200).await;
     assert_eq!((&state["checks"], &state["decisions"]["deny"]), (&json!(3), &json!(1)), "{state}");
+}
+
+/// Issue 38, point 2: an approval granted on one replica binds the exact action on every
+/// replica (real Rego, Postgres and Redis): the token is refused for other arguments,
+/// honoured once for the approved ones whichever replica is asked (two racing replicas, one
+/// wins), refused the second time; an edited approval is checked again (a denial wins) and
+/// binds the edit; a token past its expiry is refused.
+#[tokio::test]
+async fn approval_tokens_bind_the_action_across_replicas() {
+    let Some((apps, _guard)) = spawn_replicas(2, |_, c| c.hitl_approval_token_ttl_secs = 10).await else { return };
+    let (a, b) = (&apps[0], &apps[1]);
+    let t = a.create_tenant("acme").await;
+    let body = json!({"name": "Payer", "type": "llm", "capabilities": [], "permissions": {}});
+    let agent = expect(a.post("/agents/register").header("X-API-Key", &t.api_key).json(&body), 201).await;
+    let rego = "package acme.payments\n\nimport rego.v1\n\n\
+        require_approval contains \"transfers need a person\" if input.action == \"transfer\"\n\n\
+        deny contains \"no transfers offshore\" if input.context.arguments.to == \"offshore\"\n";
+    expect(a.post("/policies").bearer_auth(&t.token).json(&json!({"name": "payments", "rego": rego})), 201).await;
+    let check = |to: &str, token: Option<&str>| {
+        let mut body = json!({"agent_id": agent["id"], "action": "transfer", "resource": "payments/acct-1",
+            "context": {"arguments": {"to": to, "amount": 100}}, "session_id": "run-1"});
+        if let Some(token) = token {
+            body["approval_token"] = json!(token);
+        }
+        body
+    };
+    let ask = async |to: &str| {
+        let asked = expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check(to, None)), 200).await;
+        assert_eq!(asked["required_approval"], true, "{asked}");
+        asked["hitl_request_id"].as_str().unwrap().to_owned()
+    };
+    let token_of = async |id: &str| {
+        let r = expect(b.get(&format!("/hitl/status/{id}")).header("X-API-Key", &t.api_key), 200).await;
+        assert_eq!(r["status"], "approved", "{r}");
+        r["approval_token"].as_str().unwrap().to_owned()
+    };
+
+    // Asked on A, approved on B, the token read on B.
+    let id = ask("alice").await;
+    let pending = expect(b.get(&format!("/hitl/status/{id}")).header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!(pending["action_digest"].as_str().unwrap().len(), 64);
+    assert!(pending.get("approval_token").is_none(), "{pending}");
+    expect(b.post(&format!("/hitl/approve/{id}")).bearer_auth(&t.token).json(&json!({"comment": "ok"})), 200).await;
+    let token = token_of(&id).await;
+
+    let other =
+        expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("mallory", Some(&token))), 200);
+    let other = other.await;
+    assert_eq!((&other["allowed"], &other["required_approval"]), (&json!(false), &json!(false)), "{other}");
+    assert!(other["reason"].as_str().unwrap().contains("different action"), "{other}");
+    assert_eq!(other["hitl_request_id"], Value::Null);
+
+    // The same token on both replicas at once: one runs, the other is refused.
+    let run = |app: &TestApp| {
+        let send = app.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("alice", Some(&token)));
+        expect(send, 200)
+    };
+    let (on_a, on_b) = tokio::join!(run(a), run(b));
+    let allowed: Vec<&Value> = [&on_a, &on_b].into_iter().filter(|r| r["allowed"] == true).collect();
+    assert_eq!(allowed.len(), 1, "{on_a} {on_b}");
+    assert_eq!(allowed[0]["approved_by_request"], json!(id));
+    let loser = if on_a["allowed"] == true { &on_b } else { &on_a };
+    assert!(loser["reason"].as_str().unwrap().contains("used already"), "{loser}");
+    let again =
+        expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("alice", Some(&token))), 200);
+    assert!(again.await["reason"].as_str().unwrap().contains("used already"));
+    let spent = expect(a.get(&format!("/hitl/status/{id}")).header("X-API-Key", &t.api_key), 200).await;
+    assert!(spent.get("approval_token").is_none() && spent["grant"]["used_at"].is_string(), "{spent}");
+
+    // An edit the policy denies is 409 and leaves it pending; an allowed edit binds the edit.
+    let id = ask("bob").await;
+    let offshore = json!({"context": {"arguments": {"to": "offshore", "amount": 100}}});
+    let refused = expect(a.post(&format!("/hitl/approve/{id}")).bearer_auth(&t.token).json(&offshore), 409).await;
+    assert!(refused["detail"].as_str().unwrap().contains("no transfers offshore"), "{refused}");
+    let edit = json!({"comment": "to carol instead", "context": {"arguments": {"to": "carol", "amount": 100}}});
+    let edited = expect(b.post(&format!("/hitl/approve/{id}")).bearer_auth(&t.token).json(&edit), 200).await;
+    assert_eq!(edited["approved_context"]["arguments"]["to"], "carol");
+    let token = token_of(&id).await;
+    let as_asked =
+        expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("bob", Some(&token))), 200);
+    assert!(as_asked.await["reason"].as_str().unwrap().contains("different action"));
+    let as_edited =
+        expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("carol", Some(&token))), 200);
+    assert_eq!(as_edited.await["allowed"], true);
+
+    // Past its ten seconds the token is refused, and the status no longer serves it.
+    let id = ask("dave").await;
+    expect(a.post(&format!("/hitl/approve/{id}")).bearer_auth(&t.token), 200).await;
+    let token = token_of(&id).await;
+    tokio::time::sleep(std::time::Duration::from_secs(11)).await;
+    let late =
+        expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("dave", Some(&token))), 200);
+    let late = late.await;
+    assert!(late["reason"].as_str().unwrap().contains("expired"), "{late}");
+    let served = expect(a.get(&format!("/hitl/status/{id}")).header("X-API-Key", &t.api_key), 200).await;
+    assert!(served.get("approval_token").is_none(), "{served}");
+
+    // Bad input is 422, not a decision.
+    let mut bad = check("erin", None);
+    bad["approval_token"] = json!("not a token");
+    let problem = expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&bad), 422).await;
+    assert_eq!(problem["errors"][0]["field"], "approval_token", "{problem}");
 }

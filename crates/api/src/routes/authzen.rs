@@ -324,6 +324,7 @@ fn to_check(e: &EvaluationRequest) -> Result<CheckRequest, DomainError> {
         dry_run: false,
         session_id: None,
         tool_call_id: None,
+        approval_token: None,
     })
 }
 

@@ -9,7 +9,7 @@ use agentgov_domain::ids::HitlId;
 use agentgov_domain::model::HitlRequest;
 use agentgov_domain::page::Page;
 use agentgov_domain::services::hitl::MAX_WAIT_SECS;
-use agentgov_domain::services::{HitlDecision, NewHitlRequest};
+use agentgov_domain::services::{HitlApproval, HitlDecision, NewHitlRequest};
 
 use crate::AppState;
 use crate::extract::{ApiKeyOrJwt, Json, Jwt, ListQuery, optional_body};
@@ -44,18 +44,24 @@ pub async fn request(
     Ok(HttpResponse::Created().insert_header((header::LOCATION, location)).json(opened))
 }
 
-/// Approve a pending request (analyst or higher), with an optional `comment`. 409 when it
-/// is no longer pending or has expired.
+/// Approve a pending request (analyst or higher), with an optional `comment`. Approving
+/// grants a single-use approval token bound to the exact action (its digest), which the
+/// agent presents to `POST /policies/check` as `approval_token` (`GET /hitl/status/{id}`
+/// serves it). With `context`, the approver edits the arguments: the edited action is
+/// checked again under the tenant's policies, a denial wins (409, the request stays
+/// pending), and the token is bound to the edited action. 409 when the request is no longer
+/// pending or has expired.
 #[utoipa::path(
     operation_id = "hitl_approve",
     tag = "hitl",
     security(("bearer" = [])),
     params(("id" = String, Path, format = Uuid)),
-    request_body(content = Option<HitlDecision>, description = "Optional comment"),
+    request_body(content = Option<HitlApproval>, description = "Optional comment, and edited arguments"),
     responses(
         (status = 200, description = "Approved", body = HitlRequest),
         (status = 404, description = "No such request in the tenant", body = crate::problem::Problem),
-        (status = 409, description = "Decided, cancelled or expired already", body = crate::problem::Problem),
+        (status = 409, description = "Decided, cancelled or expired already; or the edited action is denied by policy", body = crate::problem::Problem),
+        (status = 422, description = "An invalid field (`comment`, `context`)", body = crate::problem::Problem),
     )
 )]
 #[post("/approve/{id}")]
@@ -66,8 +72,8 @@ pub async fn approve(
     req: HttpRequest,
     body: web::Bytes,
 ) -> ApiResult<web::Json<HitlRequest>> {
-    let decision: HitlDecision = optional_body(&req, &body)?;
-    Ok(web::Json(state.services.hitl.approve(&auth.0, *id, decision).await?))
+    let approval: HitlApproval = optional_body(&req, &body)?;
+    Ok(web::Json(state.services.policies.approve(&auth.0, *id, approval).await?))
 }
 
 /// Reject a pending request (analyst or higher), with an optional `comment`. 409 when it is
@@ -134,7 +140,9 @@ pub struct StatusQuery {
 }
 
 /// A request's state (`hitl:read`). With `wait`, a pending request is answered when it
-/// is decided, cancelled or expires (on any replica), or when `wait` seconds pass.
+/// is decided, cancelled or expires (on any replica), or when `wait` seconds pass. An
+/// approved request carries its `approval_token` while it is unused and unexpired, for
+/// callers that may check (`policies:check`).
 #[utoipa::path(
     operation_id = "hitl_status",
     tag = "hitl",

@@ -227,6 +227,7 @@ async fn check_tool_calls(
             dry_run: false,
             session_id: req.litellm_trace_id.as_deref().map(|t| cut(t, MAX_ID_LEN)),
             tool_call_id: call.get("id").and_then(Value::as_str).map(|t| cut(t, MAX_ID_LEN)),
+            approval_token: None,
         };
         let answer = state.services.policies.check(&auth.0, check).await?;
         decided.push(json!({"tool": name, "decision_id": answer.decision_id, "allowed": answer.allowed}));

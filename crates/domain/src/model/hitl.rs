@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 
 use super::agent::{JsonObject, RiskLevel};
 use super::audit::Actor;
-use crate::ids::{AgentId, AuditId, HitlId, TenantId};
+use crate::ids::{AgentId, AuditId, HitlId, PolicyId, TenantId};
 
 string_enum!(
     /// A request's state. `pending` is the only one that changes.
@@ -133,6 +133,87 @@ pub struct HitlRequest {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+    /// SHA-256 (hex) of the RFC 8785 canonical JSON of the exact action asked about: tenant,
+    /// agent, action, resource, arguments (the context) and the versions of the tenant's
+    /// enforced policies ([`action_digest`]). An approval token is bound to it. `null` on
+    /// requests made before actions were bound.
+    #[serde(default)]
+    pub action_digest: Option<String>,
+    /// When the approver edited the arguments: the context the agent must act with instead
+    /// (checked again under policy when approved; the approval is bound to it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub approved_context: Option<JsonObject>,
+    /// What approving granted: the single-use token's binding, expiry and use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<ApprovalGrant>,
+    /// The approval token (`approved` requests with an unused, unexpired grant, served to
+    /// callers that may check, and in the callback): present it as `approval_token` in
+    /// `POST /policies/check` to run exactly the approved action, once. Never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_token: Option<String>,
+}
+
+/// What approving a request granted: a single-use approval token bound to `digest`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApprovalGrant {
+    /// The action digest the token is bound to: the request's, or the edited action's.
+    pub digest: String,
+    /// The token's id (`jti`).
+    pub token_id: uuid::Uuid,
+    /// After this the token is refused, and the action needs a new approval.
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+    /// When a check presented it (it is spent then).
+    #[serde(with = "time::serde::rfc3339::option", default)]
+    pub used_at: Option<OffsetDateTime>,
+}
+
+/// A policy version an action digest binds: the digest of an action changes when one of the
+/// tenant's enforced policies does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct PolicyVersion {
+    pub id: PolicyId,
+    pub version: i64,
+}
+
+/// The action digest: SHA-256, as 64 lowercase hex digits, of the RFC 8785 (JCS) canonical
+/// JSON of `{"action", "agent_id", "arguments", "policy_versions", "resource", "tenant_id"}`,
+/// `arguments` being the check's context and `policy_versions` the enforced policies as
+/// `{"id", "version"}` sorted by id. Action and resource are taken trimmed, as checks store
+/// them.
+pub fn action_digest(
+    tenant: TenantId,
+    agent: AgentId,
+    action: &str,
+    resource: &str,
+    arguments: &JsonObject,
+    policies: &[PolicyVersion],
+) -> String {
+    #[derive(Serialize)]
+    struct Bound<'a> {
+        tenant_id: TenantId,
+        agent_id: AgentId,
+        action: &'a str,
+        resource: &'a str,
+        arguments: &'a JsonObject,
+        policy_versions: Vec<PolicyVersion>,
+    }
+    let mut policy_versions = policies.to_vec();
+    policy_versions.sort();
+    let bound = Bound {
+        tenant_id: tenant,
+        agent_id: agent,
+        action: action.trim(),
+        resource: resource.trim(),
+        arguments,
+        policy_versions,
+    };
+    // Canonicalisation fails only for what JSON cannot hold (never in a parsed object); the
+    // empty text then still digests, to a value no real action has.
+    let canonical = serde_json_canonicalizer::to_vec(&bound).unwrap_or_default();
+    hex::encode(ring::digest::digest(&ring::digest::SHA256, &canonical).as_ref())
 }
 
 impl HitlRequest {
@@ -144,6 +225,12 @@ impl HitlRequest {
     /// Whether the request has a callback that may still be sent ([`HitlCallback::is_open`]).
     pub fn callback_open(&self) -> bool {
         self.callback.as_ref().is_some_and(HitlCallback::is_open)
+    }
+
+    /// Whether the request is approved with a grant not yet used (expired or not): what
+    /// adapters keep in a column, so that spending it is one conditional write.
+    pub fn grant_open(&self) -> bool {
+        self.status == HitlStatus::Approved && self.grant.as_ref().is_some_and(|g| g.used_at.is_none())
     }
 }
 
@@ -169,6 +256,32 @@ mod tests {
         assert!(HitlStatus::ALL.iter().all(|s| HitlStatus::parse(s.as_str()) == Some(*s)));
         assert_eq!(HitlStatus::parse("Pending"), None);
         assert!(HitlStatus::ALL.iter().all(|s| s.is_final() == (*s != HitlStatus::Pending)));
+    }
+
+    #[test]
+    fn the_action_digest_is_sha256_of_the_canonical_json() {
+        let tenant = TenantId(uuid::Uuid::from_u128(1));
+        let agent = AgentId(uuid::Uuid::from_u128(2));
+        let policy = PolicyId(uuid::Uuid::from_u128(3));
+        let args: JsonObject =
+            serde_json::from_str(r#"{"to":"a@b.example","amount":1e2,"z":[{"b":1,"a":"\u00e9"}]}"#).unwrap();
+        let versions = [PolicyVersion { id: policy, version: 4 }];
+        let digest = action_digest(tenant, agent, " send ", "mail/out", &args, &versions);
+        // The canonical text, written out by hand per RFC 8785: keys sorted by UTF-16 code
+        // units, no whitespace, numbers in their shortest ECMAScript form, strings as-is.
+        let text = concat!(
+            r#"{"action":"send","agent_id":"00000000-0000-0000-0000-000000000002","#,
+            r#""arguments":{"amount":100,"to":"a@b.example","z":[{"a":"é","b":1}]},"#,
+            r#""policy_versions":[{"id":"00000000-0000-0000-0000-000000000003","version":4}],"#,
+            r#""resource":"mail/out","tenant_id":"00000000-0000-0000-0000-000000000001"}"#
+        );
+        assert_eq!(digest, hex::encode(ring::digest::digest(&ring::digest::SHA256, text.as_bytes()).as_ref()));
+        // Any change of what is bound changes it.
+        let other: JsonObject = serde_json::from_str(r#"{"to":"evil@x.example"}"#).unwrap();
+        assert_ne!(digest, action_digest(tenant, agent, "send", "mail/out", &other, &versions));
+        let newer = [PolicyVersion { id: policy, version: 5 }];
+        assert_ne!(digest, action_digest(tenant, agent, "send", "mail/out", &args, &newer));
+        assert_ne!(digest, action_digest(tenant, agent, "send", "mail/in", &args, &versions));
     }
 
     #[test]

@@ -66,7 +66,9 @@ pub use guard::{
     GuardLabel, GuardMetrics, GuardModelInfo, GuardModelRecord, GuardScores, GuardStatsKey, GuardTask,
     guard_latency_bucket,
 };
-pub use hitl::{CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus};
+pub use hitl::{
+    ApprovalGrant, CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus, PolicyVersion, action_digest,
+};
 pub use job::{Job, JobEnd, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel};
 pub use policy::{Policy, PolicyFilter, PolicyMode};
 pub use role::{Permission, Role};

@@ -412,6 +412,11 @@ pub trait HitlRepo: Send + Sync {
     /// callback of a pending request is the decision's to set). `NotFound` when absent,
     /// `Conflict` when still pending.
     async fn update_hitl_callback(&self, tenant: TenantId, id: HitlId, callback: &HitlCallback) -> Result<()>;
+    /// Spends an approval token: replaces the stored request (every field but id and tenant)
+    /// with `request`, its grant marked used, if the stored one is approved with its grant
+    /// unused ([`HitlRequest::grant_open`]); answers whether it did. Of racing spenders, on
+    /// any replica, one wins. `NotFound` when absent.
+    async fn spend_hitl_grant(&self, request: &HitlRequest) -> Result<bool>;
 }
 
 /// Named leases for the background work that must run on exactly one replica at a time

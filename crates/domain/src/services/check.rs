@@ -14,7 +14,11 @@ const MAX_RESOURCE_LEN: usize = 1000;
 /// A check's `session_id` and `tool_call_id`.
 const MAX_RUN_ID_LEN: usize = 200;
 /// Serialised size limit of a check's `context`.
-const MAX_CONTEXT_BYTES: usize = 16 * 1024;
+pub(crate) const MAX_CONTEXT_BYTES: usize = 16 * 1024;
+/// An approval token's length limit (they are about 450 characters).
+const MAX_APPROVAL_TOKEN_LEN: usize = 4096;
+/// The OpenAPI `pattern` of `approval_token`: a compact JWS, as `validate_check` accepts.
+pub const APPROVAL_TOKEN_PATTERN: &str = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$";
 
 /// `POST /policies/check` (spec 2.4).
 #[derive(Debug, Clone, Default, serde::Deserialize)]
@@ -77,6 +81,17 @@ pub struct CheckRequest {
         )
     )]
     pub tool_call_id: Option<String>,
+    /// The approval token of an approved request (`GET /hitl/status/{id}` serves it): the
+    /// check is then allowed (unless a policy denies it) only if it is the exact action
+    /// approved, and the token is spent. A token refused (another action, used already,
+    /// expired, not valid) denies the check, saying why. A compact JWS (three base64url
+    /// parts), at most 4,096 characters.
+    #[serde(default)]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 4096, pattern = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+    )]
+    pub approval_token: Option<String>,
 }
 
 /// A policy that took part in a decision.
@@ -131,6 +146,9 @@ pub struct CheckResponse {
     /// The approval request the check opened when it requires approval (follow it with
     /// `GET /hitl/status/{id}`); `null` otherwise and on a dry run.
     pub hitl_request_id: Option<crate::ids::HitlId>,
+    /// The approval request whose token this check presented and spent (a dry run only
+    /// looks at it); `null` otherwise.
+    pub approved_by_request: Option<crate::ids::HitlId>,
     /// How many enabled policies were evaluated.
     pub policies_evaluated: usize,
     /// The labels the policies raised for this action (their `labels` rules), sorted; the
@@ -145,6 +163,15 @@ pub(crate) fn validate_check(req: &CheckRequest) -> Result<AgentId> {
         if let Some(value) = value {
             check_text(&mut v, field, value, MAX_RUN_ID_LEN);
         }
+    }
+    if let Some(token) = &req.approval_token {
+        let parts = token.split('.').collect::<Vec<_>>();
+        let shaped = parts.len() == 3
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        v.check(token.len() <= MAX_APPROVAL_TOKEN_LEN, "approval_token", "must be at most 4096 characters");
+        v.check(shaped, "approval_token", "must be a compact JWS: three base64url parts joined by dots");
     }
     v.into_result()?;
     agent_id.ok_or_else(|| DomainError::invalid("agent_id", "must be a UUID"))

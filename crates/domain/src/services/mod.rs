@@ -38,7 +38,10 @@ pub use auth::{AuthService, AuthSettings, LoginResult, LoginUser};
 pub use caller::{Caller, Credential};
 pub use discovery::{DiscoveryService, DiscoverySettings};
 pub use guard::{GuardService, GuardSettings};
-pub use hitl::{HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest};
+pub use hitl::{
+    HitlApproval, HitlDecision, HitlRound, HitlService, HitlSettings, HitlWatch, HitlWorker, NewHitlRequest,
+    TokenRefusal,
+};
 pub use jobs::{ClaimedJob, JobClaims, KindSettings};
 pub use policies::{PolicyService, PolicySettings};
 pub use ports::Ports;
@@ -163,7 +166,7 @@ impl Services {
             auth::Repos::of(&store),
             log.clone(),
             passwords.clone(),
-            secrets.tokens,
+            secrets.tokens.clone(),
             settings.auth,
         );
         let agents = AgentService::new(
@@ -191,6 +194,7 @@ impl Services {
             tenant_defaults,
             settings.hitl,
             wake_hitl,
+            secrets.tokens,
         );
         let guard = GuardService::new(
             ports.clone(),

@@ -129,4 +129,16 @@ impl HitlRepo for MemoryStore {
         stored.callback = Some(callback.clone());
         Ok(())
     }
+
+    async fn spend_hitl_grant(&self, request: &HitlRequest) -> Result<bool> {
+        let mut t = self.hitl_tables();
+        let Some(stored) = t.request_of(request.tenant_id, request.id) else {
+            return Err(DomainError::not_found("approval request", request.id));
+        };
+        if !stored.grant_open() {
+            return Ok(false);
+        }
+        *stored = HitlRequest { approval_token: None, ..request.clone() };
+        Ok(true)
+    }
 }

@@ -38,6 +38,7 @@ use crate::store::PgStore;
 use super::page_of;
 
 const PENDING: &str = "pending";
+const APPROVED: &str = "approved";
 
 /// The condition of `hitl_requests_expiry_idx` as written there: a bound `status = $1`
 /// would not let a generic plan use the partial index.
@@ -143,6 +144,7 @@ impl HitlRepo for PgStore {
                 hitl_requests::callback_due_at.eq(row.callback_due_at),
                 hitl_requests::body.eq(row.body),
                 hitl_requests::callback_open.eq(row.callback_open),
+                hitl_requests::grant_open.eq(row.grant_open),
             ))
             .execute(&mut conn)
             .await
@@ -225,5 +227,30 @@ impl HitlRepo for PgStore {
         })
         .await
         .map_err(DomainError::from)
+    }
+
+    async fn spend_hitl_grant(&self, request: &HitlRequest) -> Result<bool> {
+        let (tenant, id) = (request.tenant_id, request.id);
+        let row = HitlRow::try_from(request)?;
+        let mut conn = self.conn().await?;
+        // One statement: of racing spenders the first takes the row's lock, and the others
+        // find `grant_open` false on the row it left.
+        let target = request!(tenant, id).filter(hitl_requests::status.eq(APPROVED)).filter(hitl_requests::grant_open);
+        let updated = diesel::update(target)
+            .set((
+                hitl_requests::body.eq(row.body),
+                hitl_requests::grant_open.eq(row.grant_open),
+                hitl_requests::callback_due_at.eq(row.callback_due_at),
+                hitl_requests::callback_open.eq(row.callback_open),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(error::db)?;
+        if updated > 0 {
+            return Ok(true);
+        }
+        let present: bool =
+            diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(&mut conn).await.map_err(error::db)?;
+        if present { Ok(false) } else { Err(not_found(id)) }
     }
 }

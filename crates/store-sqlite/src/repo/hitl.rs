@@ -33,6 +33,7 @@ use crate::rows::{HitlBodyRow, HitlRow, convert, id_text};
 use crate::schema::hitl_requests;
 
 const PENDING: &str = "pending";
+const APPROVED: &str = "approved";
 
 /// The condition of `hitl_requests_expiry_idx` as written there: SQLite uses a partial
 /// index only for a query that states its condition, and a bound `status = ?` does not.
@@ -123,6 +124,7 @@ impl HitlRepo for SqliteStore {
                     hitl_requests::callback_due_at.eq(row.callback_due_at),
                     hitl_requests::body.eq(&row.body),
                     hitl_requests::callback_open.eq(row.callback_open),
+                    hitl_requests::grant_open.eq(row.grant_open),
                 ))
                 .execute(c)?;
             if n > 0 {
@@ -200,6 +202,27 @@ impl HitlRepo for SqliteStore {
                 ))
                 .execute(c)?;
             Ok(())
+        })
+        .await
+    }
+
+    async fn spend_hitl_grant(&self, request: &HitlRequest) -> Result<bool> {
+        let (row, id) = (HitlRow::try_from(request)?, request.id);
+        self.transaction(move |c| {
+            let target = request!(&row.tenant_id, &row.id);
+            let n = diesel::update(target.filter(hitl_requests::status.eq(APPROVED)).filter(hitl_requests::grant_open))
+                .set((
+                    hitl_requests::body.eq(&row.body),
+                    hitl_requests::grant_open.eq(row.grant_open),
+                    hitl_requests::callback_due_at.eq(row.callback_due_at),
+                    hitl_requests::callback_open.eq(row.callback_open),
+                ))
+                .execute(c)?;
+            if n > 0 {
+                return Ok(true);
+            }
+            let exists: i64 = target.count().get_result(c)?;
+            if exists == 0 { Err(TxError::Domain(not_found(id))) } else { Ok(false) }
         })
         .await
     }

@@ -34,13 +34,13 @@ use crate::error::{DomainError, Result, Violations};
 use crate::events::{HITL_APPROVED, HITL_CALLBACK_FAILED, HITL_CANCELLED, HITL_EXPIRED, HITL_REJECTED, HITL_REQUESTED};
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
 use crate::model::{
-    Actor, Agent, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus, JsonObject,
-    Permission, Role, SecretPurpose, TenantSecret,
+    Actor, Agent, ApprovalGrant, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus,
+    JsonObject, Permission, PolicyMode, PolicyVersion, Role, SecretPurpose, TenantSecret, action_digest,
 };
 use crate::net::ReceiverPolicy;
 use crate::page::{Page, PageRequest};
-use crate::ports::{CallbackFailure, Event};
-use crate::secrets;
+use crate::ports::{CallbackFailure, Event, PolicyModule};
+use crate::secrets::{self, APPROVAL_AUDIENCE, ApprovalClaims, TOKEN_ISSUER, TokenCodec};
 
 /// Longest approval window a request or a tenant may set: seven days.
 pub const MAX_HITL_TIMEOUT_SECS: u32 = 604_800;
@@ -89,6 +89,9 @@ pub struct HitlSettings {
     /// Callback attempts per tenant per minute, over every replica; more wait for the next
     /// window (not counted as attempts).
     pub callbacks_per_minute: u64,
+    /// How long an approval token lasts after the approval; past it the token is refused and
+    /// the action needs a new approval.
+    pub approval_token_ttl: Duration,
 }
 
 impl Default for HitlSettings {
@@ -107,6 +110,7 @@ impl Default for HitlSettings {
             max_long_polls_per_tenant: 1000,
             receivers: ReceiverPolicy::default(),
             callbacks_per_minute: 120,
+            approval_token_ttl: Duration::from_secs(300),
         }
     }
 }
@@ -161,7 +165,25 @@ pub struct NewHitlRequest {
     pub callback_url: Option<String>,
 }
 
-/// The optional body of `POST /hitl/approve/{id}` and `/hitl/reject/{id}`.
+/// The optional body of `POST /hitl/approve/{id}`.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HitlApproval {
+    /// At most 2,000 characters.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f]*$")
+    )]
+    pub comment: Option<String>,
+    /// Approve an edited action: the context (the arguments) the agent must act with
+    /// instead, at most 16 KiB. It is checked again under the tenant's policies first (a
+    /// denial wins: 409, the request stays pending), and the approval token is bound to it.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub context: Option<JsonObject>,
+}
+
+/// The optional body of `POST /hitl/reject/{id}` and `/hitl/cancel/{id}`.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -282,7 +304,7 @@ pub struct HitlRound {
     pub callbacks_sent: usize,
 }
 
-super::ports::repos!(Repos { hitl: HitlRepo, tenants: TenantRepo, leases: LeaseRepo });
+super::ports::repos!(Repos { hitl: HitlRepo, tenants: TenantRepo, leases: LeaseRepo, policies: PolicyRepo });
 #[derive(Clone)]
 pub struct HitlService {
     repos: Repos,
@@ -297,6 +319,39 @@ pub struct HitlService {
     holder: uuid::Uuid,
     /// Tells this process's worker that a callback was scheduled here.
     wake_worker: mpsc::Sender<()>,
+    /// Signs and verifies approval tokens.
+    tokens: TokenCodec,
+}
+
+/// Why a check's approval token was refused (the check is then denied, saying so).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenRefusal {
+    /// Not signed by this service (or altered), or another tenant's.
+    Invalid,
+    Expired,
+    /// Bound to another action (other arguments, resource, agent or policy versions).
+    OtherAction,
+    /// Spent by an earlier check.
+    Used,
+}
+
+impl TokenRefusal {
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Self::Invalid => "the approval token is not valid",
+            Self::Expired => "the approval token has expired; the action needs a new approval",
+            Self::OtherAction => {
+                "the approval token was granted for a different action (its arguments, resource, agent or \
+                 the tenant's policies differ from what was approved)"
+            }
+            Self::Used => "the approval token was used already; an approval is good for one execution",
+        }
+    }
+}
+
+/// The versions of the enforced policies among `modules`: what an action digest binds.
+pub(crate) fn enforced_versions(modules: &[PolicyModule]) -> Vec<PolicyVersion> {
+    modules.iter().filter(|m| !m.shadow).map(|m| PolicyVersion { id: m.id, version: m.version }).collect()
 }
 
 fn not_found(id: HitlId) -> DomainError {
@@ -316,10 +371,23 @@ impl HitlService {
         defaults: EffectiveSettings,
         settings: HitlSettings,
         wake_worker: mpsc::Sender<()>,
+        tokens: TokenCodec,
     ) -> Self {
         let holder = ports.ids.new_id();
         let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
-        Self { ports, repos, audit, agents, defaults, settings, watchers: Arc::default(), shares, holder, wake_worker }
+        Self {
+            ports,
+            repos,
+            audit,
+            agents,
+            defaults,
+            settings,
+            watchers: Arc::default(),
+            shares,
+            holder,
+            wake_worker,
+            tokens,
+        }
     }
 
     /// `POST /hitl/request`: opens a pending request for the caller's agent.
@@ -335,7 +403,18 @@ impl HitlService {
         let context = action_context(&agent, &req.context);
         let score = agentgov_detect::risk::assess_action(req.action.trim(), req.resource.trim(), &context).score;
         let risk_score = round_score(score);
+        let versions: Vec<PolicyVersion> = self
+            .repos
+            .policies
+            .enabled_policies(tenant)
+            .await?
+            .iter()
+            .filter(|p| p.mode == PolicyMode::Enforce)
+            .map(|p| PolicyVersion { id: p.id, version: p.version })
+            .collect();
+        let digest = action_digest(tenant, agent.id, &req.action, &req.resource, &req.context, &versions);
         let opened = Opened {
+            digest,
             agent: &agent,
             action: req.action.trim().to_owned(),
             resource: req.resource.trim().to_owned(),
@@ -350,7 +429,9 @@ impl HitlService {
     }
 
     /// Opens the request a policy check asked for (its decision already recorded as
-    /// `decision_id`), with the tenant's approval window.
+    /// `decision_id`), with the tenant's approval window, bound to the action's digest under
+    /// the policy `versions` that judged it.
+    #[expect(clippy::too_many_arguments, reason = "the check's parts, each a borrow of the caller's")]
     pub(crate) async fn open_for_check(
         &self,
         caller: &Caller,
@@ -359,8 +440,12 @@ impl HitlService {
         decided: &CheckResponse,
         decision_id: AuditId,
         settings: &EffectiveSettings,
+        versions: &[PolicyVersion],
     ) -> Result<HitlRequest> {
+        let digest =
+            action_digest(caller.tenant_id(), agent.id, &check.action, &check.resource, &check.context, versions);
         let opened = Opened {
+            digest,
             agent,
             action: check.action.trim().to_owned(),
             resource: check.resource.trim().to_owned(),
@@ -397,6 +482,10 @@ impl HitlService {
             expires_at: now + secs(u64::from(o.timeout_secs)),
             created_at: now,
             updated_at: now,
+            action_digest: Some(o.digest),
+            approved_context: None,
+            grant: None,
+            approval_token: None,
         };
         let max = self.settings.max_open_callbacks_per_tenant;
         self.repos.hitl.insert_hitl(&request, max).await.map_err(|e| match e {
@@ -429,7 +518,15 @@ impl HitlService {
             "decision_id": request.decision_id,
             "expires_at": fmt_time(request.expires_at),
             "callback_url": request.callback.as_ref().map(|c| &c.url),
+            "action_digest": request.action_digest,
         });
+        if let Some(grant) = &request.grant {
+            details["approved_digest"] = serde_json::json!(grant.digest);
+            details["approval_token_expires_at"] = serde_json::json!(fmt_time(grant.expires_at));
+        }
+        if let Some(edited) = &request.approved_context {
+            details["approved_context"] = serde_json::json!(edited);
+        }
         if event_type == HITL_EXPIRED {
             // Which replica's worker expired it (the `hitl` lease holder).
             details["replica"] = serde_json::json!(self.holder);
@@ -457,10 +554,79 @@ impl HitlService {
         self.repos.hitl.get_hitl(tenant, id).await?.ok_or_else(|| not_found(id))
     }
 
-    /// `GET /hitl/status/{id}`.
+    /// `GET /hitl/status/{id}`: with its approval token for a caller that may check.
     pub async fn get(&self, caller: &Caller, id: HitlId) -> Result<HitlRequest> {
         caller.require_permission(Permission::HitlRead)?;
-        self.stored(caller.tenant_id(), id).await
+        let request = self.stored(caller.tenant_id(), id).await?;
+        if caller.has_permission(Permission::PoliciesCheck) { self.with_token(request) } else { Ok(request) }
+    }
+
+    /// `request` with its approval token when it has a grant still usable now.
+    fn with_token(&self, request: HitlRequest) -> Result<HitlRequest> {
+        let now = self.ports.clock.now();
+        let Some(grant) = request.grant.as_ref().filter(|g| g.used_at.is_none() && g.expires_at > now) else {
+            return Ok(request);
+        };
+        if request.status != HitlStatus::Approved {
+            return Ok(request);
+        }
+        let claims = ApprovalClaims {
+            sub: request.id,
+            tid: request.tenant_id,
+            dig: grant.digest.clone(),
+            jti: grant.token_id,
+            iat: request.decided_at.unwrap_or(request.updated_at).unix_timestamp(),
+            exp: grant.expires_at.unix_timestamp(),
+            iss: TOKEN_ISSUER.into(),
+            aud: APPROVAL_AUDIENCE.into(),
+        };
+        let token = self.tokens.sign_approval(&claims)?;
+        Ok(HitlRequest { approval_token: Some(token), ..request })
+    }
+
+    /// Redeems the approval `token` a check presented for the action whose digest is
+    /// `digest`: `Ok(Ok(id))` when it is this tenant's, unexpired, bound to that digest and
+    /// unused, then spent (unless `spend` is false: a dry run only looks); `Ok(Err(why))`
+    /// when refused.
+    pub(crate) async fn redeem(
+        &self,
+        tenant: TenantId,
+        token: &str,
+        digest: &str,
+        spend: bool,
+    ) -> Result<std::result::Result<HitlId, TokenRefusal>> {
+        let now = self.ports.clock.now();
+        let claims = match self.tokens.verify_approval(token, now) {
+            Ok(claims) if claims.tid == tenant => claims,
+            Ok(_) => return Ok(Err(TokenRefusal::Invalid)),
+            Err(DomainError::Unauthorized(m)) if m.contains("expired") => return Ok(Err(TokenRefusal::Expired)),
+            Err(_) => return Ok(Err(TokenRefusal::Invalid)),
+        };
+        let Some(request) = self.repos.hitl.get_hitl(tenant, claims.sub).await? else {
+            return Ok(Err(TokenRefusal::Invalid));
+        };
+        let Some(grant) = request.grant.clone().filter(|g| g.token_id == claims.jti && g.digest == claims.dig) else {
+            return Ok(Err(TokenRefusal::Invalid));
+        };
+        // Both are hex digests the caller can compute: nothing secret to time.
+        if grant.digest != digest {
+            return Ok(Err(TokenRefusal::OtherAction));
+        }
+        if grant.expires_at <= now {
+            return Ok(Err(TokenRefusal::Expired));
+        }
+        if !request.grant_open() {
+            return Ok(Err(TokenRefusal::Used));
+        }
+        if !spend {
+            return Ok(Ok(request.id));
+        }
+        let spent =
+            HitlRequest { grant: Some(ApprovalGrant { used_at: Some(now), ..grant }), updated_at: now, ..request };
+        if !self.repos.hitl.spend_hitl_grant(&spent).await? {
+            return Ok(Err(TokenRefusal::Used));
+        }
+        Ok(Ok(spent.id))
     }
 
     /// `GET /hitl/status/{id}?wait=`: the request, and while it is pending a watch that
@@ -511,22 +677,46 @@ impl HitlService {
         self.repos.hitl.list_hitl(caller.tenant_id(), &filter, &page).await
     }
 
-    /// `POST /hitl/approve/{id}` (analyst or higher).
+    /// `POST /hitl/approve/{id}` (analyst or higher) of the action as asked; the approval
+    /// token is bound to the request's digest. An edited approval goes through
+    /// `PolicyService::approve`, which checks the edit first.
     pub async fn approve(&self, caller: &Caller, id: HitlId, decision: HitlDecision) -> Result<HitlRequest> {
         caller.require_role(Role::Analyst)?;
-        self.decide(caller, id, HitlStatus::Approved, decision.comment).await
+        self.decide(caller, id, HitlStatus::Approved, decision.comment, None).await
+    }
+
+    /// Approves request `id` with its arguments edited to `context`, whose digest (under
+    /// the policy versions that just checked it) is `digest`.
+    pub(crate) async fn approve_edited(
+        &self,
+        caller: &Caller,
+        id: HitlId,
+        comment: Option<String>,
+        context: JsonObject,
+        digest: String,
+    ) -> Result<HitlRequest> {
+        caller.require_role(Role::Analyst)?;
+        self.decide(caller, id, HitlStatus::Approved, comment, Some((context, digest))).await
+    }
+
+    /// The pending request `id`, for an approver about to edit it.
+    pub(crate) async fn pending_request(&self, caller: &Caller, id: HitlId) -> Result<HitlRequest> {
+        caller.require_role(Role::Analyst)?;
+        let request = self.stored(caller.tenant_id(), id).await?;
+        check_open(&request, self.ports.clock.now())?;
+        Ok(request)
     }
 
     /// `POST /hitl/reject/{id}` (analyst or higher).
     pub async fn reject(&self, caller: &Caller, id: HitlId, decision: HitlDecision) -> Result<HitlRequest> {
         caller.require_role(Role::Analyst)?;
-        self.decide(caller, id, HitlStatus::Rejected, decision.comment).await
+        self.decide(caller, id, HitlStatus::Rejected, decision.comment, None).await
     }
 
     /// `POST /hitl/cancel/{id}`: the requester (any holder of `hitl:request`) withdraws it.
     pub async fn cancel(&self, caller: &Caller, id: HitlId, decision: HitlDecision) -> Result<HitlRequest> {
         caller.require_permission(Permission::HitlRequest)?;
-        self.decide(caller, id, HitlStatus::Cancelled, decision.comment).await
+        self.decide(caller, id, HitlStatus::Cancelled, decision.comment, None).await
     }
 
     async fn decide(
@@ -535,6 +725,7 @@ impl HitlService {
         id: HitlId,
         status: HitlStatus,
         comment: Option<String>,
+        edited: Option<(JsonObject, String)>,
     ) -> Result<HitlRequest> {
         let comment = comment.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
         if let Some(c) = &comment {
@@ -545,7 +736,22 @@ impl HitlService {
         let before = self.stored(caller.tenant_id(), id).await?;
         let now = self.ports.clock.now();
         check_open(&before, now)?;
-        let after = self.finalised(before, status, caller_actor(caller), comment, now);
+        let mut after = self.finalised(before, status, caller_actor(caller), comment, now);
+        if status == HitlStatus::Approved {
+            let (context, digest) = match edited {
+                Some((context, digest)) => (Some(context), Some(digest)),
+                None => (None, after.action_digest.clone()),
+            };
+            after.approved_context = context;
+            // A request made before actions were bound has no digest, so no token.
+            after.grant = digest.map(|digest| ApprovalGrant {
+                digest,
+                token_id: self.ports.ids.new_id(),
+                expires_at: now
+                    + time::Duration::try_from(self.settings.approval_token_ttl).unwrap_or(time::Duration::MINUTE),
+                used_at: None,
+            });
+        }
         if !self.repos.hitl.decide_hitl(&after).await? {
             // Decided (or expired) by someone else between the read and the write.
             let current = self.stored(caller.tenant_id(), id).await?;
@@ -824,7 +1030,8 @@ impl HitlService {
 
     /// The signed body of a request's callback: the same bytes on every attempt.
     fn callback_body(&self, request: &HitlRequest) -> Result<Vec<u8>> {
-        let data = HitlRequest { callback: None, ..request.clone() };
+        // The requester resumes with the token; its grant's expiry bounds it.
+        let data = self.with_token(HitlRequest { callback: None, ..request.clone() })?;
         let body = CallbackBody {
             id: request.id,
             event_type: event_type(request.status),
@@ -839,6 +1046,8 @@ impl HitlService {
 /// What opening a request needs beyond the caller.
 struct Opened<'a> {
     agent: &'a Agent,
+    /// The action digest ([`action_digest`]).
+    digest: String,
     action: String,
     resource: String,
     context: JsonObject,

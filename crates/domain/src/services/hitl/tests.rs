@@ -12,6 +12,7 @@ use crate::model::{ActorType, AuditFilter, AuditScan, SeqOrder};
 use crate::ports::TenantRepo;
 use crate::ports::{AuditRepo, Cache, CallbackError, CallbackFailure, Clock};
 use crate::secrets;
+use crate::services::HitlApproval;
 use crate::services::Settings;
 use crate::services::check::CheckRequest;
 use crate::services::policies::PolicyRequest;
@@ -181,7 +182,10 @@ async fn approve_then_every_further_decision_conflicts() {
     assert_eq!(approved.comment.as_deref(), Some("looks fine"));
     assert_eq!(approved.decided_by, Some(Actor::new(ActorType::User, analyst.user.id)));
     assert_eq!(approved.decided_at, Some(h.clock.now()));
-    assert_eq!(h.svc.hitl.get(&a, r.id).await.unwrap(), approved);
+    // The admin may check, so the status serves the approval token too.
+    let served = h.svc.hitl.get(&a, r.id).await.unwrap();
+    assert!(served.approval_token.is_some());
+    assert_eq!(HitlRequest { approval_token: None, ..served }, approved);
 
     for second in [
         h.svc.hitl.approve(&analyst, r.id, HitlDecision::default()).await,
@@ -816,4 +820,220 @@ async fn long_polls_are_capped_per_tenant_over_every_replica() {
     h.svc.hitl.end_watch(first.unwrap()).await;
     let (_, third) = other.svc.hitl.watch(&a, r.id, WAIT).await.unwrap();
     assert!(third.is_some() && second.is_some());
+}
+
+// Issue 38, part 2: approvals bound to the exact action.
+
+fn policy(name: &str, rego: &str) -> PolicyRequest {
+    PolicyRequest {
+        name: name.into(),
+        description: None,
+        rego: Some(rego.into()),
+        template: None,
+        enabled: None,
+        version: None,
+        mode: None,
+    }
+}
+
+fn transfer(bot: &Agent, context: serde_json::Value, token: Option<&str>) -> CheckRequest {
+    CheckRequest {
+        agent_id: bot.id.to_string(),
+        action: "transfer".into(),
+        resource: "payments/acct-1".into(),
+        context: context.as_object().cloned().unwrap(),
+        approval_token: token.map(str::to_owned),
+        ..CheckRequest::default()
+    }
+}
+
+fn denied_because(r: &crate::services::check::CheckResponse, why: &str) -> bool {
+    !r.allowed && !r.required_approval && r.hitl_request_id.is_none() && r.reason.contains(why)
+}
+
+/// A check needing approval opens a request bound to its digest; the approval's token then
+/// allows exactly that action, once: another action (other arguments) is denied, a dry run
+/// only looks, the second use is denied.
+#[tokio::test]
+async fn an_approval_token_allows_the_approved_action_once() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
+    h.svc
+        .policies
+        .create(&a, policy("approve prod", "when environment production\napprove a human decides"))
+        .await
+        .unwrap();
+    let asked = json!({"environment": "production", "arguments": {"to": "alice", "amount": 100}});
+    let checked = h.svc.policies.check(&a, transfer(&bot, asked.clone(), None)).await.unwrap();
+    let id = checked.hitl_request_id.unwrap();
+    let pending = h.svc.hitl.get(&a, id).await.unwrap();
+    let digest = pending.action_digest.clone().unwrap();
+    assert_eq!(digest.len(), 64);
+    assert!(pending.approval_token.is_none() && pending.grant.is_none());
+
+    let approved = h.svc.policies.approve(&analyst, id, HitlApproval::default()).await.unwrap();
+    let grant = approved.grant.clone().unwrap();
+    assert_eq!((grant.digest.as_str(), grant.used_at), (digest.as_str(), None));
+    assert_eq!(grant.expires_at - h.clock.now(), time::Duration::seconds(300));
+    let token = h.svc.hitl.get(&a, id).await.unwrap().approval_token.unwrap();
+
+    let other = json!({"environment": "production", "arguments": {"to": "mallory", "amount": 100}});
+    let refused = h.svc.policies.check(&a, transfer(&bot, other, Some(&token))).await.unwrap();
+    assert!(denied_because(&refused, "granted for a different action"), "{refused:?}");
+    assert!(refused.decision_id.is_some(), "a refused token is a recorded denial");
+
+    let dry = CheckRequest { dry_run: true, ..transfer(&bot, asked.clone(), Some(&token)) };
+    let dry = h.svc.policies.check(&a, dry).await.unwrap();
+    assert!(dry.allowed && dry.approved_by_request == Some(id), "{dry:?}");
+
+    let run = h.svc.policies.check(&a, transfer(&bot, asked.clone(), Some(&token))).await.unwrap();
+    assert!(run.allowed && !run.required_approval && run.hitl_request_id.is_none(), "{run:?}");
+    assert_eq!(run.approved_by_request, Some(id));
+    let record = h.store.get_audit(a.tenant_id(), run.decision_id.unwrap()).await.unwrap().unwrap();
+    assert_eq!(record.details.to_value()["approved_by_request"], json!(id));
+    assert_eq!(record.decision.as_deref(), Some("allow"));
+
+    let again = h.svc.policies.check(&a, transfer(&bot, asked, Some(&token))).await.unwrap();
+    assert!(denied_because(&again, "used already"), "{again:?}");
+    let spent = h.svc.hitl.get(&a, id).await.unwrap();
+    assert!(spent.approval_token.is_none(), "a spent grant serves no token");
+    assert_eq!(spent.grant.unwrap().used_at, Some(h.clock.now()));
+}
+
+/// Past its expiry a token is refused; so is one altered, one of another tenant, and one
+/// whose action the tenant's policies changed under since the approval.
+#[tokio::test]
+async fn expired_altered_foreign_and_outdated_tokens_are_refused() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let b = h.admin("bravo").await;
+    let bot = h.agent(&a, "bot").await;
+    let b_bot = h.agent(&b, "bot").await;
+    let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
+    let gate =
+        h.svc.policies.create(&a, policy("approve prod", "when environment production\napprove a human decides"));
+    let gate = gate.await.unwrap();
+    let asked = json!({"environment": "production", "arguments": {"to": "alice"}});
+    let approve = async |h: &Harness| {
+        let checked = h.svc.policies.check(&a, transfer(&bot, asked.clone(), None)).await.unwrap();
+        let id = checked.hitl_request_id.unwrap();
+        h.svc.policies.approve(&analyst, id, HitlApproval::default()).await.unwrap();
+        h.svc.hitl.get(&a, id).await.unwrap().approval_token.unwrap()
+    };
+
+    let token = approve(&h).await;
+    h.clock.advance(Duration::from_secs(301));
+    let late = h.svc.policies.check(&a, transfer(&bot, asked.clone(), Some(&token))).await.unwrap();
+    assert!(denied_because(&late, "expired"), "{late:?}");
+
+    let token = approve(&h).await;
+    let mut altered = token.clone();
+    let at = altered.rfind('.').unwrap() + 3;
+    let swapped = if &altered[at..=at] == "A" { "B" } else { "A" };
+    altered.replace_range(at..=at, swapped);
+    let forged = h.svc.policies.check(&a, transfer(&bot, asked.clone(), Some(&altered))).await.unwrap();
+    assert!(denied_because(&forged, "not valid"), "{forged:?}");
+    let foreign = h.svc.policies.check(&b, transfer(&b_bot, asked.clone(), Some(&token))).await.unwrap();
+    assert!(denied_because(&foreign, "not valid"), "{foreign:?}");
+
+    // A new version of an enforced policy: what was approved was judged under the old one.
+    let changed = PolicyRequest {
+        description: Some("reworded".into()),
+        ..policy("approve prod", "when environment production\napprove a person decides")
+    };
+    h.svc.policies.update(&a, gate.id, changed).await.unwrap();
+    let outdated = h.svc.policies.check(&a, transfer(&bot, asked, Some(&token))).await.unwrap();
+    assert!(denied_because(&outdated, "different action"), "{outdated:?}");
+}
+
+/// A policy's denial wins over an approval token, which stays unspent: once the denying
+/// policy is off again, the same token still runs the action.
+#[tokio::test]
+async fn a_denial_wins_over_a_token_and_leaves_it_unspent() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
+    h.svc
+        .policies
+        .create(&a, policy("approve prod", "when environment production\napprove a human decides"))
+        .await
+        .unwrap();
+    let asked = json!({"environment": "production", "arguments": {"to": "alice"}});
+    let id = h.svc.policies.check(&a, transfer(&bot, asked.clone(), None)).await.unwrap().hitl_request_id.unwrap();
+    h.svc.policies.approve(&analyst, id, HitlApproval::default()).await.unwrap();
+    let token = h.svc.hitl.get(&a, id).await.unwrap().approval_token.unwrap();
+    let freeze = h.svc.policies.create(&a, policy("freeze", "deny payments are frozen")).await.unwrap();
+    let frozen = h.svc.policies.check(&a, transfer(&bot, asked.clone(), Some(&token))).await.unwrap();
+    assert!(denied_because(&frozen, "payments are frozen"), "{frozen:?}");
+    assert!(h.svc.hitl.get(&a, id).await.unwrap().grant_open());
+    h.svc.policies.delete(&a, freeze.id).await.unwrap();
+    let run = h.svc.policies.check(&a, transfer(&bot, asked, Some(&token))).await.unwrap();
+    assert!(run.allowed && run.approved_by_request == Some(id), "{run:?}");
+}
+
+/// An approver may edit the arguments: the edit is checked again (a denial wins, the
+/// request stays pending), and the token is bound to the edited action, not the asked one.
+#[tokio::test]
+async fn an_edited_approval_is_checked_again_and_binds_the_edit() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
+    h.svc
+        .policies
+        .create(&a, policy("approve prod", "when environment production\napprove a human decides"))
+        .await
+        .unwrap();
+    h.svc
+        .policies
+        .create(&a, policy("no offshore", "when destination offshore\ndeny offshore transfers are forbidden"))
+        .await
+        .unwrap();
+    let asked = json!({"environment": "production", "destination": "domestic", "amount": "900"});
+    let id = h.svc.policies.check(&a, transfer(&bot, asked.clone(), None)).await.unwrap().hitl_request_id.unwrap();
+
+    let edit = |context: serde_json::Value| HitlApproval {
+        comment: Some("lowered".into()),
+        context: Some(context.as_object().cloned().unwrap()),
+    };
+    let offshore = json!({"environment": "production", "destination": "offshore", "amount": "900"});
+    let Err(DomainError::Conflict(m)) = h.svc.policies.approve(&analyst, id, edit(offshore)).await else {
+        panic!("an edit the policies deny must not be approved")
+    };
+    assert!(m.contains("offshore transfers are forbidden") && m.contains("stays pending"), "{m}");
+    assert_eq!(h.svc.hitl.get(&a, id).await.unwrap().status, HitlStatus::Pending);
+    let huge = json!({"blob": "x".repeat(17 * 1024)});
+    assert_eq!(fields(h.svc.policies.approve(&analyst, id, edit(huge)).await.unwrap_err()), ["context"]);
+    let viewer = h.user(&a, "vic@acme.test", Role::Viewer).await;
+    let lowered = json!({"environment": "production", "destination": "domestic", "amount": "100"});
+    assert!(matches!(h.svc.policies.approve(&viewer, id, edit(lowered.clone())).await, Err(DomainError::Forbidden(_))));
+
+    let approved = h.svc.policies.approve(&analyst, id, edit(lowered.clone())).await.unwrap();
+    assert_eq!(approved.approved_context.as_ref().map(|c| c["amount"].clone()), Some(json!("100")));
+    assert_ne!(approved.grant.as_ref().unwrap().digest, approved.action_digest.clone().unwrap());
+    let token = h.svc.hitl.get(&a, id).await.unwrap().approval_token.unwrap();
+    let as_asked = h.svc.policies.check(&a, transfer(&bot, asked, Some(&token))).await.unwrap();
+    assert!(denied_because(&as_asked, "different action"), "{as_asked:?}");
+    let as_edited = h.svc.policies.check(&a, transfer(&bot, lowered, Some(&token))).await.unwrap();
+    assert!(as_edited.allowed && as_edited.approved_by_request == Some(id), "{as_edited:?}");
+    let types = audit_types(&h, a.tenant_id()).await;
+    assert_eq!(types, ["hitl.requested", "hitl.approved"]);
+}
+
+/// A malformed token is bad input (422), not a decision.
+#[tokio::test]
+async fn a_malformed_token_is_refused_as_input() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let pattern = regex::Regex::new(crate::services::check::APPROVAL_TOKEN_PATTERN).unwrap();
+    for bad in ["", "not-a-token", "a.b", "a.b.c.d", "a.b!.c", &format!("{}.b.c", "a".repeat(4096))] {
+        let err = h.svc.policies.check(&a, transfer(&bot, json!({}), Some(bad))).await.unwrap_err();
+        assert_eq!(fields(err), ["approval_token"], "{bad:?}");
+        assert!(bad.len() > 4096 || !pattern.is_match(bad), "the documented pattern refuses {bad:?} too");
+    }
+    assert!(pattern.is_match("eyJh.eyJz-_.c2ln"));
 }

@@ -16,20 +16,21 @@ use super::agents::AgentService;
 use super::anomalies::{AnomalyService, CheckScore};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::check::{
-    CheckRequest, CheckResponse, CheckRiskFactor, MatchedPolicy, action_context, report_decision, round_score,
-    validate_check,
+    CheckRequest, CheckResponse, CheckRiskFactor, MAX_CONTEXT_BYTES, MatchedPolicy, action_context, report_decision,
+    round_score, validate_check,
 };
-use super::hitl::HitlService;
+use super::hitl::{HitlApproval, HitlDecision, HitlService, enforced_versions};
 use super::sessions::SessionService;
 use super::snapshots::Snapshots;
 use super::status::{DECISIONS_METRIC, HourlyCounter};
-use super::validate::{check_description, check_name};
+use super::validate::{check_description, check_name, check_object};
 use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
-use crate::ids::{AgentId, PolicyId, TenantId};
+use crate::ids::{AgentId, HitlId, PolicyId, TenantId};
 use crate::model::{
-    Agent, AgentStatus, EffectiveSettings, JsonObject, Permission, Policy, PolicyFilter, PolicyMode, Role, SessionView,
+    Agent, AgentStatus, EffectiveSettings, HitlRequest, JsonObject, Permission, Policy, PolicyFilter, PolicyMode, Role,
+    SessionView, action_digest,
 };
 use crate::page::{Page, PageRequest};
 use crate::ports::{CompiledPolicies, Event, OffloadError, PolicyInput, PolicyModule, PolicyOutcome};
@@ -657,6 +658,8 @@ impl PolicyService {
         let mut response =
             self.decide(&agent, &req, session.as_ref(), &set.settings, &set.policies, set.compiled.clone()).await?;
         if req.dry_run {
+            // Whether the token would be taken, without spending it.
+            self.present_approval(&agent, &req, &set.policies, &mut response, false).await?;
             report_decision(&self.ports, caller, &agent, &req, &response, started);
             return Ok(response);
         }
@@ -669,6 +672,7 @@ impl PolicyService {
         if let Some(anomaly) = &anomaly {
             raise_for_anomaly(&mut response, anomaly, &set.settings);
         }
+        self.present_approval(&agent, &req, &set.policies, &mut response, true).await?;
         let mut response = self.record_decision(caller, &agent, &req, response).await?;
         if let (Some(anomaly), Some(decision_id)) = (anomaly, response.decision_id) {
             // The decision stands recorded: a report that cannot be filed is logged, not
@@ -680,11 +684,86 @@ impl PolicyService {
             }
         }
         if let (true, Some(decision_id)) = (response.required_approval, response.decision_id) {
-            let request = self.hitl.open_for_check(caller, &agent, &req, &response, decision_id, &set.settings).await?;
+            let versions = enforced_versions(&set.policies);
+            let request = self
+                .hitl
+                .open_for_check(caller, &agent, &req, &response, decision_id, &set.settings, &versions)
+                .await?;
             response.hitl_request_id = Some(request.id);
         }
         report_decision(&self.ports, caller, &agent, &req, &response, started);
         Ok(response)
+    }
+
+    /// The check's approval token, if it presents one, applied to its decision: unless a
+    /// policy (or the agent's suspension) denies the action, the token is redeemed for the
+    /// action's digest under the enforced policies' versions, and spent when `spend`. Taken,
+    /// the action is allowed (its approval need met); refused, it is denied, saying why.
+    async fn present_approval(
+        &self,
+        agent: &Agent,
+        req: &CheckRequest,
+        policies: &[PolicyModule],
+        response: &mut CheckResponse,
+        spend: bool,
+    ) -> Result<()> {
+        let Some(token) = &req.approval_token else { return Ok(()) };
+        if !response.allowed && !response.required_approval {
+            // A denial wins over any approval; the token stays unspent.
+            return Ok(());
+        }
+        let versions = enforced_versions(policies);
+        let digest = action_digest(agent.tenant_id, agent.id, &req.action, &req.resource, &req.context, &versions);
+        match self.hitl.redeem(agent.tenant_id, token, &digest, spend).await? {
+            Ok(id) => {
+                response.allowed = true;
+                response.required_approval = false;
+                response.approved_by_request = Some(id);
+                response.reason = format!("allowed: approved in approval request {id}");
+            }
+            Err(refused) => {
+                response.allowed = false;
+                response.required_approval = false;
+                response.reason = format!("denied: {}", refused.reason());
+            }
+        }
+        Ok(())
+    }
+
+    /// `POST /hitl/approve/{id}` (analyst or higher). With `context`, the approver edited
+    /// the arguments: the edited action is checked first under the tenant's policies (a
+    /// denial wins: 409, and the request stays pending), and the approval is bound to it.
+    pub async fn approve(&self, caller: &Caller, id: HitlId, approval: HitlApproval) -> Result<HitlRequest> {
+        let HitlApproval { comment, context } = approval;
+        let Some(context) = context else {
+            return self.hitl.approve(caller, id, HitlDecision { comment }).await;
+        };
+        let mut v = Violations::new();
+        check_object(&mut v, "context", &context, MAX_CONTEXT_BYTES);
+        v.into_result()?;
+        let request = self.hitl.pending_request(caller, id).await?;
+        let agent = self.agents.reported_agent(caller.tenant_id(), request.agent_id).await?;
+        let set = self.enabled(caller.tenant_id()).await?;
+        let edited = CheckRequest {
+            agent_id: agent.id.to_string(),
+            action: request.action,
+            resource: request.resource,
+            context,
+            dry_run: true,
+            ..CheckRequest::default()
+        };
+        let decided = self.decide(&agent, &edited, None, &set.settings, &set.policies, set.compiled.clone()).await?;
+        if !decided.allowed && !decided.required_approval {
+            return Err(DomainError::Conflict(format!(
+                "the edited action is not approved: the tenant's policies deny it ({}); approval request {id} \
+                 stays pending, to be edited again or rejected",
+                decided.reason
+            )));
+        }
+        let versions = enforced_versions(&set.policies);
+        let digest =
+            action_digest(agent.tenant_id, agent.id, &edited.action, &edited.resource, &edited.context, &versions);
+        self.hitl.approve_edited(caller, id, comment, edited.context, digest).await
     }
 
     /// `POST /policies/{id}/test` (admin): evaluates one policy, enabled or not, as a check
@@ -827,6 +906,7 @@ impl PolicyService {
             matched_policies: matched,
             risk_factors,
             hitl_request_id: None,
+            approved_by_request: None,
             policies_evaluated: policies.len(),
             labels: labels.into_iter().collect(),
         })
@@ -934,6 +1014,7 @@ impl PolicyService {
             "deny"
         };
         let details = DecisionDetails {
+            approved_by_request: response.approved_by_request,
             context: &req.context,
             labels: &response.labels,
             matched_policies: &response.matched_policies,
@@ -974,6 +1055,9 @@ impl PolicyService {
 /// matched policy and a risk factor in the order the check's answer gives them.
 #[derive(serde::Serialize)]
 struct DecisionDetails<'a> {
+    /// The approval request whose token the check spent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approved_by_request: Option<HitlId>,
     context: &'a JsonObject,
     /// The labels the policies raised, which the check's session keeps.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]

@@ -28,6 +28,7 @@ from .anomaly_type import AnomalyType
 from .anomaly_update import AnomalyUpdate
 from .api_key import ApiKey
 from .api_key_kind import ApiKeyKind
+from .approval_grant import ApprovalGrant
 from .attack_category import AttackCategory
 from .audit_filter import AuditFilter
 from .audit_filter_params import AuditFilterParams
@@ -104,9 +105,12 @@ from .guard_task import GuardTask
 from .health import Health
 from .heartbeat_request import HeartbeatRequest
 from .heartbeat_request_metadata_type_0 import HeartbeatRequestMetadataType0
+from .hitl_approval import HitlApproval
+from .hitl_approval_context_type_0 import HitlApprovalContextType0
 from .hitl_callback import HitlCallback
 from .hitl_decision import HitlDecision
 from .hitl_request import HitlRequest
+from .hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
 from .hitl_request_context import HitlRequestContext
 from .hitl_status import HitlStatus
 from .ingest_batch import IngestBatch
@@ -240,6 +244,7 @@ __all__ = (
     "AnomalyUpdate",
     "ApiKey",
     "ApiKeyKind",
+    "ApprovalGrant",
     "AttackCategory",
     "AuditFilter",
     "AuditFilterParams",
@@ -316,9 +321,12 @@ __all__ = (
     "Health",
     "HeartbeatRequest",
     "HeartbeatRequestMetadataType0",
+    "HitlApproval",
+    "HitlApprovalContextType0",
     "HitlCallback",
     "HitlDecision",
     "HitlRequest",
+    "HitlRequestApprovedContextType0",
     "HitlRequestContext",
     "HitlStatus",
     "IngestBatch",

@@ -23,6 +23,12 @@ class CheckRequest:
         action (str): What the agent wants to do, e.g. `delete`; 1 to 200 characters.
         agent_id (UUID): The acting agent (a UUID of the caller's tenant).
         resource (str): What it wants to do it to, e.g. `prod/db/customers`; 1 to 1,000 characters.
+        approval_token (None | str | Unset): The approval token of an approved request (`GET /hitl/status/{id}` serves
+            it): the
+            check is then allowed (unless a policy denies it) only if it is the exact action
+            approved, and the token is spent. A token refused (another action, used already,
+            expired, not valid) denies the check, saying why. A compact JWS (three base64url
+            parts), at most 4,096 characters.
         context (CheckRequestContext | Unset): Free-form facts, e.g. `{"consent": true, "environment": "production",
             "record_count": 20}`; at most 16 KiB.
         dry_run (bool | Unset): Evaluate without recording the decision (for policy authors): no audit record, no
@@ -38,6 +44,7 @@ class CheckRequest:
     action: str
     agent_id: UUID
     resource: str
+    approval_token: None | str | Unset = UNSET
     context: CheckRequestContext | Unset = UNSET
     dry_run: bool | Unset = UNSET
     session_id: None | str | Unset = UNSET
@@ -49,6 +56,12 @@ class CheckRequest:
         agent_id = str(self.agent_id)
 
         resource = self.resource
+
+        approval_token: None | str | Unset
+        if isinstance(self.approval_token, Unset):
+            approval_token = UNSET
+        else:
+            approval_token = self.approval_token
 
         context: dict[str, Any] | Unset = UNSET
         if not isinstance(self.context, Unset):
@@ -77,6 +90,8 @@ class CheckRequest:
                 "resource": resource,
             }
         )
+        if approval_token is not UNSET:
+            field_dict["approval_token"] = approval_token
         if context is not UNSET:
             field_dict["context"] = context
         if dry_run is not UNSET:
@@ -98,6 +113,15 @@ class CheckRequest:
         agent_id = UUID(d.pop("agent_id"))
 
         resource = d.pop("resource")
+
+        def _parse_approval_token(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        approval_token = _parse_approval_token(d.pop("approval_token", UNSET))
 
         _context = d.pop("context", UNSET)
         context: CheckRequestContext | Unset
@@ -130,6 +154,7 @@ class CheckRequest:
             action=action,
             agent_id=agent_id,
             resource=resource,
+            approval_token=approval_token,
             context=context,
             dry_run=dry_run,
             session_id=session_id,

@@ -36,6 +36,7 @@ class CheckResponse:
             a tenant may move the bounds ([`RiskLevels`]).
         risk_factors (list[CheckRiskFactor]):
         risk_score (float): From 0 to 1, after the policies' adjustments.
+        approved_by_request (None | Unset | UUID):
         decision_id (None | Unset | UUID):
         hitl_request_id (None | Unset | UUID):
     """
@@ -50,6 +51,7 @@ class CheckResponse:
     risk: RiskLevel
     risk_factors: list[CheckRiskFactor]
     risk_score: float
+    approved_by_request: None | Unset | UUID = UNSET
     decision_id: None | Unset | UUID = UNSET
     hitl_request_id: None | Unset | UUID = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -80,6 +82,14 @@ class CheckResponse:
             risk_factors.append(risk_factors_item)
 
         risk_score = self.risk_score
+
+        approved_by_request: None | str | Unset
+        if isinstance(self.approved_by_request, Unset):
+            approved_by_request = UNSET
+        elif isinstance(self.approved_by_request, UUID):
+            approved_by_request = str(self.approved_by_request)
+        else:
+            approved_by_request = self.approved_by_request
 
         decision_id: None | str | Unset
         if isinstance(self.decision_id, Unset):
@@ -113,6 +123,8 @@ class CheckResponse:
                 "risk_score": risk_score,
             }
         )
+        if approved_by_request is not UNSET:
+            field_dict["approved_by_request"] = approved_by_request
         if decision_id is not UNSET:
             field_dict["decision_id"] = decision_id
         if hitl_request_id is not UNSET:
@@ -155,6 +167,23 @@ class CheckResponse:
             risk_factors.append(risk_factors_item)
 
         risk_score = d.pop("risk_score")
+
+        def _parse_approved_by_request(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                approved_by_request_type_0 = UUID(data)
+
+                return approved_by_request_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        approved_by_request = _parse_approved_by_request(d.pop("approved_by_request", UNSET))
 
         def _parse_decision_id(data: object) -> None | Unset | UUID:
             if data is None:
@@ -201,6 +230,7 @@ class CheckResponse:
             risk=risk,
             risk_factors=risk_factors,
             risk_score=risk_score,
+            approved_by_request=approved_by_request,
             decision_id=decision_id,
             hitl_request_id=hitl_request_id,
         )

@@ -12,7 +12,7 @@ T = TypeVar("T", bound="HitlDecision")
 
 @_attrs_define
 class HitlDecision:
-    """The optional body of `POST /hitl/approve/{id}` and `/hitl/reject/{id}`.
+    """The optional body of `POST /hitl/reject/{id}` and `/hitl/cancel/{id}`.
 
     Attributes:
         comment (None | str | Unset): At most 2,000 characters.

@@ -15,7 +15,9 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.actor import Actor
+    from ..models.approval_grant import ApprovalGrant
     from ..models.hitl_callback import HitlCallback
+    from ..models.hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
     from ..models.hitl_request_context import HitlRequestContext
 
 
@@ -47,11 +49,24 @@ class HitlRequest:
             risk_score (float): From 0 to 1: the policy check's score, or the risk model's for a direct request.
             status (HitlStatus): A request's state. `pending` is the only one that changes.
             updated_at (datetime.datetime):
+            action_digest (None | str | Unset): SHA-256 (hex) of the RFC 8785 canonical JSON of the exact action asked
+                about: tenant,
+                agent, action, resource, arguments (the context) and the versions of the tenant's
+                enforced policies ([`action_digest`]). An approval token is bound to it. `null` on
+                requests made before actions were bound.
+            approval_token (None | str | Unset): The approval token (`approved` requests with an unused, unexpired grant,
+                served to
+                callers that may check, and in the callback): present it as `approval_token` in
+                `POST /policies/check` to run exactly the approved action, once. Never stored.
+            approved_context (HitlRequestApprovedContextType0 | None | Unset): When the approver edited the arguments: the
+                context the agent must act with instead
+                (checked again under policy when approved; the approval is bound to it).
             callback (HitlCallback | None | Unset):
             comment (None | str | Unset): The decider's note.
             decided_at (datetime.datetime | None | Unset):
             decided_by (Actor | None | Unset):
             decision_id (None | Unset | UUID):
+            grant (ApprovalGrant | None | Unset):
     """
 
     action: str
@@ -68,16 +83,22 @@ class HitlRequest:
     risk_score: float
     status: HitlStatus
     updated_at: datetime.datetime
+    action_digest: None | str | Unset = UNSET
+    approval_token: None | str | Unset = UNSET
+    approved_context: HitlRequestApprovedContextType0 | None | Unset = UNSET
     callback: HitlCallback | None | Unset = UNSET
     comment: None | str | Unset = UNSET
     decided_at: datetime.datetime | None | Unset = UNSET
     decided_by: Actor | None | Unset = UNSET
     decision_id: None | Unset | UUID = UNSET
+    grant: ApprovalGrant | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.actor import Actor
+        from ..models.approval_grant import ApprovalGrant
         from ..models.hitl_callback import HitlCallback
+        from ..models.hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
 
         action = self.action
 
@@ -106,6 +127,26 @@ class HitlRequest:
         status = self.status.value
 
         updated_at = self.updated_at.isoformat()
+
+        action_digest: None | str | Unset
+        if isinstance(self.action_digest, Unset):
+            action_digest = UNSET
+        else:
+            action_digest = self.action_digest
+
+        approval_token: None | str | Unset
+        if isinstance(self.approval_token, Unset):
+            approval_token = UNSET
+        else:
+            approval_token = self.approval_token
+
+        approved_context: dict[str, Any] | None | Unset
+        if isinstance(self.approved_context, Unset):
+            approved_context = UNSET
+        elif isinstance(self.approved_context, HitlRequestApprovedContextType0):
+            approved_context = self.approved_context.to_dict()
+        else:
+            approved_context = self.approved_context
 
         callback: dict[str, Any] | None | Unset
         if isinstance(self.callback, Unset):
@@ -145,6 +186,14 @@ class HitlRequest:
         else:
             decision_id = self.decision_id
 
+        grant: dict[str, Any] | None | Unset
+        if isinstance(self.grant, Unset):
+            grant = UNSET
+        elif isinstance(self.grant, ApprovalGrant):
+            grant = self.grant.to_dict()
+        else:
+            grant = self.grant
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -165,6 +214,12 @@ class HitlRequest:
                 "updated_at": updated_at,
             }
         )
+        if action_digest is not UNSET:
+            field_dict["action_digest"] = action_digest
+        if approval_token is not UNSET:
+            field_dict["approval_token"] = approval_token
+        if approved_context is not UNSET:
+            field_dict["approved_context"] = approved_context
         if callback is not UNSET:
             field_dict["callback"] = callback
         if comment is not UNSET:
@@ -175,13 +230,17 @@ class HitlRequest:
             field_dict["decided_by"] = decided_by
         if decision_id is not UNSET:
             field_dict["decision_id"] = decision_id
+        if grant is not UNSET:
+            field_dict["grant"] = grant
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.actor import Actor
+        from ..models.approval_grant import ApprovalGrant
         from ..models.hitl_callback import HitlCallback
+        from ..models.hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
         from ..models.hitl_request_context import HitlRequestContext
 
         d = dict(src_dict)
@@ -212,6 +271,41 @@ class HitlRequest:
         status = HitlStatus(d.pop("status"))
 
         updated_at = isoparse(d.pop("updated_at"))
+
+        def _parse_action_digest(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        action_digest = _parse_action_digest(d.pop("action_digest", UNSET))
+
+        def _parse_approval_token(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        approval_token = _parse_approval_token(d.pop("approval_token", UNSET))
+
+        def _parse_approved_context(data: object) -> HitlRequestApprovedContextType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                approved_context_type_0 = HitlRequestApprovedContextType0.from_dict(data)
+
+                return approved_context_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HitlRequestApprovedContextType0 | None | Unset, data)
+
+        approved_context = _parse_approved_context(d.pop("approved_context", UNSET))
 
         def _parse_callback(data: object) -> HitlCallback | None | Unset:
             if data is None:
@@ -290,6 +384,23 @@ class HitlRequest:
 
         decision_id = _parse_decision_id(d.pop("decision_id", UNSET))
 
+        def _parse_grant(data: object) -> ApprovalGrant | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                grant_type_0 = ApprovalGrant.from_dict(data)
+
+                return grant_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ApprovalGrant | None | Unset, data)
+
+        grant = _parse_grant(d.pop("grant", UNSET))
+
         hitl_request = cls(
             action=action,
             agent_id=agent_id,
@@ -305,11 +416,15 @@ class HitlRequest:
             risk_score=risk_score,
             status=status,
             updated_at=updated_at,
+            action_digest=action_digest,
+            approval_token=approval_token,
+            approved_context=approved_context,
             callback=callback,
             comment=comment,
             decided_at=decided_at,
             decided_by=decided_by,
             decision_id=decision_id,
+            grant=grant,
         )
 
         hitl_request.additional_properties = d

@@ -7,7 +7,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.hitl_decision import HitlDecision
+from ...models.hitl_approval import HitlApproval
 from ...models.hitl_request import HitlRequest
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
@@ -16,7 +16,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     id: UUID,
     *,
-    body: HitlDecision | None | Unset = UNSET,
+    body: HitlApproval | None | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -27,7 +27,7 @@ def _get_kwargs(
         ),
     }
 
-    if isinstance(body, HitlDecision):
+    if isinstance(body, HitlApproval):
         _kwargs["json"] = body.to_dict()
     elif not isinstance(body, Unset):
         _kwargs["json"] = body
@@ -115,14 +115,19 @@ def sync_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: HitlDecision | None | Unset = UNSET,
+    body: HitlApproval | None | Unset = UNSET,
 ) -> Response[HitlRequest | Problem]:
-    """Approve a pending request (analyst or higher), with an optional `comment`. 409 when it
-    is no longer pending or has expired.
+    """Approve a pending request (analyst or higher), with an optional `comment`. Approving
+    grants a single-use approval token bound to the exact action (its digest), which the
+    agent presents to `POST /policies/check` as `approval_token` (`GET /hitl/status/{id}`
+    serves it). With `context`, the approver edits the arguments: the edited action is
+    checked again under the tenant's policies, a denial wins (409, the request stays
+    pending), and the token is bound to the edited action. 409 when the request is no longer
+    pending or has expired.
 
     Args:
         id (UUID):
-        body (HitlDecision | None | Unset):
+        body (HitlApproval | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -148,14 +153,19 @@ def sync(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: HitlDecision | None | Unset = UNSET,
+    body: HitlApproval | None | Unset = UNSET,
 ) -> HitlRequest | Problem | None:
-    """Approve a pending request (analyst or higher), with an optional `comment`. 409 when it
-    is no longer pending or has expired.
+    """Approve a pending request (analyst or higher), with an optional `comment`. Approving
+    grants a single-use approval token bound to the exact action (its digest), which the
+    agent presents to `POST /policies/check` as `approval_token` (`GET /hitl/status/{id}`
+    serves it). With `context`, the approver edits the arguments: the edited action is
+    checked again under the tenant's policies, a denial wins (409, the request stays
+    pending), and the token is bound to the edited action. 409 when the request is no longer
+    pending or has expired.
 
     Args:
         id (UUID):
-        body (HitlDecision | None | Unset):
+        body (HitlApproval | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -176,14 +186,19 @@ async def asyncio_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: HitlDecision | None | Unset = UNSET,
+    body: HitlApproval | None | Unset = UNSET,
 ) -> Response[HitlRequest | Problem]:
-    """Approve a pending request (analyst or higher), with an optional `comment`. 409 when it
-    is no longer pending or has expired.
+    """Approve a pending request (analyst or higher), with an optional `comment`. Approving
+    grants a single-use approval token bound to the exact action (its digest), which the
+    agent presents to `POST /policies/check` as `approval_token` (`GET /hitl/status/{id}`
+    serves it). With `context`, the approver edits the arguments: the edited action is
+    checked again under the tenant's policies, a denial wins (409, the request stays
+    pending), and the token is bound to the edited action. 409 when the request is no longer
+    pending or has expired.
 
     Args:
         id (UUID):
-        body (HitlDecision | None | Unset):
+        body (HitlApproval | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -207,14 +222,19 @@ async def asyncio(
     id: UUID,
     *,
     client: AuthenticatedClient,
-    body: HitlDecision | None | Unset = UNSET,
+    body: HitlApproval | None | Unset = UNSET,
 ) -> HitlRequest | Problem | None:
-    """Approve a pending request (analyst or higher), with an optional `comment`. 409 when it
-    is no longer pending or has expired.
+    """Approve a pending request (analyst or higher), with an optional `comment`. Approving
+    grants a single-use approval token bound to the exact action (its digest), which the
+    agent presents to `POST /policies/check` as `approval_token` (`GET /hitl/status/{id}`
+    serves it). With `context`, the approver edits the arguments: the edited action is
+    checked again under the tenant's policies, a denial wins (409, the request stays
+    pending), and the token is bound to the edited action. 409 when the request is no longer
+    pending or has expired.
 
     Args:
         id (UUID):
-        body (HitlDecision | None | Unset):
+        body (HitlApproval | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

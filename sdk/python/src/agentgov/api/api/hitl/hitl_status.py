@@ -100,7 +100,9 @@ def sync_detailed(
     wait: int | Unset = UNSET,
 ) -> Response[HitlRequest | Problem]:
     """A request's state (`hitl:read`). With `wait`, a pending request is answered when it
-    is decided, cancelled or expires (on any replica), or when `wait` seconds pass.
+    is decided, cancelled or expires (on any replica), or when `wait` seconds pass. An
+    approved request carries its `approval_token` while it is unused and unexpired, for
+    callers that may check (`policies:check`).
 
     Args:
         id (UUID):
@@ -133,7 +135,9 @@ def sync(
     wait: int | Unset = UNSET,
 ) -> HitlRequest | Problem | None:
     """A request's state (`hitl:read`). With `wait`, a pending request is answered when it
-    is decided, cancelled or expires (on any replica), or when `wait` seconds pass.
+    is decided, cancelled or expires (on any replica), or when `wait` seconds pass. An
+    approved request carries its `approval_token` while it is unused and unexpired, for
+    callers that may check (`policies:check`).
 
     Args:
         id (UUID):
@@ -161,7 +165,9 @@ async def asyncio_detailed(
     wait: int | Unset = UNSET,
 ) -> Response[HitlRequest | Problem]:
     """A request's state (`hitl:read`). With `wait`, a pending request is answered when it
-    is decided, cancelled or expires (on any replica), or when `wait` seconds pass.
+    is decided, cancelled or expires (on any replica), or when `wait` seconds pass. An
+    approved request carries its `approval_token` while it is unused and unexpired, for
+    callers that may check (`policies:check`).
 
     Args:
         id (UUID):
@@ -192,7 +198,9 @@ async def asyncio(
     wait: int | Unset = UNSET,
 ) -> HitlRequest | Problem | None:
     """A request's state (`hitl:read`). With `wait`, a pending request is answered when it
-    is decided, cancelled or expires (on any replica), or when `wait` seconds pass.
+    is decided, cancelled or expires (on any replica), or when `wait` seconds pass. An
+    approved request carries its `approval_token` while it is unused and unexpired, for
+    callers that may check (`policies:check`).
 
     Args:
         id (UUID):

@@ -1,0 +1,1 @@
+ALTER TABLE hitl_requests DROP COLUMN grant_open;
