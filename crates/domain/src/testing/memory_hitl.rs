@@ -89,7 +89,8 @@ impl HitlRepo for MemoryStore {
         if stored.status != HitlStatus::Pending {
             return Ok(false);
         }
-        *stored = request.clone();
+        // As the real stores: the served approval token is never kept.
+        *stored = HitlRequest { approval_token: None, ..request.clone() };
         Ok(true)
     }
 
