@@ -363,6 +363,7 @@ fn secs(n: u64) -> time::Duration {
 }
 
 impl HitlService {
+    #[expect(clippy::too_many_arguments, reason = "the service's collaborators, each handed once at wiring")]
     pub(crate) fn new(
         ports: Ports,
         repos: Repos,
