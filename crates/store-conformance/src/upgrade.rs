@@ -192,6 +192,32 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    fn directory(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+}
+
+/// The versions of the backend's migrations after `version` (as diesel names them, the
+/// dashes dropped), newest first: what a test reverts to reach `version`. Read from the
+/// migrations directory, so a new migration does not have to be listed by hand.
+pub fn migrations_after(dialect: Dialect, version: &str) -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations").join(dialect.directory());
+    let mut later: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            name.split('_').next().unwrap().replace('-', "")
+        })
+        .filter(|v| v.as_str() > version)
+        .collect();
+    later.sort_unstable_by(|a, b| b.cmp(a));
+    later
+}
+
+impl Dialect {
     fn at(self, t: OffsetDateTime) -> String {
         match self {
             Dialect::Sqlite => unix_micros(t).to_string(),

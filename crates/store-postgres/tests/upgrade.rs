@@ -7,7 +7,7 @@ use agentgov_domain::model::{GuardExample, ModelKind};
 use agentgov_domain::ports::ModelRegistry as _;
 use agentgov_store_conformance::fixtures::seed_pair;
 use agentgov_store_conformance::upgrade::{
-    Dialect, assert_upgraded, old_jobs, old_rows, reverted_counts, reverted_examples_query,
+    Dialect, assert_upgraded, migrations_after, old_jobs, old_rows, reverted_counts, reverted_examples_query,
 };
 use agentgov_store_postgres::PgStore;
 use diesel::QueryableByName;
@@ -17,8 +17,6 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncC
 mod common;
 
 const JOB_QUEUE: &str = "20261128000001";
-/// The migrations after the job queue, newest first: reverted to reach it.
-const LATER: [&str; 2] = ["20261129000002", "20261129000001"];
 
 #[derive(QueryableByName)]
 struct Count {
@@ -38,9 +36,10 @@ async fn an_upgraded_database_keeps_its_jobs_chunks_and_versions() {
     let store = PgStore::connect(&url, 2).await.unwrap();
     store.run_migrations().await.unwrap();
     let (tenant, _) = seed_pair(&store, "upgraded").await;
+    let later = migrations_after(Dialect::Postgres, JOB_QUEUE);
     // Back to the schema before the job queue, and its tables filled.
-    for later in LATER {
-        assert_eq!(store.revert_last_migration().await.unwrap().replace('-', ""), later);
+    for later in &later {
+        assert_eq!(&store.revert_last_migration().await.unwrap().replace('-', ""), later);
     }
     assert_eq!(store.revert_last_migration().await.unwrap().replace('-', ""), JOB_QUEUE);
     let old = old_jobs(tenant.id);
@@ -51,8 +50,8 @@ async fn an_upgraded_database_keeps_its_jobs_chunks_and_versions() {
     assert_upgraded(&store, &old).await;
 
     // Reverted, every row goes back, the new ones included.
-    for later in LATER {
-        assert_eq!(store.revert_last_migration().await.unwrap().replace('-', ""), later);
+    for later in &later {
+        assert_eq!(&store.revert_last_migration().await.unwrap().replace('-', ""), later);
     }
     assert_eq!(store.revert_last_migration().await.unwrap().replace('-', ""), JOB_QUEUE);
     for (sql, expected, what) in reverted_counts(&old, Dialect::Postgres) {
