@@ -87,9 +87,12 @@ class Tenant:
         finally:
             self.server.start()
 
-    def analyst_decides(self, verdict: str, request_id: str | None = None) -> threading.Thread:
+    def analyst_decides(
+        self, verdict: str, request_id: str | None = None, *, edit: dict[str, object] | None = None
+    ) -> threading.Thread:
         """The analyst, in a thread: approves or rejects (`verdict`) `request_id`, or else the
-        first pending request once there is one. Join the thread after the call."""
+        first pending request once there is one; approving with `edit`, the request's context
+        with these arguments instead. Join the thread after the call."""
 
         def decide() -> None:
             deadline = time.monotonic() + 60
@@ -97,8 +100,14 @@ class Tenant:
                 pending = self.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
                 target = request_id if request_id is not None else (pending[0]["id"] if pending else None)
                 if target is not None and any(p["id"] == target for p in pending):
-                    decision = self.analyst.hitl.approve if verdict == "approve" else self.analyst.hitl.reject
-                    decision(target, f"{verdict}d by the test")
+                    comment = f"{verdict}d by the test"
+                    if verdict != "approve":
+                        self.analyst.hitl.reject(target, comment)
+                    elif edit is None:
+                        self.analyst.hitl.approve(target, comment)
+                    else:
+                        asked = next(p for p in pending if p["id"] == target)["context"]
+                        self.analyst.hitl.approve(target, comment, context={**asked, "arguments": edit})
                     return
                 time.sleep(0.1)
 

@@ -290,7 +290,18 @@ def test_under_claude_code_an_approval_waits_for_the_analyst_and_the_command_run
     _, tool_results = run_claude(tenant, home, f"echo curl >> {marker}")
     t.join()
     assert marker.read_text() == "curl\n" and not tool_results[0].get("is_error")
-    assert tenant.decisions()[0]["decision"] == "require_approval"
+    spent, asked = tenant.decisions()[:2]
+    assert (spent["decision"], asked["decision"]) == ("allow", "require_approval")
+    assert spent["details"]["approved_by_request"]  # type: ignore[index]
+
+
+def test_under_claude_code_an_edit_the_analyst_approves_is_the_command_that_runs(tenant: Tenant, home: Path) -> None:
+    asked, edited = home / "asked", home / "edited"
+
+    t = tenant.analyst_decides("approve", edit={"command": f"echo curl >> {edited}"})
+    _, tool_results = run_claude(tenant, home, f"echo curl >> {asked}")
+    t.join()
+    assert not asked.exists() and edited.read_text() == "curl\n", tool_results
 
 
 def test_in_the_agent_sdk_the_callback_denies_under_the_real_cli(tenant: Tenant, home: Path) -> None:

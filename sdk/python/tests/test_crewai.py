@@ -29,6 +29,8 @@ from agentgov.crewai import AgentgovHooks
 from .conftest import INJECTION, Tenant
 
 RUNS: dict[str, int] = {}
+#: The addressees of the e-mails sent.
+SENT: list[str] = []
 
 
 def count(name: str) -> None:
@@ -53,6 +55,7 @@ def delete_files(path: str) -> str:
 def send_email(to: str, body: str) -> str:
     """Send an e-mail."""
     count("send_email")
+    SENT.append(to)
     return f"sent to {to}: {body}"
 
 
@@ -129,6 +132,16 @@ def test_an_approval_waits_for_the_analyst(tenant: Tenant, hooks: AgentgovHooks,
         assert RUNS == {"send_email": 1}
     else:
         assert RUNS == {} and any("rejected" in s for s in llm.seen), llm.seen
+
+
+def test_an_edit_the_analyst_approves_is_what_runs(tenant: Tenant, hooks: AgentgovHooks) -> None:
+    SENT.clear()
+    t = tenant.analyst_decides("approve", edit={"to": "one@corp.test", "body": "hi"})
+    kickoff("send_email", {"to": "all@corp.test", "body": "hi"})
+    t.join()
+    assert RUNS == {"send_email": 1} and SENT == ["one@corp.test"]
+    allowed = tenant.decisions()[0]
+    assert allowed["decision"] == "allow" and allowed["details"]["approved_by_request"]  # type: ignore[index]
 
 
 def test_an_injection_in_a_tool_result_is_withheld(hooks: AgentgovHooks) -> None:

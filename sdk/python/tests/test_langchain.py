@@ -122,8 +122,13 @@ def test_an_approval_interrupts_and_resumes_on_the_analysts_decision(tenant: Ten
     else:
         assert tools.runs == {}
         assert "rejected" in str(tool_message(resumed).content)
-    # Checked once: resuming ran the middleware again but asked agentgov nothing new.
-    assert [d["decision"] for d in tenant.decisions()] == ["require_approval"]
+    # Checked once, and once more to spend the approval's token when approved.
+    decisions = tenant.decisions()
+    if verdict == "approve":
+        assert [d["decision"] for d in decisions] == ["allow", "require_approval"]
+        assert decisions[0]["details"]["approved_by_request"] == request_id  # type: ignore[index]
+    else:
+        assert [d["decision"] for d in decisions] == ["require_approval"]
 
 
 def test_a_forged_resume_of_an_undecided_request_does_not_run_the_tool(tenant: Tenant) -> None:
@@ -151,18 +156,28 @@ def test_with_the_server_unreachable_calls_are_denied(tenant: Tenant) -> None:
     assert "fail-closed" in str(tool_message(out).content)
 
 
-@pytest.mark.parametrize("to", ["one@corp.test", "boss@evil.test"])
-def test_resuming_with_edited_arguments_checks_them_again(tenant: Tenant, to: str) -> None:
+def test_an_edit_the_analyst_approves_in_agentgov_is_what_runs(tenant: Tenant) -> None:
     tools = Tools()
     gov = tenant.client()
-    thread = f"lc-edit-{to.split('@')[1]}"
-    out = run(gov, tenant, tools, "send_email", {"to": "all@corp.test", "body": "hi"}, thread)
+    out = run(gov, tenant, tools, "send_email", {"to": "all@corp.test", "body": "hi"}, "lc-edit")
+    (pending,) = out["__interrupt__"]
+    request_id = pending.value["hitl_request_id"]
+    edit = {"arguments": {"to": "one@corp.test", "body": "hi"}, "framework": "langchain"}
+    tenant.analyst.hitl.approve(request_id, context=edit)
+    resumed = out["agent"].invoke(Command(resume={"hitl_request_id": request_id}), out["config"])
+    assert tools.runs == {"send_email": 1} and tool_message(resumed).content == "sent to one@corp.test: hi"
+    assert tenant.decisions()[0]["details"]["context"] == edit  # type: ignore[index]
+
+
+def test_a_resume_that_edits_the_arguments_itself_is_refused_and_spends_nothing(tenant: Tenant) -> None:
+    tools = Tools()
+    gov = tenant.client()
+    out = run(gov, tenant, tools, "send_email", {"to": "all@corp.test", "body": "hi"}, "lc-self-edit")
     (pending,) = out["__interrupt__"]
     request_id = pending.value["hitl_request_id"]
     tenant.analyst.hitl.approve(request_id)
-    edited = {"hitl_request_id": request_id, "args": {"to": to, "body": "hi"}}
+    edited = {"hitl_request_id": request_id, "args": {"to": "boss@corp.test", "body": "hi"}}
     resumed = out["agent"].invoke(Command(resume=edited), out["config"])
-    if to.endswith("@corp.test"):
-        assert tools.runs == {"send_email": 1} and tool_message(resumed).content == f"sent to {to}: hi"
-    else:
-        assert tools.runs == {} and "no e-mail to evil.test" in str(tool_message(resumed).content)
+    assert tools.runs == {} and "no one approved" in str(tool_message(resumed).content)
+    # The token is still there for the call the analyst approved.
+    assert isinstance(gov.hitl.status(request_id).approval_token, str)

@@ -85,6 +85,20 @@ def test_an_approval_waits_for_the_analyst(tenant: Tenant, verdict: str) -> None
         assert runs == {} and result.is_error and "rejected" in result.content[0].text
 
 
+def test_an_edit_the_analyst_approves_is_what_runs(tenant: Tenant) -> None:
+    runs: dict[str, int] = {}
+    gov = tenant.client()
+
+    async def scenario() -> Any:
+        async with Client(server(gov, tenant, runs, approval_timeout=20), mode="legacy") as c:
+            return await c.call_tool("send_email", {"to": "all@corp.test", "body": "hi"})
+
+    t = tenant.analyst_decides("approve", edit={"to": "one@corp.test", "body": "hi"})
+    result = asyncio.run(scenario())
+    t.join()
+    assert runs == {"send_email": 1} and result.data == "sent to one@corp.test: hi"
+
+
 def test_an_approval_can_answer_pending_and_the_repeated_call_runs_once_approved(tenant: Tenant) -> None:
     runs: dict[str, int] = {}
 

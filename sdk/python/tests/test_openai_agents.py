@@ -130,7 +130,28 @@ def test_an_approval_interrupts_and_resumes_on_the_analysts_decision(tenant: Ten
         assert tools.runs == {"send_email": 1} and tool_output(resumed) == "sent to all@corp.test: hi"
     else:
         assert tools.runs == {} and "rejected" in tool_output(resumed)
-    assert [d["decision"] for d in tenant.decisions()] == ["require_approval"]
+    # Approved, the guardrail spent the request's token with the call.
+    spent = ["allow"] if verdict == "approve" else []
+    assert [d["decision"] for d in tenant.decisions()] == [*spent, "require_approval"]
+
+
+def test_an_edited_approval_is_refused_since_a_guardrail_cannot_change_arguments(tenant: Tenant) -> None:
+    tools = Tools()
+    gov = tenant.client()
+    agent, guardrails = make(gov, tenant, tools, "send_email", {"to": "all@corp.test", "body": "hi"}, "call-oa-9")
+
+    async def scenario() -> Any:
+        result = await Runner.run(agent, "go", run_config=RunConfig(group_id="oa-edit"))
+        request_id = guardrails._decided["call-oa-9"].hitl_request_id
+        t = tenant.analyst_decides("approve", request_id, edit={"to": "one@corp.test", "body": "hi"})
+        state = await guardrails.resolve(result, timeout=20)
+        t.join()
+        return request_id, await Runner.run(agent, state)
+
+    request_id, resumed = asyncio.run(scenario())
+    assert tools.runs == {} and "edited arguments" in tool_output(resumed)
+    # Refused before the token was spent.
+    assert isinstance(gov.hitl.status(request_id).approval_token, str)
 
 
 def test_approving_in_the_sdk_alone_does_not_run_the_tool(tenant: Tenant) -> None:

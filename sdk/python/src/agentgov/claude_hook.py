@@ -16,7 +16,9 @@ and `tool_use_id` the tool call's id. `allow` when agentgov allows; `deny` with 
 reason (Claude shows it to the model) when it denies, when agentgov cannot be reached
 (unless `--fail-open`), or when anything goes wrong. A call that needs approval waits for the
 analyst's decision (`--approval wait`, up to `--approval-timeout` seconds: keep it under the
-hook's own timeout, 60 s by default) or is handed to Claude's own prompt (`--approval ask`).
+hook's own timeout, 60 s by default) and is allowed only when agentgov takes the request's
+single-use approval token for this very call (an analyst's edit of the input reaches Claude as
+`updatedInput`), or is handed to Claude's own prompt (`--approval ask`).
 `PostToolUse` screens the tool's output with Prompt Guard and blocks an output it flags.
 `callback(gate)` is the same logic for the Agent SDK's in-process hooks:
 `ClaudeAgentOptions(hooks={"PreToolUse": [HookMatcher(hooks=[callback(gate)])]})`.
@@ -72,9 +74,13 @@ def hook(event: Mapping[str, Any], gate: Gate, *, approval: str = "wait") -> dic
     if decision.required_approval and decision.hitl_request_id:
         if approval == "ask":
             return _decision("ask", f"agentgov: {decision.reason} (approval request {decision.hitl_request_id})")
-        outcome = gate.wait(decision.hitl_request_id)
+        outcome = gate.wait(decision.hitl_request_id, call)
         if outcome.approved:
-            return _decision("allow", f"approved in agentgov (request {decision.hitl_request_id})")
+            answer = _decision("allow", f"{outcome.message} in agentgov (request {decision.hitl_request_id})")
+            if outcome.arguments is not None:
+                # Claude runs the tool with the input the analyst approved.
+                answer["hookSpecificOutput"]["updatedInput"] = dict(outcome.arguments)
+            return answer
         if outcome.status == "pending":
             return _decision(
                 "deny", denial(call, f"approval request {decision.hitl_request_id} is still waiting for a person")

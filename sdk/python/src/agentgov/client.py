@@ -43,6 +43,8 @@ from .api.models.check_request_context import CheckRequestContext
 from .api.models.check_response import CheckResponse
 from .api.models.discovery_event import DiscoveryEvent
 from .api.models.guard_direction import GuardDirection
+from .api.models.hitl_approval import HitlApproval
+from .api.models.hitl_approval_context_type_0 import HitlApprovalContextType0
 from .api.models.hitl_decision import HitlDecision
 from .api.models.hitl_request import HitlRequest
 from .api.models.hitl_status import HitlStatus
@@ -78,6 +80,8 @@ class Decision:
     risk: str | None = None
     decision_id: str | None = None
     hitl_request_id: str | None = None
+    #: The approval request whose token this check spent (it ran as approved).
+    approved_by_request: str | None = None
     matched_policies: list[MatchedPolicy] = field(default_factory=list)
     #: True when agentgov did not answer and the fail policy decided (closed: denied).
     fallback: bool = False
@@ -98,6 +102,7 @@ class Decision:
             risk=r.risk.value,
             decision_id=_text(r.decision_id),
             hitl_request_id=_text(r.hitl_request_id),
+            approved_by_request=_text(r.approved_by_request),
             matched_policies=list(r.matched_policies),
             response=r,
         )
@@ -208,6 +213,7 @@ def _check_body(
     session: str | None,
     tool_call_id: str | None,
     dry_run: bool,
+    approval_token: str | None,
 ) -> CheckRequest:
     return CheckRequest(
         agent_id=_uuid(agent, "agent_id"),
@@ -217,6 +223,7 @@ def _check_body(
         dry_run=dry_run or UNSET,
         session_id=session if session is not None else UNSET,
         tool_call_id=tool_call_id if tool_call_id is not None else UNSET,
+        approval_token=approval_token if approval_token is not None else UNSET,
     )
 
 
@@ -271,6 +278,15 @@ def _audit_body(
 
 def _ingest_body(source: str, fields: Mapping[str, Any]) -> IngestEvent:
     return IngestEvent.from_dict({"source": source, **fields})
+
+
+def _approval(comment: str | None, context: Mapping[str, Any] | None) -> HitlApproval | None:
+    if comment is None and context is None:
+        return None
+    return HitlApproval(
+        comment=comment if comment is not None else UNSET,
+        context=HitlApprovalContextType0.from_dict(dict(context)) if context is not None else UNSET,
+    )
 
 
 def _comment(comment: str | None) -> HitlDecision | None:
@@ -405,10 +421,16 @@ class Agentgov:
         tool_call_id: str | None = None,
         dry_run: bool = False,
         fail_open: bool | None = None,
+        approval_token: str | None = None,
     ) -> Decision:
         """May `agent` do `action` to `resource`? Never raises for an unreachable server: the
-        fail policy answers (`fallback=True`). A bad request raises `ApiError`."""
-        body = _check_body(agent, action, resource, context, session, tool_call_id, dry_run)
+        fail policy answers (`fallback=True`). A bad request raises `ApiError`.
+
+        `approval_token` (from an approved request's `approval_token`) runs the action the
+        analyst approved: the answer is allowed with `approved_by_request` set only when the
+        token is good for exactly this action and unspent; it is spent then. A fallback never
+        counts as approved."""
+        body = _check_body(agent, action, resource, context, session, tool_call_id, dry_run, approval_token)
         try:
             r = _guarded(lambda: policies_check.sync_detailed(client=self.api, body=body))
             return Decision.of(_unwrap(r, CheckResponse))
@@ -501,8 +523,12 @@ class _Hitl:
             if request.status != HitlStatus.PENDING or left <= 1:
                 return request
 
-    def approve(self, id: AgentRef, comment: str | None = None) -> HitlRequest:
-        rid, body = _uuid(id, "id"), _comment(comment)
+    def approve(
+        self, id: AgentRef, comment: str | None = None, *, context: Mapping[str, Any] | None = None
+    ) -> HitlRequest:
+        """Approves the request; with `context`, approves an edited action instead (agentgov
+        checks the edit under the tenant's policies first: a denial raises `ApiError`, 409)."""
+        rid, body = _uuid(id, "id"), _approval(comment, context)
         client = self._gov._user()
         return _unwrap(
             _guarded(lambda: hitl_approve.sync_detailed(rid, client=client, body=body)),
@@ -617,8 +643,9 @@ class AsyncAgentgov:
         tool_call_id: str | None = None,
         dry_run: bool = False,
         fail_open: bool | None = None,
+        approval_token: str | None = None,
     ) -> Decision:
-        body = _check_body(agent, action, resource, context, session, tool_call_id, dry_run)
+        body = _check_body(agent, action, resource, context, session, tool_call_id, dry_run, approval_token)
         try:
             r = await _aguarded(lambda: policies_check.asyncio_detailed(client=self.api, body=body))
             return Decision.of(_unwrap(r, CheckResponse))
@@ -705,8 +732,10 @@ class _AsyncHitl:
             if request.status != HitlStatus.PENDING or left <= 1:
                 return request
 
-    async def approve(self, id: AgentRef, comment: str | None = None) -> HitlRequest:
-        rid, body, client = _uuid(id, "id"), _comment(comment), self._gov._user()
+    async def approve(
+        self, id: AgentRef, comment: str | None = None, *, context: Mapping[str, Any] | None = None
+    ) -> HitlRequest:
+        rid, body, client = _uuid(id, "id"), _approval(comment, context), self._gov._user()
         return _unwrap(
             await _aguarded(lambda: hitl_approve.asyncio_detailed(rid, client=client, body=body)),
             HitlRequest,

@@ -9,7 +9,9 @@ Every tool call is checked before it runs (the tool's name is the action, its ar
 the context, the crew's id is the session; CrewAI has no tool-call id, so each call gets a
 fresh one). A denied call does not run and the agent reads agentgov's reason as the tool's
 result. A call that needs approval waits for the analyst's decision (up to
-`approval_timeout`) and runs only if approved. With `guard_outputs`, a result that Prompt Guard
+`approval_timeout`) and runs only if approved and agentgov takes the request's approval token
+for this very call (single-use, bound to the arguments); if the analyst edited the arguments,
+the tool runs with the edit. With `guard_outputs`, a result that Prompt Guard
 flags is replaced before the agent reads it. CrewAI runs a tool when a hook raises, so these
 hooks never raise: anything unexpected denies.
 """
@@ -86,8 +88,12 @@ class AgentgovHooks:
                 return None
             reason = decision.reason
             if decision.required_approval and decision.hitl_request_id:
-                outcome = self.gate.wait(decision.hitl_request_id)
+                outcome = self.gate.wait(decision.hitl_request_id, call)
                 if outcome.approved:
+                    if outcome.arguments is not None:
+                        # CrewAI runs the tool with this very dict.
+                        ctx.tool_input.clear()
+                        ctx.tool_input.update(outcome.arguments)
                     return None
                 reason = outcome.message
             self._refuse(ctx, denial(call, reason))

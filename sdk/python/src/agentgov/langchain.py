@@ -17,9 +17,11 @@ needs approval interrupts the graph (`approval="interrupt"`, needs a checkpointe
 `{"agentgov": "approval", "hitl_request_id", "tool", "args", "reason"}`; resume it with
 `resume_when_decided` (which waits for the analyst) or with `{"hitl_request_id": id}` once
 decided: the middleware asks agentgov for the outcome itself and runs the tool only when it
-was approved. `{"hitl_request_id": id, "args": {...}}` resumes with edited arguments, which
-are checked again, as a dry run: the approval covers the edit, but a denial still wins. `approval="wait"` blocks the tool call until the
-analyst decides instead. With `guard_outputs`, a tool's output that Prompt Guard flags is
+was approved and agentgov takes the request's single-use approval token for this very call.
+Arguments are edited by the analyst, in agentgov (`gov.hitl.approve(id, context=...)`, checked
+again under policy there): the tool then runs with the edit. A resume that carries other
+`args` than the call's is refused, since no one approved them. `approval="wait"` blocks the
+tool call until the analyst decides instead. With `guard_outputs`, a tool's output that Prompt Guard flags is
 withheld from the model.
 """
 
@@ -84,9 +86,10 @@ class AgentgovMiddleware(AgentMiddleware):
         decision = self._decision(call)
         if decision.required_approval and decision.hitl_request_id:
             if self.approval == "wait":
-                outcome = self.gate.wait(decision.hitl_request_id)
+                outcome = self.gate.wait(decision.hitl_request_id, call)
                 if not outcome.approved:
                     return _error(call, outcome.message)
+                request = _with_arguments(request, outcome.arguments)
             else:
                 answer = interrupt(_payload(call, decision))
                 request, refusal = self._resumed(request, call, decision, answer)
@@ -107,9 +110,10 @@ class AgentgovMiddleware(AgentMiddleware):
         decision = await asyncio.to_thread(self._decision, call)
         if decision.required_approval and decision.hitl_request_id:
             if self.approval == "wait":
-                outcome = await asyncio.to_thread(self.gate.wait, decision.hitl_request_id)
+                outcome = await asyncio.to_thread(self.gate.wait, decision.hitl_request_id, call)
                 if not outcome.approved:
                     return _error(call, outcome.message)
+                request = _with_arguments(request, outcome.arguments)
             else:
                 answer = interrupt(_payload(call, decision))
                 request, refusal = await asyncio.to_thread(self._resumed, request, call, decision, answer)
@@ -145,17 +149,18 @@ class AgentgovMiddleware(AgentMiddleware):
         """The request to run after an approval interrupt, or the refusal to answer."""
         self._forget(call)
         assert decision.hitl_request_id is not None
-        outcome = self.gate.status(decision.hitl_request_id)
-        if not outcome.approved:
-            return request, _error(call, outcome.message)
         edited = answer.get("args") if isinstance(answer, Mapping) else None
         if isinstance(edited, Mapping) and dict(edited) != dict(call.args):
-            # The approval covers the edit; a policy that denies the edited call still wins.
-            again = self.gate.decide(ToolCall(call.name, edited, call.call_id, call.session), dry_run=True)
-            if again.denied or again.fallback:
-                return request, _error(call, f"the edited call was not allowed: {again.reason}")
-            request = request.override(tool_call={**request.tool_call, "args": dict(edited)})
-        return request, None
+            # Checked before the token is spent: the analyst edits in agentgov, not the resumer.
+            return request, _error(
+                call,
+                "the resume edited the arguments, which no one approved: "
+                "edit them when approving in agentgov (hitl.approve(id, context=...))",
+            )
+        outcome = self.gate.status(decision.hitl_request_id, call)
+        if not outcome.approved:
+            return request, _error(call, outcome.message)
+        return _with_arguments(request, outcome.arguments), None
 
     def _screened(self, call: ToolCall, result: ToolMessage | Command[Any]) -> ToolMessage | Command[Any]:
         if not self.guard_outputs or not isinstance(result, ToolMessage):
@@ -179,6 +184,13 @@ def resume_when_decided(gov: Agentgov, interrupts: Sequence[Interrupt], timeout:
             gov.hitl.wait(str(value["hitl_request_id"]), timeout=timeout)
             values[i.id] = {"hitl_request_id": value["hitl_request_id"]}
     return Command(resume=values)
+
+
+def _with_arguments(request: ToolCallRequest, arguments: Mapping[str, Any] | None) -> ToolCallRequest:
+    """`request`, with the arguments the analyst approved if they edited them."""
+    if arguments is None:
+        return request
+    return request.override(tool_call={**request.tool_call, "args": dict(arguments)})
 
 
 def _call(request: ToolCallRequest) -> ToolCall:

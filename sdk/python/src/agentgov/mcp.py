@@ -12,7 +12,9 @@ arguments is hidden from `tools/list` (a dry-run check per tool, which records n
 call that needs approval either waits for the analyst's decision (`approval="wait"`, the
 default, up to `approval_timeout`) or fails at once with a structured error
 `{"error": "approval_pending", "hitl_request_id", "reason"}` (`approval="pending"`); the same
-call made again after the analyst approved runs (once). With `guard_outputs`, a tool result
+call made again after the analyst approved runs (once). Either way the call runs only when
+agentgov takes the request's single-use approval token for it; if the analyst edited the
+arguments, the tool runs with the edit. With `guard_outputs`, a tool result
 that Prompt Guard flags is withheld.
 """
 
@@ -31,7 +33,7 @@ from fastmcp.server.context import Context
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool, ToolResult
 
-from ._gate import Gate, ResourceOf, ToolCall, denial, withheld
+from ._gate import Approval, Gate, ResourceOf, ToolCall, denial, withheld
 from .client import Agentgov
 from .errors import AgentgovError
 
@@ -92,8 +94,9 @@ class AgentgovMiddleware(Middleware):
         session = (self._session(ctx) if self._session else ctx.session_id) if ctx is not None else None
         call = ToolCall(params.name, params.arguments or {}, ctx.request_id if ctx is not None else None, session)
         remembered = self._pending.pop(_digest(call), None)
+        outcome: Approval | None = None
         if remembered is not None:
-            outcome = await asyncio.to_thread(self.gate.status, remembered)
+            outcome = await asyncio.to_thread(self.gate.status, remembered, call)
             if outcome.status == "pending":
                 self._remember(call, remembered)
                 return _pending(remembered, "still waiting for a person's approval")
@@ -105,11 +108,14 @@ class AgentgovMiddleware(Middleware):
                 if self.approval == "pending":
                     self._remember(call, decision.hitl_request_id)
                     return _pending(decision.hitl_request_id, decision.reason)
-                outcome = await asyncio.to_thread(self.gate.wait, decision.hitl_request_id)
+                outcome = await asyncio.to_thread(self.gate.wait, decision.hitl_request_id, call)
                 if not outcome.approved:
                     raise ToolError(denial(call, outcome.message))
             elif not decision.allowed:
                 raise ToolError(denial(call, decision.reason))
+        if outcome is not None and outcome.arguments is not None:
+            # The tool runs with the arguments the analyst approved.
+            context = context.copy(message=params.model_copy(update={"arguments": dict(outcome.arguments)}))
         result = await call_next(context)
         if self.guard_outputs:
             text = "\n".join(getattr(block, "text", "") for block in result.content)

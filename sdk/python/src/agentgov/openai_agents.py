@@ -15,9 +15,11 @@ ask agentgov (the tool's name is the action, its arguments are in the context; t
 `RunConfig.group_id`, else the trace id; the tool call's id goes along): a denied call is
 rejected with the reason as its result (the model reads it, the tool never runs); a call that
 needs approval interrupts the run. `resolve` waits for the analyst's decision through
-agentgov and approves or rejects the run's interruptions accordingly; the guardrail asks
-agentgov for the outcome again before the tool runs, so approving in the SDK alone is not
-enough. A tool output guardrail withholds an output Prompt Guard flags; `prompt_guard` is an
+agentgov and approves or rejects the run's interruptions accordingly; before the tool runs the
+guardrail presents the request's single-use approval token with the call, and the tool runs
+only if agentgov takes it (approving in the SDK alone is not enough). A tool guardrail cannot
+change a call's arguments, so an approval the analyst edited is refused here (the model reads
+why and may call again). A tool output guardrail withholds an output Prompt Guard flags; `prompt_guard` is an
 agent input guardrail that trips on an injection in the user's input.
 """
 
@@ -106,7 +108,7 @@ class AgentgovGuardrails:
             decision = self._decided.get(item.call_id or "")
             if decision is None or decision.hitl_request_id is None:
                 continue
-            outcome = await asyncio.to_thread(self.gate.wait, decision.hitl_request_id, timeout)
+            outcome = await asyncio.to_thread(self.gate.decided, decision.hitl_request_id, timeout)
             if outcome.approved:
                 state.approve(item)
             else:
@@ -133,7 +135,9 @@ class AgentgovGuardrails:
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow()
         if decision.required_approval and decision.hitl_request_id:
-            outcome = await asyncio.to_thread(self.gate.status, decision.hitl_request_id)
+            outcome = await asyncio.to_thread(
+                lambda: self.gate.status(decision.hitl_request_id or "", call, editable=False)
+            )
             if outcome.approved:
                 return ToolGuardrailFunctionOutput.allow()
             return ToolGuardrailFunctionOutput.reject_content(denial(call, outcome.message))
