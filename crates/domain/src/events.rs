@@ -50,6 +50,9 @@ pub const HITL_APPROVED: &str = "hitl.approved";
 pub const HITL_REJECTED: &str = "hitl.rejected";
 pub const HITL_EXPIRED: &str = "hitl.expired";
 pub const HITL_CANCELLED: &str = "hitl.cancelled";
+/// Audited and published when a pending request takes a step of its escalation chain (the
+/// details name the level and the role to notify).
+pub const HITL_ESCALATED: &str = "hitl.escalated";
 /// Audited when a callback is given up after its last attempt.
 pub const HITL_CALLBACK_FAILED: &str = "hitl.callback_failed";
 

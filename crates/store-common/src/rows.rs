@@ -856,6 +856,8 @@ macro_rules! rows {
                 pub callback_open: bool,
                 /// `HitlRequest::grant_open`: what spending an approval token is conditional on.
                 pub grant_open: bool,
+                /// `HitlRequest::escalate_at`: what the escalation scan finds due ones by.
+                pub escalate_at: Option<Micros>,
             }
 
             impl TryFrom<&HitlRequest> for HitlRow {
@@ -878,6 +880,7 @@ macro_rules! rows {
                         },
                         callback_open: r.callback_open(),
                         grant_open: r.grant_open(),
+                        escalate_at: r.escalate_at().map(Micros::from),
                     })
                 }
             }

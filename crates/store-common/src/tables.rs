@@ -283,6 +283,7 @@ macro_rules! tables {
                 body -> Text,
                 callback_open -> Bool,
                 grant_open -> Bool,
+                escalate_at -> Nullable<Micros>,
             }
         }
 

@@ -436,6 +436,7 @@ pub fn new_hitl_request(tenant: TenantId, agent: AgentId, expires_at: OffsetDate
         approved_context: None,
         grant: None,
         approval_token: None,
+        escalation: None,
     }
 }
 

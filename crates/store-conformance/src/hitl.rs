@@ -332,6 +332,63 @@ pub async fn hitl_expired_are_pending_past_their_expiry_soonest_first(store: Arc
     assert_eq!(store.expired_hitl(far, 100).await.unwrap(), [p1, at_now, later, q2]);
 }
 
+pub async fn hitl_escalations_are_due_pending_steps_taken_once(store: Arc<dyn Store>) {
+    use agentgov_domain::model::{EscalationStep, HitlEscalation, Role};
+    let a = tenant(&store, "a-he-esc").await;
+    let b = tenant(&store, "b-he-esc").await;
+    let now = precise(2_000, 250_000);
+    let x = agent();
+    let steps = [
+        EscalationStep { after_secs: 60, role: Role::Analyst },
+        EscalationStep { after_secs: 600, role: Role::Admin },
+    ];
+    let chained = |tenant, seed, created: OffsetDateTime| {
+        let r = new_hitl_request(tenant, x, now + 3_600 * SECOND, seed);
+        HitlRequest { created_at: created, escalation: HitlEscalation::start(&steps, created), ..r }
+    };
+    assert!(store.due_hitl_escalations(now, 10).await.unwrap().is_empty());
+    // Due at now - 30 s, now - 1 µs... , not yet, and none (no chain).
+    let p1 = stored(&store, chained(a, 1, now - 90 * SECOND)).await;
+    let q1 = stored(&store, chained(b, 2, now - 100 * SECOND)).await;
+    let at_now = stored(&store, chained(a, 3, now - 60 * SECOND)).await;
+    let later = stored(&store, chained(a, 4, now - 60 * SECOND + MICRO)).await;
+    let plain = stored(&store, new_hitl_request(a, x, now + 3_600 * SECOND, 5)).await;
+    let decided = finalised(chained(b, 6, now - 500 * SECOND), Rejected, now - 400 * SECOND);
+    store.insert_hitl(&decided, u64::MAX).await.unwrap();
+    assert_eq!(plain.escalate_at(), None);
+
+    let due = store.due_hitl_escalations(now, 100).await.unwrap();
+    assert_eq!(due, [q1.clone(), p1.clone(), at_now.clone()], "pending, due by now, soonest first, across tenants");
+    assert_eq!(store.due_hitl_escalations(now, 1).await.unwrap(), std::slice::from_ref(&q1));
+    assert!(store.due_hitl_escalations(now, 0).await.unwrap().is_empty());
+
+    // A step: taken once (the second try, or one for a stale due time, changes nothing).
+    let step = |r: &HitlRequest| HitlRequest {
+        escalation: r.escalation.as_ref().unwrap().advanced(r.created_at, now),
+        updated_at: now,
+        ..r.clone()
+    };
+    let p1_due = p1.escalate_at().unwrap();
+    let stepped = step(&p1);
+    assert!(store.escalate_hitl(&stepped, p1_due).await.unwrap());
+    assert!(!store.escalate_hitl(&step(&stepped), p1_due).await.unwrap(), "the due time moved on");
+    assert_eq!(store.get_hitl(a, p1.id).await.unwrap(), Some(stepped.clone()));
+    assert_eq!(store.due_hitl_escalations(now, 100).await.unwrap(), [q1.clone(), at_now.clone()]);
+    let next = p1.created_at + 600 * SECOND;
+    assert_eq!(stepped.escalate_at(), Some(next));
+    let ids = |due: Vec<HitlRequest>| due.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    assert!(!ids(store.due_hitl_escalations(next - MICRO, 100).await.unwrap()).contains(&p1.id));
+    assert!(ids(store.due_hitl_escalations(next, 100).await.unwrap()).contains(&p1.id), "due again by the next step");
+    // Another tenant's id is not found; a decided request is not escalated.
+    let foreign = HitlRequest { tenant_id: b, ..step(&at_now) };
+    assert!(matches!(store.escalate_hitl(&foreign, at_now.escalate_at().unwrap()).await, Err(DomainError::NotFound { .. })));
+    let rejected = finalised(at_now.clone(), Rejected, now);
+    assert!(store.decide_hitl(&rejected).await.unwrap());
+    assert!(!store.escalate_hitl(&step(&at_now), at_now.escalate_at().unwrap()).await.unwrap());
+    assert_eq!(store.due_hitl_escalations(now, 100).await.unwrap(), [q1]);
+    let _ = later;
+}
+
 pub async fn hitl_due_callbacks_are_scheduled_ones_due_by_now_soonest_first(store: Arc<dyn Store>) {
     let a = tenant(&store, "a-hc-due").await;
     let b = tenant(&store, "b-hc-due").await;

@@ -120,6 +120,7 @@ macro_rules! store_conformance_tests {
             hitl_lists_page_oldest_first_and_filter_by_status_and_agent,
             hitl_decide_replaces_only_a_pending_request,
             hitl_expired_are_pending_past_their_expiry_soonest_first,
+            hitl_escalations_are_due_pending_steps_taken_once,
             hitl_due_callbacks_are_scheduled_ones_due_by_now_soonest_first,
             hitl_callback_updates_apply_to_final_requests_only,
             hitl_due_callbacks_take_turns_across_tenants,
@@ -322,6 +323,10 @@ pub async fn tenant_update_round_trips_and_relevels_only_its_agents(store: Arc<d
             risk_levels: Some(levels),
             guard_threshold: Some(0.375),
             hitl_timeout_secs: Some(900),
+            hitl_escalation: Some(vec![agentgov_domain::model::EscalationStep {
+                after_secs: 120,
+                role: agentgov_domain::model::Role::Admin,
+            }]),
         },
         updated_at: precise(5, 123_456),
         ..s.tenant.clone()

@@ -89,7 +89,7 @@ pub const SERVICE_NAMESPACES: [&str; 18] = [
 /// Every event type the service records itself, each in a [`SERVICE_NAMESPACES`]
 /// namespace (a test checks it; `AuditEvent::new` asserts the namespace in debug builds).
 /// docs/API.md ("Audit log") lists the same.
-pub const SERVICE_EVENT_TYPES: [&str; 46] = [
+pub const SERVICE_EVENT_TYPES: [&str; 47] = [
     // The webhook's `agent.action`, written for the agent once its signature is checked.
     "agent.action",
     "agent.registered",
@@ -121,6 +121,7 @@ pub const SERVICE_EVENT_TYPES: [&str; 46] = [
     "hitl.rejected",
     "hitl.expired",
     "hitl.cancelled",
+    "hitl.escalated",
     "hitl.callback_failed",
     "policy.created",
     "policy.updated",

@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 
 use super::agent::{JsonObject, RiskLevel};
 use super::audit::Actor;
+use super::role::Role;
 use crate::ids::{AgentId, AuditId, HitlId, PolicyId, TenantId};
 
 string_enum!(
@@ -152,7 +153,68 @@ pub struct HitlRequest {
     /// `POST /policies/check` to run exactly the approved action, once. Never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_token: Option<String>,
+    /// The tenant's escalation chain as it was when the request was made, and how far the
+    /// request has gone along it; `null` when the tenant has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<HitlEscalation>,
 }
+
+/// One step of a tenant's escalation chain: once a request has waited `after_secs` without
+/// a decision, the `role` is notified (the `hitl.escalated` audit record and feed event
+/// name it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EscalationStep {
+    /// Seconds after the request was made, 1 to 604,800, rising along the chain.
+    pub after_secs: u32,
+    /// `analyst`, `admin` or `super_admin` (a viewer cannot decide).
+    pub role: Role,
+}
+
+/// Where a pending request stands on its escalation chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HitlEscalation {
+    /// The chain, as the tenant had it when the request was made.
+    pub steps: Vec<EscalationStep>,
+    /// How many steps were taken (0: none yet).
+    pub level: u32,
+    /// The role the last step notified.
+    pub role: Option<Role>,
+    /// When the last step was taken.
+    #[serde(with = "time::serde::rfc3339::option", default)]
+    pub escalated_at: Option<OffsetDateTime>,
+    /// When the next step is due; `null` once the chain is done.
+    #[serde(with = "time::serde::rfc3339::option", default)]
+    pub next_at: Option<OffsetDateTime>,
+}
+
+impl HitlEscalation {
+    /// The chain `steps` of a request made at `created`, no step taken; `None` when empty.
+    pub fn start(steps: &[EscalationStep], created: OffsetDateTime) -> Option<Self> {
+        let first = steps.first()?;
+        Some(Self {
+            steps: steps.to_vec(),
+            level: 0,
+            role: None,
+            escalated_at: None,
+            next_at: Some(created + time::Duration::seconds(i64::from(first.after_secs))),
+        })
+    }
+
+    /// This chain with its next step taken at `now` (the step's role notified), the one
+    /// after it due at its time after `created`; `None` when no step is left.
+    pub fn advanced(&self, created: OffsetDateTime, now: OffsetDateTime) -> Option<Self> {
+        let index = usize::try_from(self.level).ok()?;
+        let step = self.steps.get(index)?;
+        let next = self.steps.get(index + 1).map(|s| created + time::Duration::seconds(i64::from(s.after_secs)));
+        Some(Self { level: self.level + 1, role: Some(step.role), escalated_at: Some(now), next_at: next, ..self.clone() })
+    }
+}
+
+/// At most this many steps in a tenant's escalation chain.
+pub const MAX_ESCALATION_STEPS: usize = 5;
 
 /// What approving a request granted: a single-use approval token bound to `digest`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,6 +294,15 @@ impl HitlRequest {
     pub fn grant_open(&self) -> bool {
         self.status == HitlStatus::Approved && self.grant.as_ref().is_some_and(|g| g.used_at.is_none())
     }
+
+    /// When the next escalation step is due, while the request is pending: what adapters
+    /// keep in a column to find due ones.
+    pub fn escalate_at(&self) -> Option<OffsetDateTime> {
+        match self.status {
+            HitlStatus::Pending => self.escalation.as_ref().and_then(|e| e.next_at),
+            _ => None,
+        }
+    }
 }
 
 /// Filters of the request list.
@@ -282,6 +353,25 @@ mod tests {
         let newer = [PolicyVersion { id: policy, version: 5 }];
         assert_ne!(digest, action_digest(tenant, agent, "send", "mail/out", &args, &newer));
         assert_ne!(digest, action_digest(tenant, agent, "send", "mail/in", &args, &versions));
+    }
+
+    #[test]
+    fn an_escalation_chain_advances_step_by_step_and_ends() {
+        let created = OffsetDateTime::UNIX_EPOCH;
+        let steps = [
+            EscalationStep { after_secs: 60, role: Role::Analyst },
+            EscalationStep { after_secs: 600, role: Role::Admin },
+        ];
+        assert_eq!(HitlEscalation::start(&[], created), None);
+        let start = HitlEscalation::start(&steps, created).unwrap();
+        assert_eq!((start.level, start.role, start.next_at), (0, None, Some(created + time::Duration::minutes(1))));
+        let now = created + time::Duration::seconds(61);
+        let first = start.advanced(created, now).unwrap();
+        assert_eq!((first.level, first.role, first.escalated_at), (1, Some(Role::Analyst), Some(now)));
+        assert_eq!(first.next_at, Some(created + time::Duration::minutes(10)));
+        let second = first.advanced(created, now).unwrap();
+        assert_eq!((second.level, second.role, second.next_at), (2, Some(Role::Admin), None));
+        assert_eq!(second.advanced(created, now), None);
     }
 
     #[test]

@@ -67,7 +67,8 @@ pub use guard::{
     guard_latency_bucket,
 };
 pub use hitl::{
-    ApprovalGrant, CallbackStatus, HitlCallback, HitlFilter, HitlRequest, HitlStatus, PolicyVersion, action_digest,
+    ApprovalGrant, CallbackStatus, EscalationStep, HitlCallback, HitlEscalation, HitlFilter, HitlRequest, HitlStatus,
+    MAX_ESCALATION_STEPS, PolicyVersion, action_digest,
 };
 pub use job::{Job, JobEnd, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel};
 pub use policy::{Policy, PolicyFilter, PolicyMode};

@@ -47,6 +47,11 @@ pub struct TenantSettings {
     /// when the request names no `timeout_seconds` (1 to 604,800).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hitl_timeout_secs: Option<u32>,
+    /// Who is notified as an approval request keeps waiting: up to five steps, each a role
+    /// and the seconds after the request was made (rising). Requests keep the chain they
+    /// were made under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hitl_escalation: Option<Vec<super::EscalationStep>>,
 }
 
 /// The settings a tenant's policy checks and agents use.

@@ -417,6 +417,13 @@ pub trait HitlRepo: Send + Sync {
     /// unused ([`HitlRequest::grant_open`]); answers whether it did. Of racing spenders, on
     /// any replica, one wins. `NotFound` when absent.
     async fn spend_hitl_grant(&self, request: &HitlRequest) -> Result<bool>;
+    /// Up to `limit` `pending` requests of any tenant whose next escalation step is due
+    /// ([`HitlRequest::escalate_at`]) at or before `now`, soonest first (then by id).
+    async fn due_hitl_escalations(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>>;
+    /// Takes an escalation step: replaces the stored request (every field but id and tenant)
+    /// with `request` if the stored one is `pending` with its next step due at `due`;
+    /// answers whether it did (of racing holders, one wins). `NotFound` when absent.
+    async fn escalate_hitl(&self, request: &HitlRequest, due: OffsetDateTime) -> Result<bool>;
 }
 
 /// Named leases for the background work that must run on exactly one replica at a time

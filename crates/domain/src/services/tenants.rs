@@ -98,6 +98,30 @@ pub struct SettingsChange {
     #[serde(default, deserialize_with = "given")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<u32>, minimum = 1, maximum = 604800))]
     pub hitl_timeout_secs: Option<Option<u32>>,
+    /// The escalation chain of approval requests: up to five steps `{after_secs, role}`,
+    /// `after_secs` rising, each 1 to 604,800; `role` one that may decide (`analyst`,
+    /// `admin`, `super_admin`). `null` or `[]` removes it. New requests take it.
+    #[serde(default, deserialize_with = "given")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<crate::model::EscalationStep>>, max_items = 5))]
+    pub hitl_escalation: Option<Option<Vec<crate::model::EscalationStep>>>,
+}
+
+/// What is wrong with an escalation chain, if anything.
+fn escalation_problem(steps: &[crate::model::EscalationStep]) -> Option<String> {
+    use crate::model::MAX_ESCALATION_STEPS;
+    if steps.len() > MAX_ESCALATION_STEPS {
+        return Some(format!("at most {MAX_ESCALATION_STEPS} steps"));
+    }
+    if let Some(step) = steps.iter().find(|s| !(1..=MAX_HITL_TIMEOUT_SECS).contains(&s.after_secs)) {
+        return Some(format!("after_secs must be between 1 and {MAX_HITL_TIMEOUT_SECS}, not {}", step.after_secs));
+    }
+    if steps.windows(2).any(|w| w[1].after_secs <= w[0].after_secs) {
+        return Some("after_secs must rise from step to step".into());
+    }
+    if steps.iter().any(|s| s.role == Role::Viewer) {
+        return Some("a step's role must be one that may decide: analyst, admin or super_admin".into());
+    }
+    None
 }
 
 /// Tells a member given as `null` (`Some(None)`) from one left out (`None`, by default).
@@ -135,6 +159,13 @@ impl SettingsChange {
                 v.add("settings.hitl_timeout_secs", format!("must be between 1 and {MAX_HITL_TIMEOUT_SECS}"));
             }
             settings.hitl_timeout_secs = timeout;
+        }
+        if let Some(chain) = &self.hitl_escalation {
+            let steps = chain.clone().unwrap_or_default();
+            if let Some(problem) = escalation_problem(&steps) {
+                v.add("settings.hitl_escalation", problem);
+            }
+            settings.hitl_escalation = (!steps.is_empty()).then_some(steps);
         }
         if let Some(levels) = self.risk_levels {
             if let Some(problem) = levels.as_ref().and_then(RiskLevels::problem) {

@@ -142,4 +142,21 @@ impl HitlRepo for MemoryStore {
         *stored = HitlRequest { approval_token: None, ..request.clone() };
         Ok(true)
     }
+
+    async fn due_hitl_escalations(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
+        let due = |r: &HitlRequest| r.escalate_at().filter(|at| *at <= now);
+        Ok(self.hitl_tables().scan(limit, due))
+    }
+
+    async fn escalate_hitl(&self, request: &HitlRequest, due: OffsetDateTime) -> Result<bool> {
+        let mut t = self.hitl_tables();
+        let Some(stored) = t.request_of(request.tenant_id, request.id) else {
+            return Err(DomainError::not_found("approval request", request.id));
+        };
+        if stored.escalate_at() != Some(due) {
+            return Ok(false);
+        }
+        *stored = HitlRequest { approval_token: None, ..request.clone() };
+        Ok(true)
+    }
 }

@@ -145,6 +145,7 @@ impl HitlRepo for PgStore {
                 hitl_requests::body.eq(row.body),
                 hitl_requests::callback_open.eq(row.callback_open),
                 hitl_requests::grant_open.eq(row.grant_open),
+                hitl_requests::escalate_at.eq(row.escalate_at),
             ))
             .execute(&mut conn)
             .await
@@ -243,6 +244,44 @@ impl HitlRepo for PgStore {
                 hitl_requests::callback_due_at.eq(row.callback_due_at),
                 hitl_requests::callback_open.eq(row.callback_open),
             ))
+            .execute(&mut conn)
+            .await
+            .map_err(error::db)?;
+        if updated > 0 {
+            return Ok(true);
+        }
+        let present: bool =
+            diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(&mut conn).await.map_err(error::db)?;
+        if present { Ok(false) } else { Err(not_found(id)) }
+    }
+
+    async fn due_hitl_escalations(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
+        if limit <= 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.conn().await?;
+        // `escalate_at <= $1` implies the partial index's `IS NOT NULL`; the column is NULL
+        // unless the request is pending.
+        let rows: Vec<HitlBodyRow> = hitl_requests::table
+            .filter(hitl_requests::escalate_at.le(now))
+            .order((hitl_requests::escalate_at.asc(), hitl_requests::id.asc()))
+            .limit(limit)
+            .select(HitlBodyRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(error::db)?;
+        rows.into_iter().map(HitlRequest::try_from).collect()
+    }
+
+    async fn escalate_hitl(&self, request: &HitlRequest, due: OffsetDateTime) -> Result<bool> {
+        let (tenant, id) = (request.tenant_id, request.id);
+        let row = HitlRow::try_from(request)?;
+        let mut conn = self.conn().await?;
+        // One statement: of racing holders the first takes the row's lock, and the others
+        // find its `escalate_at` moved on.
+        let target = request!(tenant, id).filter(hitl_requests::status.eq(PENDING)).filter(hitl_requests::escalate_at.eq(due));
+        let updated = diesel::update(target)
+            .set((hitl_requests::body.eq(row.body), hitl_requests::escalate_at.eq(row.escalate_at)))
             .execute(&mut conn)
             .await
             .map_err(error::db)?;

@@ -125,6 +125,7 @@ impl HitlRepo for SqliteStore {
                     hitl_requests::body.eq(&row.body),
                     hitl_requests::callback_open.eq(row.callback_open),
                     hitl_requests::grant_open.eq(row.grant_open),
+                    hitl_requests::escalate_at.eq(row.escalate_at),
                 ))
                 .execute(c)?;
             if n > 0 {
@@ -217,6 +218,41 @@ impl HitlRepo for SqliteStore {
                     hitl_requests::callback_due_at.eq(row.callback_due_at),
                     hitl_requests::callback_open.eq(row.callback_open),
                 ))
+                .execute(c)?;
+            if n > 0 {
+                return Ok(true);
+            }
+            let exists: i64 = target.count().get_result(c)?;
+            if exists == 0 { Err(TxError::Domain(not_found(id))) } else { Ok(false) }
+        })
+        .await
+    }
+
+    async fn due_hitl_escalations(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
+        if limit <= 0 {
+            return Ok(Vec::new());
+        }
+        let now = unix_micros(now);
+        self.read(move |c| {
+            // `escalate_at <= ?` implies the partial index's `IS NOT NULL`; the column is
+            // NULL unless the request is pending.
+            let rows = hitl_requests::table
+                .filter(hitl_requests::escalate_at.le(now))
+                .order((hitl_requests::escalate_at.asc(), hitl_requests::id.asc()))
+                .limit(limit)
+                .select(HitlBodyRow::as_select())
+                .load(c)?;
+            Ok(convert(rows)?)
+        })
+        .await
+    }
+
+    async fn escalate_hitl(&self, request: &HitlRequest, due: OffsetDateTime) -> Result<bool> {
+        let (row, id, due) = (HitlRow::try_from(request)?, request.id, unix_micros(due));
+        self.transaction(move |c| {
+            let target = request!(&row.tenant_id, &row.id);
+            let n = diesel::update(target.filter(hitl_requests::status.eq(PENDING)).filter(hitl_requests::escalate_at.eq(due)))
+                .set((hitl_requests::body.eq(&row.body), hitl_requests::escalate_at.eq(row.escalate_at)))
                 .execute(c)?;
             if n > 0 {
                 return Ok(true);

@@ -31,10 +31,12 @@ use super::shares::{Place, Share, TenantShares};
 use super::validate::{check_description, check_nonblank_description};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
-use crate::events::{HITL_APPROVED, HITL_CALLBACK_FAILED, HITL_CANCELLED, HITL_EXPIRED, HITL_REJECTED, HITL_REQUESTED};
+use crate::events::{
+    HITL_APPROVED, HITL_CALLBACK_FAILED, HITL_CANCELLED, HITL_ESCALATED, HITL_EXPIRED, HITL_REJECTED, HITL_REQUESTED,
+};
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
 use crate::model::{
-    Actor, Agent, ApprovalGrant, CallbackStatus, EffectiveSettings, HitlCallback, HitlFilter, HitlRequest, HitlStatus,
+    Actor, Agent, ApprovalGrant, CallbackStatus, EffectiveSettings, HitlCallback, HitlEscalation, HitlFilter, HitlRequest, HitlStatus,
     JsonObject, Permission, PolicyMode, PolicyVersion, Role, SecretPurpose, TenantSecret, action_digest,
 };
 use crate::net::ReceiverPolicy;
@@ -301,6 +303,8 @@ pub struct HitlRound {
     /// Whether this replica holds the lease (else it did nothing).
     pub leader: bool,
     pub expired: usize,
+    /// Escalation steps taken.
+    pub escalated: usize,
     pub callbacks_sent: usize,
 }
 
@@ -461,6 +465,12 @@ impl HitlService {
     }
 
     async fn open(&self, caller: &Caller, o: Opened<'_>, settings: &EffectiveSettings) -> Result<HitlRequest> {
+        // The tenant's escalation chain, kept with the request (changing it later leaves the
+        // requests already made as they were).
+        let chain = match self.repos.tenants.get_tenant(caller.tenant_id()).await? {
+            Some(t) => t.settings.hitl_escalation.unwrap_or_default(),
+            None => return Err(DomainError::not_found("tenant", caller.tenant_id())),
+        };
         let now = self.ports.clock.now();
         let request = HitlRequest {
             id: HitlId(self.ports.ids.new_id()),
@@ -487,6 +497,7 @@ impl HitlService {
             approved_context: None,
             grant: None,
             approval_token: None,
+            escalation: HitlEscalation::start(&chain, now),
         };
         let max = self.settings.max_open_callbacks_per_tenant;
         self.repos.hitl.insert_hitl(&request, max).await.map_err(|e| match e {
@@ -509,6 +520,7 @@ impl HitlService {
     async fn transitioned(&self, request: &HitlRequest, event_type: &'static str) -> Result<()> {
         let actor = match event_type {
             HITL_REQUESTED => request.requested_by.clone(),
+            HITL_ESCALATED => Actor::system("hitl_escalation"),
             _ => request.decided_by.clone().unwrap_or_else(|| Actor::system("hitl_expiry")),
         };
         let mut details = serde_json::json!({
@@ -528,9 +540,13 @@ impl HitlService {
         if let Some(edited) = &request.approved_context {
             details["approved_context"] = serde_json::json!(edited);
         }
-        if event_type == HITL_EXPIRED {
-            // Which replica's worker expired it (the `hitl` lease holder).
+        if event_type == HITL_EXPIRED || event_type == HITL_ESCALATED {
+            // Which replica's worker expired or escalated it (the `hitl` lease holder).
             details["replica"] = serde_json::json!(self.holder);
+        }
+        if let Some(escalation) = request.escalation.as_ref().filter(|_| event_type == HITL_ESCALATED) {
+            details["escalation_level"] = serde_json::json!(escalation.level);
+            details["escalated_to"] = serde_json::json!(escalation.role);
         }
         let mut event = AuditEvent::new(request.tenant_id, actor, event_type)
             .action(request.action.clone())
@@ -544,7 +560,10 @@ impl HitlService {
         self.audit.record(event).await?;
         let data = serde_json::to_value(request).map_err(DomainError::internal)?;
         self.ports.announce(request.tenant_id, event_type, data).await;
-        self.watchers.wake(request.id);
+        if event_type != HITL_ESCALATED {
+            // Still pending: a long-poll waits on.
+            self.watchers.wake(request.id);
+        }
         if request.callback_due_at().is_some() {
             let _full_or_gone = self.wake_worker.clone().try_send(());
         }
@@ -790,6 +809,7 @@ impl HitlService {
     /// Forgets nothing but wakes the long-polls of a request changed on any replica.
     pub fn on_event(&self, event: &Event) {
         if event.event_type.starts_with("hitl.")
+            && event.event_type != HITL_ESCALATED
             && let Some(id) = event.data.get("id").and_then(|v| v.as_str()).and_then(|s| s.parse().ok())
         {
             self.watchers.wake(id);
@@ -803,8 +823,9 @@ impl HitlService {
             return Ok(HitlRound::default());
         }
         let expired = self.expire_due().await?;
+        let escalated = self.escalate_due().await?;
         let callbacks_sent = self.send_due_callbacks(worker).await?;
-        Ok(HitlRound { leader: worker.lease_until.is_some(), expired, callbacks_sent })
+        Ok(HitlRound { leader: worker.lease_until.is_some(), expired, escalated, callbacks_sent })
     }
 
     /// Takes or renews the lease when it is not held or a third of it has passed.
@@ -847,6 +868,34 @@ impl HitlService {
             }
             if !full {
                 return Ok(expired);
+            }
+        }
+    }
+
+    /// Takes every escalation step that is due: the request moves one step along its chain
+    /// (one conditional write, so of two holders one wins), and the step's role is notified
+    /// by the `hitl.escalated` audit record and feed event. A request overdue by several
+    /// steps takes one per round.
+    async fn escalate_due(&self) -> Result<usize> {
+        let mut escalated = 0;
+        loop {
+            let now = self.ports.clock.now();
+            let due = self.repos.hitl.due_hitl_escalations(now, self.settings.expiry_batch).await?;
+            let full = due.len() as i64 >= self.settings.expiry_batch;
+            for request in due {
+                let (Some(at), Some(escalation)) = (request.escalate_at(), request.escalation.as_ref()) else { continue };
+                let after = HitlRequest {
+                    escalation: escalation.advanced(request.created_at, now),
+                    updated_at: now,
+                    ..request.clone()
+                };
+                if self.repos.hitl.escalate_hitl(&after, at).await? {
+                    self.transitioned(&after, HITL_ESCALATED).await?;
+                    escalated += 1;
+                }
+            }
+            if !full {
+                return Ok(escalated);
             }
         }
     }

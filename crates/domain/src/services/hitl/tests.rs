@@ -295,7 +295,7 @@ async fn a_late_decision_conflicts_and_the_worker_expires_the_request_once() {
     let mut mine = HitlWorker::default();
     let mut theirs = HitlWorker::default();
     let round = h.svc.hitl.step(&mut mine).await.unwrap();
-    assert_eq!(round, HitlRound { leader: true, expired: 1, callbacks_sent: 0 });
+    assert_eq!(round, HitlRound { leader: true, expired: 1, escalated: 0, callbacks_sent: 0 });
     assert_eq!(other.svc.hitl.step(&mut theirs).await.unwrap(), HitlRound::default(), "the lease is held");
     assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().expired, 0, "expired once");
 
@@ -310,6 +310,70 @@ async fn a_late_decision_conflicts_and_the_worker_expires_the_request_once() {
     // The holder gives the lease up on stop; the other replica takes over at once.
     h.svc.hitl.release(&mut mine).await;
     assert!(other.svc.hitl.step(&mut theirs).await.unwrap().leader);
+}
+
+#[tokio::test]
+async fn a_waiting_request_escalates_along_the_tenants_chain_once_per_step() {
+    use crate::model::{EscalationStep, HitlEscalation};
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let steps = vec![
+        EscalationStep { after_secs: 60, role: Role::Analyst },
+        EscalationStep { after_secs: 300, role: Role::Admin },
+    ];
+    // A bad chain names the field and keeps the settings as they were.
+    for bad in [
+        vec![EscalationStep { after_secs: 300, role: Role::Admin }, EscalationStep { after_secs: 60, role: Role::Analyst }],
+        vec![EscalationStep { after_secs: 0, role: Role::Admin }],
+        vec![EscalationStep { after_secs: 60, role: Role::Viewer }],
+        vec![EscalationStep { after_secs: 60, role: Role::Admin }; 6],
+    ] {
+        let change = crate::services::SettingsChange { hitl_escalation: Some(Some(bad)), ..Default::default() };
+        let update = crate::services::UpdateTenant { name: None, settings: Some(change) };
+        assert_eq!(fields(h.svc.tenants.update_own(&a, update).await.unwrap_err()), ["settings.hitl_escalation"]);
+    }
+    let before = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: Some(3600), ..ask(&bot) }).await.unwrap();
+    assert_eq!(before.escalation, None, "made before the tenant had a chain");
+    let change = crate::services::SettingsChange { hitl_escalation: Some(Some(steps.clone())), ..Default::default() };
+    let update = crate::services::UpdateTenant { name: None, settings: Some(change) };
+    h.svc.tenants.update_own(&a, update).await.unwrap();
+    let r = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: Some(3600), ..ask(&bot) }).await.unwrap();
+    let decided = h.svc.hitl.request(&a, NewHitlRequest { timeout_seconds: Some(3600), ..ask(&bot) }).await.unwrap();
+    h.svc.hitl.reject(&a, decided.id, HitlDecision::default()).await.unwrap();
+    assert_eq!(r.escalation, HitlEscalation::start(&steps, r.created_at));
+
+    let other = replica(&h);
+    let (mut mine, mut theirs) = (HitlWorker::default(), HitlWorker::default());
+    assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().escalated, 0, "not due yet");
+    h.clock.advance(Duration::from_secs(61));
+    assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().escalated, 1, "the pending one only");
+    assert_eq!(other.svc.hitl.step(&mut theirs).await.unwrap(), HitlRound::default(), "the lease is held");
+    assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().escalated, 0, "a step is taken once");
+    let first = h.svc.hitl.get(&a, r.id).await.unwrap();
+    let e = first.escalation.clone().unwrap();
+    assert_eq!((first.status, e.level, e.role), (HitlStatus::Pending, 1, Some(Role::Analyst)));
+    assert_eq!(e.next_at, Some(r.created_at + time::Duration::seconds(300)));
+
+    // Overdue by the last step too: taken on the next round, then the chain is done.
+    h.clock.advance(Duration::from_secs(600));
+    assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().escalated, 1);
+    h.clock.advance(Duration::from_secs(600));
+    assert_eq!(h.svc.hitl.step(&mut mine).await.unwrap().escalated, 0);
+    let second = h.svc.hitl.get(&a, r.id).await.unwrap().escalation.unwrap();
+    assert_eq!((second.level, second.role, second.next_at), (2, Some(Role::Admin), None));
+
+    // Audited by the system and published, naming the role; still approvable.
+    let scan = AuditScan { after_seq: None, limit: 500, order: SeqOrder::Asc };
+    let records = h.store.scan_audit(a.tenant_id(), &AuditFilter::default(), scan).await.unwrap();
+    let steps_taken: Vec<_> = records.iter().filter(|r| r.event_type == "hitl.escalated").collect();
+    assert_eq!(steps_taken.len(), 2);
+    assert_eq!(steps_taken[0].actor, Actor::system("hitl_escalation"));
+    let details = steps_taken[1].details.to_value();
+    assert_eq!((&details["escalation_level"], &details["escalated_to"]), (&json!(2), &json!("admin")));
+    assert_eq!(published(&h).iter().filter(|t| *t == "hitl.escalated").count(), 2);
+    let approved = h.svc.hitl.approve(&a, r.id, HitlDecision::default()).await.unwrap();
+    assert_eq!(approved.escalate_at(), None);
 }
 
 #[tokio::test]
