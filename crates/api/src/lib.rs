@@ -82,7 +82,9 @@ fn register(cfg: &mut ServiceConfig) {
                     .service(policies::update)
                     .service(policies::remove)
                     .service(policies::test)
-                    .service(policies::shadow_report),
+                    .service(policies::shadow_report)
+                    .service(policies::start_replay)
+                    .service(policies::replay_status),
             )
             .service(
                 utoipa_actix_web::scope("/guard")

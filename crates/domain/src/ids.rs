@@ -91,6 +91,10 @@ id_type!(
     ClusterJobId
 );
 id_type!(
+    /// An asynchronous replay of a policy version over past decisions.
+    ReplayJobId
+);
+id_type!(
     /// A human-in-the-loop approval request.
     HitlId
 );

@@ -206,6 +206,7 @@ async fn run_job(services: &Services, claimed: ClaimedJob) {
             Ok(None) => Ok(()),
             Err(e) => Err(e),
         },
+        JobKind::Replay => services.policies.run_replay(claimed).await,
         JobKind::Clustering => match services.discovery.begin_clustering(claimed).await {
             Ok(run) => {
                 run_clustering(&services.discovery, run).await;
@@ -643,6 +644,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
             hitl_timeout_secs: config.hitl_timeout_secs,
             max_policies_per_tenant: config.max_policies_per_tenant,
+            ..PolicySettings::default()
         },
         guard: GuardSettings::default(),
         sessions: SessionSettings { idle: Duration::from_secs(config.session_idle_secs), ..SessionSettings::default() },

@@ -1,11 +1,12 @@
 //! Spec 4.6: tenant policies in Rego, their templates, and the policy check.
 
+use actix_web::http::header;
 use actix_web::{HttpResponse, delete, get, post, put, web};
-use agentgov_domain::ids::PolicyId;
-use agentgov_domain::model::Policy;
+use agentgov_domain::ids::{PolicyId, ReplayJobId};
+use agentgov_domain::model::{Policy, ReplayJob};
 use agentgov_domain::page::Page;
 use agentgov_domain::services::check::{CheckRequest, CheckResponse};
-use agentgov_domain::services::policies::{PolicyRequest, ShadowReport, TemplateView};
+use agentgov_domain::services::policies::{NewReplay, PolicyRequest, ShadowReport, TemplateView};
 
 use crate::AppState;
 use crate::extract::{ApiKeyOrJwt, Json, Jwt};
@@ -196,4 +197,55 @@ pub async fn shadow_report(
     query: web::Query<ShadowReportQuery>,
 ) -> ApiResult<web::Json<ShadowReport>> {
     Ok(web::Json(state.services.policies.shadow_report(&auth.0, *id, query.window_hours).await?))
+}
+
+/// Replay a candidate version of a policy (admin): one of its earlier `version`s (whose
+/// source the audit log keeps) or `rego` to try, evaluated beside its present version on the
+/// inputs the tenant's past decisions recorded (from `from` to `to`, at most 90 days, by
+/// default the last 7), asynchronously. The job's `report` counts each version's outcomes and
+/// the decisions the candidate newly denies, newly allows or newly gates behind an approval,
+/// with examples. Nothing is recorded but the job.
+#[utoipa::path(
+    tag = "policies",
+    security(("bearer" = [])),
+    params(("id" = String, Path, format = Uuid)),
+    request_body = NewReplay,
+    responses(
+        (status = 202, description = "Accepted: the job, `status: queued`", body = ReplayJob),
+        (status = 404, description = "No such policy in the caller's tenant", body = crate::problem::Problem),
+        (status = 422, description = "Neither or both of `version` and `rego`, an unknown version, Rego that does not compile, or a bad window", body = crate::problem::Problem),
+        (status = 429, description = "The tenant has as many replays queued or running as it may", body = crate::problem::Problem),
+    )
+)]
+#[post("/{id}/replay")]
+pub async fn start_replay(
+    state: web::Data<AppState>,
+    auth: Jwt,
+    id: web::Path<PolicyId>,
+    body: Json<NewReplay>,
+) -> ApiResult<HttpResponse> {
+    let job = state.services.policies.start_replay(&auth.0, *id, body.0).await?;
+    Ok(HttpResponse::Accepted()
+        .insert_header((header::LOCATION, format!("/api/v1/policies/{}/replay/{}", job.policy_id, job.id)))
+        .json(job))
+}
+
+/// The state of a replay, with its report once completed (`policies:read`).
+#[utoipa::path(
+    tag = "policies",
+    security(("api_key" = []), ("bearer" = [])),
+    params(("id" = String, Path, format = Uuid), ("replay_id" = String, Path, format = Uuid)),
+    responses(
+        (status = 200, description = "The job", body = ReplayJob),
+        (status = 404, description = "No such replay of this policy in the caller's tenant (or it expired)", body = crate::problem::Problem),
+    )
+)]
+#[get("/{id}/replay/{replay_id}")]
+pub async fn replay_status(
+    state: web::Data<AppState>,
+    auth: ApiKeyOrJwt,
+    path: web::Path<(PolicyId, ReplayJobId)>,
+) -> ApiResult<web::Json<ReplayJob>> {
+    let (id, replay) = path.into_inner();
+    Ok(web::Json(state.services.policies.replay_status(&auth.0, id, replay).await?))
 }

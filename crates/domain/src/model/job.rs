@@ -68,6 +68,7 @@ string_enum!(
         GuardTraining => "guard_training",
         AnomalyTraining => "anomaly_training",
         Clustering => "clustering",
+        Replay => "replay",
     }
 );
 

@@ -43,7 +43,7 @@ pub use hitl::{
     TokenRefusal,
 };
 pub use jobs::{ClaimedJob, JobClaims, KindSettings};
-pub use policies::{PolicyService, PolicySettings};
+pub use policies::{NewReplay, PolicyService, PolicySettings};
 pub use ports::Ports;
 pub use sessions::{SessionService, SessionSettings};
 pub use shares::{Place, Share, TenantShares};
@@ -245,6 +245,7 @@ impl Services {
             (JobKind::GuardTraining, guard.job_settings()),
             (JobKind::AnomalyTraining, anomalies.job_settings()),
             (JobKind::Clustering, discovery.job_settings()),
+            (JobKind::Replay, policies.replay_job_settings()),
         ];
         let jobs = JobClaims::new(store.clone(), ports.clock.clone(), ports.ids.clone(), kinds.into_iter().collect());
         let services = Self {

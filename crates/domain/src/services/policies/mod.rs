@@ -5,7 +5,10 @@
 //! against one input document, combines the outcomes, and appends the decision to the audit
 //! log before answering. The Rego contract is in `docs/policies.md`.
 
+mod replay;
 pub mod templates;
+
+pub use self::replay::{NewReplay, REPLAY_MAX_DAYS, REPLAY_MAX_DECISIONS};
 
 use std::sync::Arc;
 
@@ -58,6 +61,10 @@ pub struct PolicySettings {
     pub hitl_timeout_secs: u32,
     /// Most policies one tenant may store.
     pub max_policies_per_tenant: u64,
+    /// Most replays one tenant may have queued or running.
+    pub max_replays_per_tenant: u64,
+    /// How long a finished replay is kept.
+    pub replay_retention: std::time::Duration,
 }
 
 impl Default for PolicySettings {
@@ -68,6 +75,8 @@ impl Default for PolicySettings {
             cache_ttl: std::time::Duration::from_secs(60),
             hitl_timeout_secs,
             max_policies_per_tenant: 100,
+            max_replays_per_tenant: 2,
+            replay_retention: std::time::Duration::from_secs(7 * 24 * 3600),
         }
     }
 }
@@ -290,7 +299,7 @@ pub(crate) struct TenantPolicies {
     pub(crate) settings: EffectiveSettings,
 }
 
-super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo, audit: AuditRepo });
+super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo, audit: AuditRepo, jobs: JobQueue });
 #[derive(Clone)]
 pub struct PolicyService {
     repos: Repos,
@@ -381,7 +390,12 @@ impl PolicyService {
             },
         };
         v.into_result()?;
-        let source = source.unwrap_or_default();
+        self.checked_rego(tenant, source.unwrap_or_default()).await
+    }
+
+    /// `source` if it is a module the engine compiles (on the tenant's share of the pool),
+    /// else 422 on `rego` naming the first error.
+    async fn checked_rego(&self, tenant: TenantId, source: String) -> Result<String> {
         if source.len() > MAX_REGO_BYTES {
             return Err(DomainError::invalid("rego", format!("must be at most {MAX_REGO_BYTES} bytes")));
         }
@@ -655,7 +669,7 @@ impl PolicyService {
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
         let session = self.session(caller.tenant_id(), &req).await?;
-        let mut response =
+        let (mut response, kept) =
             self.decide(&agent, &req, session.as_ref(), &set.settings, &set.policies, set.compiled.clone()).await?;
         if req.dry_run {
             // Whether the token would be taken, without spending it.
@@ -673,7 +687,7 @@ impl PolicyService {
             raise_for_anomaly(&mut response, anomaly, &set.settings);
         }
         self.present_approval(&agent, &req, &set.policies, &mut response, true).await?;
-        let mut response = self.record_decision(caller, &agent, &req, response).await?;
+        let mut response = self.record_decision(caller, &agent, &req, response, kept.as_ref()).await?;
         if let (Some(anomaly), Some(decision_id)) = (anomaly, response.decision_id) {
             // The decision stands recorded: a report that cannot be filed is logged, not
             // answered.
@@ -752,7 +766,8 @@ impl PolicyService {
             dry_run: true,
             ..CheckRequest::default()
         };
-        let decided = self.decide(&agent, &edited, None, &set.settings, &set.policies, set.compiled.clone()).await?;
+        let (decided, _) =
+            self.decide(&agent, &edited, None, &set.settings, &set.policies, set.compiled.clone()).await?;
         if !decided.allowed && !decided.required_approval {
             return Err(DomainError::Conflict(format!(
                 "the edited action is not approved: the tenant's policies deny it ({}); approval request {id} \
@@ -778,7 +793,9 @@ impl PolicyService {
         let module = PolicyModule { shadow: false, ..PolicyModule::from(policy) };
         let compiled = self.compile(caller.tenant_id(), vec![module.clone()]).await?;
         let session = self.session(caller.tenant_id(), &req).await?;
-        self.decide(&agent, &req, session.as_ref(), &settings, std::slice::from_ref(&module), compiled).await
+        let (response, _) =
+            self.decide(&agent, &req, session.as_ref(), &settings, std::slice::from_ref(&module), compiled).await?;
+        Ok(response)
     }
 
     /// The state of the check's session, if it names one, before the check.
@@ -787,7 +804,8 @@ impl PolicyService {
         Ok(Some(self.sessions.state(tenant, id).await?.view(self.ports.clock.now())))
     }
 
-    /// The decision on `req`, not yet recorded.
+    /// The decision on `req`, not yet recorded, and what its record keeps of the Rego input
+    /// (`None` when there was no policy to evaluate).
     async fn decide(
         &self,
         agent: &Agent,
@@ -796,7 +814,7 @@ impl PolicyService {
         settings: &EffectiveSettings,
         policies: &[PolicyModule],
         compiled: Arc<dyn CompiledPolicies>,
-    ) -> Result<CheckResponse> {
+    ) -> Result<(CheckResponse, Option<KeptInput>)> {
         let context = action_context(agent, &req.context);
         let assessed = risk::assess_action(&req.action, &req.resource, &context);
         let mut risk_factors: Vec<CheckRiskFactor> = assessed
@@ -809,11 +827,11 @@ impl PolicyService {
                 reason: f.reason.to_owned(),
             })
             .collect();
-        let outcomes = if policies.is_empty() {
-            Vec::new()
+        let (outcomes, kept) = if policies.is_empty() {
+            (Vec::new(), None)
         } else {
-            let input = self.input(agent, req, session, settings, assessed.score, &risk_factors);
-            self.evaluate(agent.tenant_id, policies, compiled, input).await?
+            let (input, kept) = self.input(agent, req, session, settings, assessed.score, &risk_factors);
+            (self.evaluate(agent.tenant_id, policies, compiled, input).await?, Some(kept))
         };
 
         let mut matched = Vec::new();
@@ -895,7 +913,7 @@ impl PolicyService {
                 format!("allowed by {} polic{}", policies.len(), if policies.len() == 1 { "y" } else { "ies" }),
             )
         };
-        Ok(CheckResponse {
+        let response = CheckResponse {
             allowed,
             required_approval,
             risk_score,
@@ -909,7 +927,8 @@ impl PolicyService {
             approved_by_request: None,
             policies_evaluated: policies.len(),
             labels: labels.into_iter().collect(),
-        })
+        };
+        Ok((response, kept))
     }
 
     /// `modules` compiled on the pool. A compilation that fails as a whole (past its
@@ -957,7 +976,7 @@ impl PolicyService {
             .collect())
     }
 
-    /// The Rego input document (docs/policies.md).
+    /// The Rego input document (docs/policies.md), and what the decision record keeps of it.
     fn input(
         &self,
         agent: &Agent,
@@ -966,22 +985,26 @@ impl PolicyService {
         settings: &EffectiveSettings,
         score: f64,
         factors: &[CheckRiskFactor],
-    ) -> PolicyInput {
+    ) -> (PolicyInput, KeptInput) {
         let now = self.ports.clock.now();
         let now_text = now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
         let now_ns = i64::try_from(now.unix_timestamp_nanos()).unwrap_or(i64::MAX);
-        let mut rest = serde_json::json!({
-            "action": req.action,
-            "resource": req.resource,
-            "context": req.context,
-            "tenant": {"id": agent.tenant_id, "approval_threshold": settings.approval_threshold},
-            "time": {"now": now_text, "now_ns": now_ns},
-            "risk": {"score": score, "level": settings.risk_levels.level(score), "factors": factors},
-        });
-        if let (Some(session), Some(members)) = (session, rest.as_object_mut()) {
-            members.insert("session".into(), serde_json::to_value(session).unwrap_or_default());
+        let mut kept = serde_json::Map::new();
+        kept.insert("tenant".into(), serde_json::json!({"id": agent.tenant_id, "approval_threshold": settings.approval_threshold}));
+        kept.insert("time".into(), serde_json::json!({"now": now_text, "now_ns": now_ns}));
+        kept.insert(
+            "risk".into(),
+            serde_json::json!({"score": score, "level": settings.risk_levels.level(score), "factors": factors}),
+        );
+        if let Some(session) = session {
+            kept.insert("session".into(), serde_json::to_value(session).unwrap_or_default());
         }
-        PolicyInput::new(self.agent_input(agent), rest)
+        let mut rest = kept.clone();
+        rest.insert("action".into(), serde_json::Value::String(req.action.clone()));
+        rest.insert("resource".into(), serde_json::Value::String(req.resource.clone()));
+        rest.insert("context".into(), serde_json::Value::Object(req.context.clone()));
+        let agent = self.agent_input(agent);
+        (PolicyInput { agent: agent.clone(), rest }, KeptInput { agent, members: kept })
     }
 
     /// `agent` as the input's `agent` member: the kept one while the agent is unchanged.
@@ -1005,6 +1028,7 @@ impl PolicyService {
         agent: &Agent,
         req: &CheckRequest,
         mut response: CheckResponse,
+        kept: Option<&KeptInput>,
     ) -> Result<CheckResponse> {
         let decision = if response.allowed {
             "allow"
@@ -1016,6 +1040,7 @@ impl PolicyService {
         let details = DecisionDetails {
             approved_by_request: response.approved_by_request,
             context: &req.context,
+            input: kept,
             labels: &response.labels,
             matched_policies: &response.matched_policies,
             policies_evaluated: response.policies_evaluated,
@@ -1059,6 +1084,10 @@ struct DecisionDetails<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     approved_by_request: Option<HitlId>,
     context: &'a JsonObject,
+    /// What the record keeps of the Rego input beside its action, resource and context, so
+    /// that a replay evaluates a policy on exactly what the check's policies saw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<&'a KeptInput>,
     /// The labels the policies raised, which the check's session keeps.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     labels: &'a [String],
@@ -1077,6 +1106,48 @@ struct DecisionDetails<'a> {
     /// The caller's trace (`traceparent`), as 32 hex digits.
     #[serde(skip_serializing_if = "Option::is_none")]
     trace_id: Option<String>,
+}
+
+/// What a decision record keeps of its check's Rego input (`details.input`): the agent as
+/// the policies saw it, and the `risk`, `session`, `tenant` and `time` members. With the
+/// record's action, resource and context it is the whole input again ([`KeptInput::input_of`]).
+pub(crate) struct KeptInput {
+    agent: Arc<serde_json::Value>,
+    /// Sorted by key, as every member of the record's details.
+    members: serde_json::Map<String, serde_json::Value>,
+}
+
+impl serde::Serialize for KeptInput {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        // `agent` sorts before every other member.
+        let mut map = serializer.serialize_map(Some(self.members.len() + 1))?;
+        map.serialize_entry("agent", self.agent.as_ref())?;
+        for (key, value) in &self.members {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl KeptInput {
+    /// The Rego input of a recorded decision: its `details.input` with the record's action,
+    /// resource and `details.context`. `None` for a record from before inputs were kept.
+    pub(crate) fn input_of(record: &crate::model::AuditRecord) -> Option<PolicyInput> {
+        #[derive(serde::Deserialize)]
+        struct Recorded {
+            input: Option<serde_json::Map<String, serde_json::Value>>,
+            #[serde(default)]
+            context: serde_json::Map<String, serde_json::Value>,
+        }
+        let recorded: Recorded = serde_json::from_str(record.details.as_str()).ok()?;
+        let mut rest = recorded.input?;
+        let agent = rest.remove("agent")?;
+        rest.insert("action".into(), serde_json::Value::String(record.action.clone().unwrap_or_default()));
+        rest.insert("resource".into(), serde_json::Value::String(record.resource.clone().unwrap_or_default()));
+        rest.insert("context".into(), serde_json::Value::Object(recorded.context));
+        Some(PolicyInput { agent: Arc::new(agent), rest })
+    }
 }
 
 /// Marks a check the detector found anomalous: the risk model's `anomaly` factor (the

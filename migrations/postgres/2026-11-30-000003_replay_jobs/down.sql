@@ -1,0 +1,4 @@
+DELETE FROM jobs WHERE kind = 'replay';
+ALTER TABLE jobs DROP CONSTRAINT jobs_kind_check;
+ALTER TABLE jobs ADD CONSTRAINT jobs_kind_check
+    CHECK (kind IN ('export', 'guard_training', 'anomaly_training', 'clustering'));
