@@ -69,7 +69,11 @@ pub fn cef(r: &AuditRecord, version: &str) -> String {
         ext.push(("cn1Label", "riskScore".into()));
         ext.push(("cn1", format!("{risk}")));
     }
-    ext.push(("msg", cut(r.details.as_str(), MAX_MSG)));
+    if let Some(session) = &r.session_id {
+        ext.push(("flexString1Label", "sessionId".into()));
+        ext.push(("flexString1", session.clone()));
+    }
+    ext.push(("msg", cut(&msg_details(r), MAX_MSG)));
     let extension: Vec<String> = ext.iter().map(|(k, v)| format!("{k}={}", value(v))).collect();
     format!(
         "CEF:0|{}|{}|{}|{}|{}|{}|{}",
@@ -81,6 +85,23 @@ pub fn cef(r: &AuditRecord, version: &str) -> String {
         r.severity(),
         extension.join(" ")
     )
+}
+
+/// The details a CEF `msg` carries: a decision's without the Rego input it keeps for replays
+/// (`input`: the agent and more, which would crowd the reason and the matched policies out
+/// of the 1,023 bytes); every other record's as they are.
+fn msg_details(r: &AuditRecord) -> std::borrow::Cow<'_, str> {
+    let text = r.details.as_str();
+    if r.event_type != "policy.decision" || !text.contains("\"input\"") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(mut details)) => {
+            details.remove("input");
+            std::borrow::Cow::Owned(Value::Object(details).to_string())
+        }
+        _ => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 /// RFC 5424 severity (0 emergency … 7 debug) for a CEF severity.
@@ -143,6 +164,7 @@ pub fn json(r: &AuditRecord) -> Value {
         "resource": r.resource,
         "decision": r.decision,
         "risk_score": r.risk_score,
+        "session_id": r.session_id,
         "severity": r.severity(),
         "details": serde_json::from_str::<Value>(r.details.as_str()).unwrap_or(Value::Null),
         "hash": r.hash.to_hex(),
@@ -224,6 +246,11 @@ pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
         Some(ip) if ip.parse::<std::net::IpAddr>().is_ok() => json!({"ip": ip}),
         _ => json!({"uid": r.actor.id}),
     };
+    let mut actor = json!({"user": {"uid": r.actor.id, "type_id": user_type_id, "type": r.actor.kind.as_str()}});
+    if let Some(session) = &r.session_id {
+        // The agent's conversation or run, which a check named.
+        actor["session"] = json!({"uid": session});
+    }
     let mut resources = Vec::new();
     if let Some(res) = &r.resource {
         resources.push(json!({"uid": res}));
@@ -256,7 +283,7 @@ pub fn ocsf(r: &AuditRecord, version: &str) -> Value {
             "log_name": "audit",
             "labels": [format!("origin:{}", r.origin)],
         },
-        "actor": {"user": {"uid": r.actor.id, "type_id": user_type_id, "type": r.actor.kind.as_str()}},
+        "actor": actor,
         "api": {"operation": r.action.as_deref().unwrap_or(&r.event_type), "service": {"name": PRODUCT}},
         "src_endpoint": src_endpoint,
         "resources": resources,
@@ -390,6 +417,26 @@ mod tests {
         let msg = cef(&long, "1").split(" msg=").nth(1).unwrap().to_owned();
         assert!(msg.len() <= MAX_MSG && msg.ends_with('…'));
         assert_eq!(header("a|b\\c"), "a\\|b\\\\c");
+    }
+
+    #[test]
+    fn a_decisions_session_goes_along_and_its_kept_input_stays_out_of_the_cef_msg() {
+        let mut r = record("policy.decision", Some("deny"), None, "");
+        r.session_id = Some("run-7".into());
+        r.details = JsonText::from_value(&serde_json::json!({
+            "context": {}, "input": {"agent": {"name": "x".repeat(2000)}}, "reason": "denied: no"
+        }));
+        let line = cef(&r, "1");
+        assert!(line.contains("flexString1Label=sessionId flexString1=run-7 "), "{line}");
+        let msg = line.split(" msg=").nth(1).unwrap();
+        assert_eq!(msg, r#"{"context":{},"reason":"denied: no"}"#);
+        assert_eq!(json(&r)["session_id"], "run-7");
+        assert_eq!(json(&r)["details"]["input"]["agent"]["name"].as_str().map(str::len), Some(2000));
+        assert_eq!(ocsf(&r, "1")["actor"]["session"]["uid"], "run-7");
+        // Without a session, none of it.
+        r.session_id = None;
+        assert!(!cef(&r, "1").contains("flexString1"));
+        assert!(ocsf(&r, "1")["actor"].get("session").is_none());
     }
 
     #[test]
