@@ -68,6 +68,13 @@ pub const ROUNDS: usize = 5;
 /// in turns (`in_turns`).
 pub const AUTHZEN_IN_TURNS: &str = "POST /access/v1/evaluation (in turns with the check, median of 5 rounds)";
 pub const CHECK_IN_TURNS: &str = "POST /api/v1/policies/check (in turns with AuthZEN, median of 5 rounds)";
+/// The same check naming a session (`session_id`), in turns with the two above: the session's
+/// state read before and updated after every check. One session for every request: the
+/// worst case, every check of the run contending for one session's state.
+pub const SESSION_IN_TURNS: &str =
+    "POST /api/v1/policies/check with a session_id (in turns with the check, median of 5 rounds)";
+/// The one session of [`SESSION_IN_TURNS`].
+const SESSION: &str = "bench-session-1";
 
 /// The checks on a fresh server exporting nothing, and on one exporting a span per decision.
 pub const OTLP_OFF: &str = "POST /api/v1/policies/check (OTLP export off, median of 5 rounds)";
@@ -80,6 +87,15 @@ pub enum Ask {
     Check,
     /// `POST /access/v1/evaluation` with `Authorization: Bearer <key>`.
     AuthZen,
+    /// `POST /api/v1/policies/check` naming a session ([`SESSION`]).
+    CheckInSession,
+}
+
+/// The check's body naming the session [`SESSION`].
+fn in_session(check: &str) -> anyhow::Result<String> {
+    let mut check: Value = serde_json::from_str(check).context("the check's body")?;
+    check["session_id"] = json!(SESSION);
+    Ok(check.to_string())
 }
 
 /// The check's body as an AuthZEN evaluation: the agent as subject, the same action,
@@ -135,6 +151,11 @@ impl Decisions {
                 format!("{}/access/v1/evaluation", server.base),
                 vec![format!("Authorization: Bearer {}", credentials.api_key)],
                 authzen_body(&check)?,
+            ),
+            Ask::CheckInSession => (
+                format!("{}/api/v1/policies/check", server.base),
+                vec![format!("X-API-Key: {}", credentials.api_key)],
+                in_session(&check)?,
             ),
         };
         Load::post_json(url.clone(), headers.clone(), body.clone(), Stop::After(warm_up)).run()?;

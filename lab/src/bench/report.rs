@@ -555,6 +555,16 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
                 authzen / check
             );
         }
+        if let (Some(session), Some(check)) =
+            (throughput(mode, policy::SESSION_IN_TURNS), throughput(mode, policy::CHECK_IN_TURNS))
+        {
+            let _ = writeln!(
+                out,
+                "- {mode}: check with a session ÷ without throughput **{:.2}** (target ≥ 0.85), one server, measured \
+                 in turns; every check of the session's side names one session",
+                session / check
+            );
+        }
     }
     let embedded = xtask::server::Backend::Embedded.label();
     if let (Some(on), Some(off)) = (throughput(embedded, policy::OTLP_ON), throughput(embedded, policy::OTLP_OFF)) {

@@ -680,3 +680,79 @@ async fn a_shadow_policy_is_recorded_not_acted_on_and_reported() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_replay_diffs_two_versions_of_a_template_on_the_recorded_inputs() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let agent = register(&app, &t, "importer", &[]).await;
+    let cap = |max: u64, effect: &str| {
+        json!({"name": "Bulk cap", "template": {"id": "bulk-operation-cap", "parameters": {"max_records": max, "effect": effect}}})
+    };
+    let p = create(&app, &t, &cap(1000, "deny")).await;
+    let id = p["id"].as_str().unwrap().to_owned();
+    // Version 2, in force: stricter, but asks a person instead of denying.
+    expect(app.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&cap(100, "approval")), 200).await;
+    for n in [50, 500, 5000] {
+        let c = check(&app, &t, json!({"agent_id": agent, "action": "import", "resource": "crm/contacts", "context": {"record_count": n}})).await;
+        assert_eq!(c["allowed"], json!(n == 50), "{c}");
+    }
+
+    // Version 1 on the same inputs: 500 records allowed again, 5000 denied outright.
+    let path = format!("/policies/{id}/replay");
+    let r = app.post(&path).bearer_auth(&t.token).json(&json!({"version": 1})).send().await.unwrap();
+    assert_eq!(r.status(), 202);
+    let location = r.headers()["location"].to_str().unwrap().to_owned();
+    let job: Value = r.json().await.unwrap();
+    assert_eq!((&job["status"], &job["baseline_version"], &job["candidate_version"]), (&json!("queued"), &json!(2), &json!(1)));
+    assert!(job.get("baseline_rego").is_none() && job.get("candidate_rego").is_none(), "{job}");
+    assert_eq!(location, format!("/api/v1/policies/{id}/replay/{}", job["id"].as_str().unwrap()));
+    let done = wait_for_replay(&app, &t, &id, job["id"].as_str().unwrap()).await;
+    let report = &done["report"];
+    assert_eq!((&report["decisions"], &report["replayed"], &report["skipped"]), (&json!(3), &json!(3), &json!(0)), "{done}");
+    assert_eq!(report["baseline"], json!({"allow": 1, "deny": 0, "require_approval": 2, "error": 0}), "{report}");
+    assert_eq!(report["candidate"], json!({"allow": 2, "deny": 1, "require_approval": 0, "error": 0}), "{report}");
+    assert_eq!(
+        (&report["newly_denied"], &report["newly_allowed"], &report["newly_approval_gated"]),
+        (&json!(1), &json!(1), &json!(0)),
+        "{report}"
+    );
+    let denied = report["examples"].as_array().unwrap().iter().find(|e| e["change"] == "newly_denied").unwrap();
+    assert_eq!((&denied["before"], &denied["after"]), (&json!("require_approval"), &json!("deny")));
+    assert_eq!(denied["messages"][0], "affects 5000 records; at most 1000 are allowed at once", "{denied}");
+
+    // Rego given: compiled first; bad requests are 422, another tenant's replay 404.
+    let strict = r#"package x
+import rego.v1
+deny contains "no imports" if input.action == "import"
+"#;
+    let tried = expect(app.post(&path).bearer_auth(&t.token).json(&json!({"rego": strict})), 202).await;
+    let tried = wait_for_replay(&app, &t, &id, tried["id"].as_str().unwrap()).await;
+    assert_eq!(tried["report"]["newly_denied"], 3, "{tried}");
+    for (body, field) in [
+        (json!({}), "version"),
+        (json!({"version": 1, "rego": strict}), "rego"),
+        (json!({"version": 3}), "version"),
+        (json!({"rego": "package x\ndeny contains"}), "rego"),
+        (json!({"version": 1, "from": "2026-01-01T00:00:00Z", "to": "2025-01-01T00:00:00Z"}), "from"),
+    ] {
+        let problem = expect_problem(app.post(&path).bearer_auth(&t.token).json(&body), 422).await;
+        assert_eq!(problem["errors"][0]["field"], field, "{body}: {problem}");
+    }
+    expect_problem(app.post(&path).header("X-API-Key", &t.api_key).json(&json!({"version": 1})), 401).await;
+    let other = app.create_tenant("other").await;
+    let status = format!("/policies/{id}/replay/{}", job["id"].as_str().unwrap());
+    expect_problem(app.get(&status).header("X-API-Key", &other.api_key), 404).await;
+}
+
+async fn wait_for_replay(app: &TestApp, t: &Tenant, policy: &str, id: &str) -> Value {
+    for _ in 0..400 {
+        let job = expect(app.get(&format!("/policies/{policy}/replay/{id}")).header("X-API-Key", &t.api_key), 200).await;
+        if job["status"] == "completed" || job["status"] == "failed" {
+            assert_eq!(job["status"], "completed", "{job}");
+            return job;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("replay {id} did not finish");
+}
