@@ -26,7 +26,8 @@ export const view = {
   },
   onEvent(event) {
     if (!event.type.startsWith("hitl.")) return;
-    if (event.type !== "hitl.requested" && event.data) {
+    // An escalation leaves the request pending: the queue shows it, not the decided list.
+    if (event.type !== "hitl.requested" && event.type !== "hitl.escalated" && event.data) {
       decided.unshift(event.data);
       decided.splice(20);
     }
@@ -77,6 +78,13 @@ function left(expires) {
   return `${Math.round(seconds / 3600)} h left`;
 }
 
+/** The request's last escalation step, when it took one (the tenant's chain). */
+function escalated(request) {
+  const e = request.escalation;
+  if (!e || !e.level) return [];
+  return [["Escalated", `to ${e.role} (step ${e.level} of ${e.steps.length}), ${when(e.escalated_at)}`]];
+}
+
 function card(request) {
   const why = h("details", {}, h("summary", {}, "Risk factors and the policies that asked"));
   why.addEventListener("toggle", () => explain(why, request), { once: true });
@@ -92,6 +100,7 @@ function card(request) {
       ["Context", request.context],
       ["Requested by", `${request.requested_by.type}:${request.requested_by.id ?? ""}`],
       ["Time left", `${left(request.expires_at)} (until ${when(request.expires_at)})`],
+      ...escalated(request),
     ]),
     why,
   );
