@@ -75,6 +75,7 @@ from .dismiss_request import DismissRequest
 from .effective_settings import EffectiveSettings
 from .embedding_model import EmbeddingModel
 from .embedding_summary import EmbeddingSummary
+from .escalation_step import EscalationStep
 from .event_disposition import EventDisposition
 from .exchange_request import ExchangeRequest
 from .export_format import ExportFormat
@@ -109,6 +110,7 @@ from .hitl_approval import HitlApproval
 from .hitl_approval_context_type_0 import HitlApprovalContextType0
 from .hitl_callback import HitlCallback
 from .hitl_decision import HitlDecision
+from .hitl_escalation import HitlEscalation
 from .hitl_request import HitlRequest
 from .hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
 from .hitl_request_context import HitlRequestContext
@@ -145,6 +147,7 @@ from .new_audit_entry_details_type_0 import NewAuditEntryDetailsType0
 from .new_export import NewExport
 from .new_hitl_request import NewHitlRequest
 from .new_hitl_request_context import NewHitlRequestContext
+from .new_replay import NewReplay
 from .new_tenant import NewTenant
 from .new_user import NewUser
 from .new_webhook_secret import NewWebhookSecret
@@ -171,6 +174,10 @@ from .problem_components_type_0 import ProblemComponentsType0
 from .provider_view import ProviderView
 from .readiness import Readiness
 from .receive_body import ReceiveBody
+from .replay_counts import ReplayCounts
+from .replay_example import ReplayExample
+from .replay_job import ReplayJob
+from .replay_report import ReplayReport
 from .report_source import ReportSource
 from .resource_counts import ResourceCounts
 from .risk_factor import RiskFactor
@@ -291,6 +298,7 @@ __all__ = (
     "EffectiveSettings",
     "EmbeddingModel",
     "EmbeddingSummary",
+    "EscalationStep",
     "EventDisposition",
     "ExchangeRequest",
     "ExportFormat",
@@ -325,6 +333,7 @@ __all__ = (
     "HitlApprovalContextType0",
     "HitlCallback",
     "HitlDecision",
+    "HitlEscalation",
     "HitlRequest",
     "HitlRequestApprovedContextType0",
     "HitlRequestContext",
@@ -357,6 +366,7 @@ __all__ = (
     "NewExport",
     "NewHitlRequest",
     "NewHitlRequestContext",
+    "NewReplay",
     "NewTenant",
     "NewUser",
     "NewWebhookSecret",
@@ -383,6 +393,10 @@ __all__ = (
     "ProviderView",
     "Readiness",
     "ReceiveBody",
+    "ReplayCounts",
+    "ReplayExample",
+    "ReplayJob",
+    "ReplayReport",
     "ReportSource",
     "ResourceCounts",
     "RiskFactor",

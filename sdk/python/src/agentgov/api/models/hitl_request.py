@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.actor import Actor
     from ..models.approval_grant import ApprovalGrant
     from ..models.hitl_callback import HitlCallback
+    from ..models.hitl_escalation import HitlEscalation
     from ..models.hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
     from ..models.hitl_request_context import HitlRequestContext
 
@@ -66,6 +67,7 @@ class HitlRequest:
             decided_at (datetime.datetime | None | Unset):
             decided_by (Actor | None | Unset):
             decision_id (None | Unset | UUID):
+            escalation (HitlEscalation | None | Unset):
             grant (ApprovalGrant | None | Unset):
     """
 
@@ -91,6 +93,7 @@ class HitlRequest:
     decided_at: datetime.datetime | None | Unset = UNSET
     decided_by: Actor | None | Unset = UNSET
     decision_id: None | Unset | UUID = UNSET
+    escalation: HitlEscalation | None | Unset = UNSET
     grant: ApprovalGrant | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -98,6 +101,7 @@ class HitlRequest:
         from ..models.actor import Actor
         from ..models.approval_grant import ApprovalGrant
         from ..models.hitl_callback import HitlCallback
+        from ..models.hitl_escalation import HitlEscalation
         from ..models.hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
 
         action = self.action
@@ -186,6 +190,14 @@ class HitlRequest:
         else:
             decision_id = self.decision_id
 
+        escalation: dict[str, Any] | None | Unset
+        if isinstance(self.escalation, Unset):
+            escalation = UNSET
+        elif isinstance(self.escalation, HitlEscalation):
+            escalation = self.escalation.to_dict()
+        else:
+            escalation = self.escalation
+
         grant: dict[str, Any] | None | Unset
         if isinstance(self.grant, Unset):
             grant = UNSET
@@ -230,6 +242,8 @@ class HitlRequest:
             field_dict["decided_by"] = decided_by
         if decision_id is not UNSET:
             field_dict["decision_id"] = decision_id
+        if escalation is not UNSET:
+            field_dict["escalation"] = escalation
         if grant is not UNSET:
             field_dict["grant"] = grant
 
@@ -240,6 +254,7 @@ class HitlRequest:
         from ..models.actor import Actor
         from ..models.approval_grant import ApprovalGrant
         from ..models.hitl_callback import HitlCallback
+        from ..models.hitl_escalation import HitlEscalation
         from ..models.hitl_request_approved_context_type_0 import HitlRequestApprovedContextType0
         from ..models.hitl_request_context import HitlRequestContext
 
@@ -384,6 +399,23 @@ class HitlRequest:
 
         decision_id = _parse_decision_id(d.pop("decision_id", UNSET))
 
+        def _parse_escalation(data: object) -> HitlEscalation | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                escalation_type_0 = HitlEscalation.from_dict(data)
+
+                return escalation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HitlEscalation | None | Unset, data)
+
+        escalation = _parse_escalation(d.pop("escalation", UNSET))
+
         def _parse_grant(data: object) -> ApprovalGrant | None | Unset:
             if data is None:
                 return data
@@ -424,6 +456,7 @@ class HitlRequest:
             decided_at=decided_at,
             decided_by=decided_by,
             decision_id=decision_id,
+            escalation=escalation,
             grant=grant,
         )
 

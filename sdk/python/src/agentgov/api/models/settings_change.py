@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.escalation_step import EscalationStep
     from ..models.risk_levels import RiskLevels
 
 
@@ -23,6 +24,10 @@ class SettingsChange:
             approval_threshold (float | None | Unset): Above 0 and at most 1.
             guard_threshold (float | None | Unset): Above 0 and below 1: the Prompt Guard's threshold for this tenant, over
                 its model's.
+            hitl_escalation (list[EscalationStep] | None | Unset): The escalation chain of approval requests: up to five
+                steps `{after_secs, role}`,
+                `after_secs` rising, each 1 to 604,800; `role` one that may decide (`analyst`,
+                `admin`, `super_admin`). `null` or `[]` removes it. New requests take it.
             hitl_timeout_secs (int | None | Unset): 1 to 604,800 (seven days): how long an approval request that names no
                 `timeout_seconds` waits for a decision.
             risk_levels (None | RiskLevels | Unset):
@@ -30,6 +35,7 @@ class SettingsChange:
 
     approval_threshold: float | None | Unset = UNSET
     guard_threshold: float | None | Unset = UNSET
+    hitl_escalation: list[EscalationStep] | None | Unset = UNSET
     hitl_timeout_secs: int | None | Unset = UNSET
     risk_levels: None | RiskLevels | Unset = UNSET
 
@@ -47,6 +53,18 @@ class SettingsChange:
             guard_threshold = UNSET
         else:
             guard_threshold = self.guard_threshold
+
+        hitl_escalation: list[dict[str, Any]] | None | Unset
+        if isinstance(self.hitl_escalation, Unset):
+            hitl_escalation = UNSET
+        elif isinstance(self.hitl_escalation, list):
+            hitl_escalation = []
+            for hitl_escalation_type_0_item_data in self.hitl_escalation:
+                hitl_escalation_type_0_item = hitl_escalation_type_0_item_data.to_dict()
+                hitl_escalation.append(hitl_escalation_type_0_item)
+
+        else:
+            hitl_escalation = self.hitl_escalation
 
         hitl_timeout_secs: int | None | Unset
         if isinstance(self.hitl_timeout_secs, Unset):
@@ -69,6 +87,8 @@ class SettingsChange:
             field_dict["approval_threshold"] = approval_threshold
         if guard_threshold is not UNSET:
             field_dict["guard_threshold"] = guard_threshold
+        if hitl_escalation is not UNSET:
+            field_dict["hitl_escalation"] = hitl_escalation
         if hitl_timeout_secs is not UNSET:
             field_dict["hitl_timeout_secs"] = hitl_timeout_secs
         if risk_levels is not UNSET:
@@ -78,6 +98,7 @@ class SettingsChange:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.escalation_step import EscalationStep
         from ..models.risk_levels import RiskLevels
 
         d = dict(src_dict)
@@ -99,6 +120,28 @@ class SettingsChange:
             return cast(float | None | Unset, data)
 
         guard_threshold = _parse_guard_threshold(d.pop("guard_threshold", UNSET))
+
+        def _parse_hitl_escalation(data: object) -> list[EscalationStep] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                hitl_escalation_type_0 = []
+                _hitl_escalation_type_0 = data
+                for hitl_escalation_type_0_item_data in _hitl_escalation_type_0:
+                    hitl_escalation_type_0_item = EscalationStep.from_dict(hitl_escalation_type_0_item_data)
+
+                    hitl_escalation_type_0.append(hitl_escalation_type_0_item)
+
+                return hitl_escalation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[EscalationStep] | None | Unset, data)
+
+        hitl_escalation = _parse_hitl_escalation(d.pop("hitl_escalation", UNSET))
 
         def _parse_hitl_timeout_secs(data: object) -> int | None | Unset:
             if data is None:
@@ -129,6 +172,7 @@ class SettingsChange:
         settings_change = cls(
             approval_threshold=approval_threshold,
             guard_threshold=guard_threshold,
+            hitl_escalation=hitl_escalation,
             hitl_timeout_secs=hitl_timeout_secs,
             risk_levels=risk_levels,
         )

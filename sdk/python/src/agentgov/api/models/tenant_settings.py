@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.escalation_step import EscalationStep
     from ..models.risk_levels import RiskLevels
 
 
@@ -25,6 +26,10 @@ class TenantSettings:
         guard_threshold (float | None | Unset): The Prompt Guard blocks a text scoring at or above this (0 < t < 1),
             over the
             threshold its model was calibrated with.
+        hitl_escalation (list[EscalationStep] | None | Unset): Who is notified as an approval request keeps waiting: up
+            to five steps, each a role
+            and the seconds after the request was made (rising). Requests keep the chain they
+            were made under.
         hitl_timeout_secs (int | None | Unset): How long an approval request waits for a decision before it expires, in
             seconds,
             when the request names no `timeout_seconds` (1 to 604,800).
@@ -33,6 +38,7 @@ class TenantSettings:
 
     approval_threshold: float | None | Unset = UNSET
     guard_threshold: float | None | Unset = UNSET
+    hitl_escalation: list[EscalationStep] | None | Unset = UNSET
     hitl_timeout_secs: int | None | Unset = UNSET
     risk_levels: None | RiskLevels | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,6 +57,18 @@ class TenantSettings:
             guard_threshold = UNSET
         else:
             guard_threshold = self.guard_threshold
+
+        hitl_escalation: list[dict[str, Any]] | None | Unset
+        if isinstance(self.hitl_escalation, Unset):
+            hitl_escalation = UNSET
+        elif isinstance(self.hitl_escalation, list):
+            hitl_escalation = []
+            for hitl_escalation_type_0_item_data in self.hitl_escalation:
+                hitl_escalation_type_0_item = hitl_escalation_type_0_item_data.to_dict()
+                hitl_escalation.append(hitl_escalation_type_0_item)
+
+        else:
+            hitl_escalation = self.hitl_escalation
 
         hitl_timeout_secs: int | None | Unset
         if isinstance(self.hitl_timeout_secs, Unset):
@@ -73,6 +91,8 @@ class TenantSettings:
             field_dict["approval_threshold"] = approval_threshold
         if guard_threshold is not UNSET:
             field_dict["guard_threshold"] = guard_threshold
+        if hitl_escalation is not UNSET:
+            field_dict["hitl_escalation"] = hitl_escalation
         if hitl_timeout_secs is not UNSET:
             field_dict["hitl_timeout_secs"] = hitl_timeout_secs
         if risk_levels is not UNSET:
@@ -82,6 +102,7 @@ class TenantSettings:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.escalation_step import EscalationStep
         from ..models.risk_levels import RiskLevels
 
         d = dict(src_dict)
@@ -103,6 +124,28 @@ class TenantSettings:
             return cast(float | None | Unset, data)
 
         guard_threshold = _parse_guard_threshold(d.pop("guard_threshold", UNSET))
+
+        def _parse_hitl_escalation(data: object) -> list[EscalationStep] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                hitl_escalation_type_0 = []
+                _hitl_escalation_type_0 = data
+                for hitl_escalation_type_0_item_data in _hitl_escalation_type_0:
+                    hitl_escalation_type_0_item = EscalationStep.from_dict(hitl_escalation_type_0_item_data)
+
+                    hitl_escalation_type_0.append(hitl_escalation_type_0_item)
+
+                return hitl_escalation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[EscalationStep] | None | Unset, data)
+
+        hitl_escalation = _parse_hitl_escalation(d.pop("hitl_escalation", UNSET))
 
         def _parse_hitl_timeout_secs(data: object) -> int | None | Unset:
             if data is None:
@@ -133,6 +176,7 @@ class TenantSettings:
         tenant_settings = cls(
             approval_threshold=approval_threshold,
             guard_threshold=guard_threshold,
+            hitl_escalation=hitl_escalation,
             hitl_timeout_secs=hitl_timeout_secs,
             risk_levels=risk_levels,
         )
