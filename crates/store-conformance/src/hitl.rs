@@ -338,10 +338,8 @@ pub async fn hitl_escalations_are_due_pending_steps_taken_once(store: Arc<dyn St
     let b = tenant(&store, "b-he-esc").await;
     let now = precise(2_000, 250_000);
     let x = agent();
-    let steps = [
-        EscalationStep { after_secs: 60, role: Role::Analyst },
-        EscalationStep { after_secs: 600, role: Role::Admin },
-    ];
+    let steps =
+        [EscalationStep { after_secs: 60, role: Role::Analyst }, EscalationStep { after_secs: 600, role: Role::Admin }];
     let chained = |tenant, seed, created: OffsetDateTime| {
         let r = new_hitl_request(tenant, x, now + 3_600 * SECOND, seed);
         HitlRequest { created_at: created, escalation: HitlEscalation::start(&steps, created), ..r }
@@ -381,7 +379,10 @@ pub async fn hitl_escalations_are_due_pending_steps_taken_once(store: Arc<dyn St
     assert!(ids(store.due_hitl_escalations(next, 100).await.unwrap()).contains(&p1.id), "due again by the next step");
     // Another tenant's id is not found; a decided request is not escalated.
     let foreign = HitlRequest { tenant_id: b, ..step(&at_now) };
-    assert!(matches!(store.escalate_hitl(&foreign, at_now.escalate_at().unwrap()).await, Err(DomainError::NotFound { .. })));
+    assert!(matches!(
+        store.escalate_hitl(&foreign, at_now.escalate_at().unwrap()).await,
+        Err(DomainError::NotFound { .. })
+    ));
     let rejected = finalised(at_now.clone(), Rejected, now);
     assert!(store.decide_hitl(&rejected).await.unwrap());
     assert!(!store.escalate_hitl(&step(&at_now), at_now.escalate_at().unwrap()).await.unwrap());

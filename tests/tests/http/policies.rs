@@ -686,15 +686,18 @@ async fn a_replay_diffs_two_versions_of_a_template_on_the_recorded_inputs() {
     let app = spawn_app().await;
     let t = app.create_tenant("acme").await;
     let agent = register(&app, &t, "importer", &[]).await;
-    let cap = |max: u64, effect: &str| {
-        json!({"name": "Bulk cap", "template": {"id": "bulk-operation-cap", "parameters": {"max_records": max, "effect": effect}}})
-    };
+    let cap = |max: u64, effect: &str| json!({"name": "Bulk cap", "template": {"id": "bulk-operation-cap", "parameters": {"max_records": max, "effect": effect}}});
     let p = create(&app, &t, &cap(1000, "deny")).await;
     let id = p["id"].as_str().unwrap().to_owned();
     // Version 2, in force: stricter, but asks a person instead of denying.
     expect(app.put(&format!("/policies/{id}")).bearer_auth(&t.token).json(&cap(100, "approval")), 200).await;
     for n in [50, 500, 5000] {
-        let c = check(&app, &t, json!({"agent_id": agent, "action": "import", "resource": "crm/contacts", "context": {"record_count": n}})).await;
+        let c = check(
+            &app,
+            &t,
+            json!({"agent_id": agent, "action": "import", "resource": "crm/contacts", "context": {"record_count": n}}),
+        )
+        .await;
         assert_eq!(c["allowed"], json!(n == 50), "{c}");
     }
 
@@ -704,12 +707,19 @@ async fn a_replay_diffs_two_versions_of_a_template_on_the_recorded_inputs() {
     assert_eq!(r.status(), 202);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
     let job: Value = r.json().await.unwrap();
-    assert_eq!((&job["status"], &job["baseline_version"], &job["candidate_version"]), (&json!("queued"), &json!(2), &json!(1)));
+    assert_eq!(
+        (&job["status"], &job["baseline_version"], &job["candidate_version"]),
+        (&json!("queued"), &json!(2), &json!(1))
+    );
     assert!(job.get("baseline_rego").is_none() && job.get("candidate_rego").is_none(), "{job}");
     assert_eq!(location, format!("/api/v1/policies/{id}/replay/{}", job["id"].as_str().unwrap()));
     let done = wait_for_replay(&app, &t, &id, job["id"].as_str().unwrap()).await;
     let report = &done["report"];
-    assert_eq!((&report["decisions"], &report["replayed"], &report["skipped"]), (&json!(3), &json!(3), &json!(0)), "{done}");
+    assert_eq!(
+        (&report["decisions"], &report["replayed"], &report["skipped"]),
+        (&json!(3), &json!(3), &json!(0)),
+        "{done}"
+    );
     assert_eq!(report["baseline"], json!({"allow": 1, "deny": 0, "require_approval": 2, "error": 0}), "{report}");
     assert_eq!(report["candidate"], json!({"allow": 2, "deny": 1, "require_approval": 0, "error": 0}), "{report}");
     assert_eq!(
@@ -747,7 +757,8 @@ deny contains "no imports" if input.action == "import"
 
 async fn wait_for_replay(app: &TestApp, t: &Tenant, policy: &str, id: &str) -> Value {
     for _ in 0..400 {
-        let job = expect(app.get(&format!("/policies/{policy}/replay/{id}")).header("X-API-Key", &t.api_key), 200).await;
+        let job =
+            expect(app.get(&format!("/policies/{policy}/replay/{id}")).header("X-API-Key", &t.api_key), 200).await;
         if job["status"] == "completed" || job["status"] == "failed" {
             assert_eq!(job["status"], "completed", "{job}");
             return job;

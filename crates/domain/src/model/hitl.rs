@@ -209,7 +209,13 @@ impl HitlEscalation {
         let index = usize::try_from(self.level).ok()?;
         let step = self.steps.get(index)?;
         let next = self.steps.get(index + 1).map(|s| created + time::Duration::seconds(i64::from(s.after_secs)));
-        Some(Self { level: self.level + 1, role: Some(step.role), escalated_at: Some(now), next_at: next, ..self.clone() })
+        Some(Self {
+            level: self.level + 1,
+            role: Some(step.role),
+            escalated_at: Some(now),
+            next_at: next,
+            ..self.clone()
+        })
     }
 }
 

@@ -279,7 +279,8 @@ impl HitlRepo for PgStore {
         let mut conn = self.conn().await?;
         // One statement: of racing holders the first takes the row's lock, and the others
         // find its `escalate_at` moved on.
-        let target = request!(tenant, id).filter(hitl_requests::status.eq(PENDING)).filter(hitl_requests::escalate_at.eq(due));
+        let target =
+            request!(tenant, id).filter(hitl_requests::status.eq(PENDING)).filter(hitl_requests::escalate_at.eq(due));
         let updated = diesel::update(target)
             .set((hitl_requests::body.eq(row.body), hitl_requests::escalate_at.eq(row.escalate_at)))
             .execute(&mut conn)

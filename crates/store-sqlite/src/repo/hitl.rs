@@ -251,9 +251,11 @@ impl HitlRepo for SqliteStore {
         let (row, id, due) = (HitlRow::try_from(request)?, request.id, unix_micros(due));
         self.transaction(move |c| {
             let target = request!(&row.tenant_id, &row.id);
-            let n = diesel::update(target.filter(hitl_requests::status.eq(PENDING)).filter(hitl_requests::escalate_at.eq(due)))
-                .set((hitl_requests::body.eq(&row.body), hitl_requests::escalate_at.eq(row.escalate_at)))
-                .execute(c)?;
+            let n = diesel::update(
+                target.filter(hitl_requests::status.eq(PENDING)).filter(hitl_requests::escalate_at.eq(due)),
+            )
+            .set((hitl_requests::body.eq(&row.body), hitl_requests::escalate_at.eq(row.escalate_at)))
+            .execute(c)?;
             if n > 0 {
                 return Ok(true);
             }

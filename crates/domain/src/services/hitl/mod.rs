@@ -36,8 +36,9 @@ use crate::events::{
 };
 use crate::ids::{AgentId, AuditId, HitlId, TenantId};
 use crate::model::{
-    Actor, Agent, ApprovalGrant, CallbackStatus, EffectiveSettings, HitlCallback, HitlEscalation, HitlFilter, HitlRequest, HitlStatus,
-    JsonObject, Permission, PolicyMode, PolicyVersion, Role, SecretPurpose, TenantSecret, action_digest,
+    Actor, Agent, ApprovalGrant, CallbackStatus, EffectiveSettings, HitlCallback, HitlEscalation, HitlFilter,
+    HitlRequest, HitlStatus, JsonObject, Permission, PolicyMode, PolicyVersion, Role, SecretPurpose, TenantSecret,
+    action_digest,
 };
 use crate::net::ReceiverPolicy;
 use crate::page::{Page, PageRequest};
@@ -883,7 +884,9 @@ impl HitlService {
             let due = self.repos.hitl.due_hitl_escalations(now, self.settings.expiry_batch).await?;
             let full = due.len() as i64 >= self.settings.expiry_batch;
             for request in due {
-                let (Some(at), Some(escalation)) = (request.escalate_at(), request.escalation.as_ref()) else { continue };
+                let (Some(at), Some(escalation)) = (request.escalate_at(), request.escalation.as_ref()) else {
+                    continue;
+                };
                 let after = HitlRequest {
                     escalation: escalation.advanced(request.created_at, now),
                     updated_at: now,

@@ -324,7 +324,10 @@ async fn a_waiting_request_escalates_along_the_tenants_chain_once_per_step() {
     ];
     // A bad chain names the field and keeps the settings as they were.
     for bad in [
-        vec![EscalationStep { after_secs: 300, role: Role::Admin }, EscalationStep { after_secs: 60, role: Role::Analyst }],
+        vec![
+            EscalationStep { after_secs: 300, role: Role::Admin },
+            EscalationStep { after_secs: 60, role: Role::Analyst },
+        ],
         vec![EscalationStep { after_secs: 0, role: Role::Admin }],
         vec![EscalationStep { after_secs: 60, role: Role::Viewer }],
         vec![EscalationStep { after_secs: 60, role: Role::Admin }; 6],

@@ -990,7 +990,10 @@ impl PolicyService {
         let now_text = now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
         let now_ns = i64::try_from(now.unix_timestamp_nanos()).unwrap_or(i64::MAX);
         let mut kept = serde_json::Map::new();
-        kept.insert("tenant".into(), serde_json::json!({"id": agent.tenant_id, "approval_threshold": settings.approval_threshold}));
+        kept.insert(
+            "tenant".into(),
+            serde_json::json!({"id": agent.tenant_id, "approval_threshold": settings.approval_threshold}),
+        );
         kept.insert("time".into(), serde_json::json!({"now": now_text, "now_ns": now_ns}));
         kept.insert(
             "risk".into(),

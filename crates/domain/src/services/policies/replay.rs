@@ -23,9 +23,9 @@ use crate::model::{
     ReplayJob, ReplayReport, SeqOrder,
 };
 use crate::ports::{OffloadError, PolicyModule, PolicyOutcome};
+use crate::services::Caller;
 use crate::services::audit::caller_actor;
 use crate::services::jobs::{self, ClaimedJob, KindSettings};
-use crate::services::Caller;
 
 /// Decision records a replay reads at most (oldest first).
 pub const REPLAY_MAX_DECISIONS: u64 = 100_000;
@@ -174,9 +174,7 @@ impl PolicyService {
         let max = self.settings.max_replays_per_tenant;
         self.repos.jobs.enqueue_job(&job.to_job(), max).await.map_err(|e| match e {
             DomainError::Conflict(m) if m == crate::ports::store::JOB_LIMIT_REACHED => DomainError::quota(
-                format!(
-                    "the tenant already has {max} replays queued or running, its limit; wait for one to finish"
-                ),
+                format!("the tenant already has {max} replays queued or running, its limit; wait for one to finish"),
                 Duration::from_secs(10),
             ),
             other => other,
@@ -274,8 +272,10 @@ impl PolicyService {
             rego: rego.to_owned(),
             shadow: false,
         };
-        let modules =
-            vec![module(job.baseline_version, &job.baseline_rego), module(job.candidate_version.unwrap_or(0), &job.candidate_rego)];
+        let modules = vec![
+            module(job.baseline_version, &job.baseline_rego),
+            module(job.candidate_version.unwrap_or(0), &job.candidate_rego),
+        ];
         let compiled = self.compile(tenant, modules).await?;
         let filter = AuditFilter {
             event_type: Some(POLICY_DECISION.into()),

@@ -680,8 +680,8 @@ async fn shadow_mode_acts_on_nothing_and_records_as_many_would_deny_as_enforcing
 
 #[tokio::test]
 async fn a_replay_counts_what_an_earlier_version_would_change_on_recorded_inputs() {
-    use crate::model::{JobKind, JobStatus, ReplayCounts};
     use super::NewReplay;
+    use crate::model::{JobKind, JobStatus, ReplayCounts};
     let h = harness();
     let a = admin(&h, "acme").await;
     let bot = agent(&h, &a, "bot", &[]).await;
@@ -713,7 +713,8 @@ async fn a_replay_counts_what_an_earlier_version_would_change_on_recorded_inputs
     assert_eq!(fields(h.svc.policies.start_replay(&a, p.id, backwards).await.unwrap_err())[0].field, "from");
 
     h.clock.advance(std::time::Duration::from_secs(1));
-    let job = h.svc.policies.start_replay(&a, p.id, NewReplay { version: Some(1), ..NewReplay::default() }).await.unwrap();
+    let job =
+        h.svc.policies.start_replay(&a, p.id, NewReplay { version: Some(1), ..NewReplay::default() }).await.unwrap();
     assert_eq!((job.status, job.baseline_version, job.candidate_version), (JobStatus::Queued, 2, Some(1)));
     let claimed = h.claim(JobKind::Replay).await.unwrap();
     h.svc.policies.run_replay(claimed).await.unwrap();
