@@ -206,7 +206,7 @@ async fn run_job(services: &Services, claimed: ClaimedJob) {
             Ok(None) => Ok(()),
             Err(e) => Err(e),
         },
-        JobKind::Replay => services.policies.run_replay(claimed).await,
+        JobKind::Replay => services.replays.run_replay(claimed).await,
         JobKind::Clustering => match services.discovery.begin_clustering(claimed).await {
             Ok(run) => {
                 run_clustering(&services.discovery, run).await;

@@ -125,6 +125,10 @@ fn plan(method: &str, template: &str, b_agent: &str) -> Option<Plan> {
         }
         ("get" | "delete", "/policies/{id}") | ("get", "/policies/{id}/shadow-report") => (Kind::Policy, None),
         ("put", "/policies/{id}") => (Kind::Policy, Some(json!({"name": "taken over", "rego": DENY_DELETES}))),
+        ("post", "/policies/{id}/replay") => (Kind::Policy, Some(json!({"version": 1}))),
+        // Both ids filled with A's policy's (the replay test reads A's replay, with A's
+        // policy, as B: 404).
+        ("get", "/policies/{id}/replay/{replay_id}") => (Kind::Policy, None),
         // B's own agent: the only id of A's in the request is the policy's.
         ("post", "/policies/{id}/test") => {
             (Kind::Policy, Some(json!({"agent_id": b_agent, "action": "delete", "resource": "x"})))

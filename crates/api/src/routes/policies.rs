@@ -5,8 +5,9 @@ use actix_web::{HttpResponse, delete, get, post, put, web};
 use agentgov_domain::ids::{PolicyId, ReplayJobId};
 use agentgov_domain::model::{Policy, ReplayJob};
 use agentgov_domain::page::Page;
+use agentgov_domain::services::NewReplay;
 use agentgov_domain::services::check::{CheckRequest, CheckResponse};
-use agentgov_domain::services::policies::{NewReplay, PolicyRequest, ShadowReport, TemplateView};
+use agentgov_domain::services::policies::{PolicyRequest, ShadowReport, TemplateView};
 
 use crate::AppState;
 use crate::extract::{ApiKeyOrJwt, Json, Jwt};
@@ -224,7 +225,7 @@ pub async fn start_replay(
     id: web::Path<PolicyId>,
     body: Json<NewReplay>,
 ) -> ApiResult<HttpResponse> {
-    let job = state.services.policies.start_replay(&auth.0, *id, body.0).await?;
+    let job = state.services.replays.start_replay(&auth.0, *id, body.0).await?;
     Ok(HttpResponse::Accepted()
         .insert_header((header::LOCATION, format!("/api/v1/policies/{}/replay/{}", job.policy_id, job.id)))
         .json(job))
@@ -247,5 +248,5 @@ pub async fn replay_status(
     path: web::Path<(PolicyId, ReplayJobId)>,
 ) -> ApiResult<web::Json<ReplayJob>> {
     let (id, replay) = path.into_inner();
-    Ok(web::Json(state.services.policies.replay_status(&auth.0, id, replay).await?))
+    Ok(web::Json(state.services.replays.replay_status(&auth.0, id, replay).await?))
 }

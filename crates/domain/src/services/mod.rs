@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod passwords;
 pub mod policies;
 mod ports;
+mod replay;
 pub mod sessions;
 pub mod shares;
 pub mod siem;
@@ -43,8 +44,9 @@ pub use hitl::{
     TokenRefusal,
 };
 pub use jobs::{ClaimedJob, JobClaims, KindSettings};
-pub use policies::{NewReplay, PolicyService, PolicySettings};
+pub use policies::{PolicyService, PolicySettings};
 pub use ports::Ports;
+pub use replay::{NewReplay, ReplayService};
 pub use sessions::{SessionService, SessionSettings};
 pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
@@ -101,6 +103,8 @@ pub struct Services {
     pub agents: AgentService,
     pub webhook: WebhookService,
     pub policies: PolicyService,
+    /// Replays of policy versions over past decisions (jobs).
+    pub replays: ReplayService,
     pub guard: GuardService,
     pub discovery: DiscoveryService,
     pub sso: SsoService,
@@ -239,13 +243,14 @@ impl Services {
         let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
+        let replays = ReplayService::new(ports.clone(), replay::Repos::of(&store), policies.clone(), wake.clone());
         let audit = AuditService::new(ports.clone(), audit::Repos::of(&store), log.clone(), settings.audit, wake);
         let kinds = [
             (JobKind::Export, audit.job_settings()),
             (JobKind::GuardTraining, guard.job_settings()),
             (JobKind::AnomalyTraining, anomalies.job_settings()),
             (JobKind::Clustering, discovery.job_settings()),
-            (JobKind::Replay, policies.replay_job_settings()),
+            (JobKind::Replay, replays.job_settings()),
         ];
         let jobs = JobClaims::new(store.clone(), ports.clock.clone(), ports.ids.clone(), kinds.into_iter().collect());
         let services = Self {
@@ -266,6 +271,7 @@ impl Services {
             agents,
             webhook,
             policies,
+            replays,
             guard,
             discovery,
             sso,

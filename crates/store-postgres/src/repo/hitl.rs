@@ -33,7 +33,7 @@ use time::OffsetDateTime;
 use crate::error::{self, TxError};
 use crate::rows::{HitlBodyRow, HitlRow};
 use crate::schema::{hitl_requests, tenants};
-use crate::store::PgStore;
+use crate::store::{Conn, PgStore};
 
 use super::page_of;
 
@@ -57,6 +57,17 @@ macro_rules! request {
             .filter(hitl_requests::id.eq($id.as_uuid()))
             .filter(hitl_requests::tenant_id.eq($tenant.as_uuid()))
     };
+}
+
+/// Whether a conditional write to request `id` applied (`updated` rows): `false` when the
+/// request exists but its condition failed, `NotFound` when it does not exist.
+async fn applied(conn: &mut Conn, tenant: TenantId, id: HitlId, updated: usize) -> Result<bool> {
+    if updated > 0 {
+        return Ok(true);
+    }
+    let present: bool =
+        diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(conn).await.map_err(error::db)?;
+    if present { Ok(false) } else { Err(not_found(id)) }
 }
 
 #[async_trait]
@@ -150,12 +161,7 @@ impl HitlRepo for PgStore {
             .execute(&mut conn)
             .await
             .map_err(error::db)?;
-        if updated > 0 {
-            return Ok(true);
-        }
-        let present: bool =
-            diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(&mut conn).await.map_err(error::db)?;
-        if present { Ok(false) } else { Err(not_found(id)) }
+        applied(&mut conn, tenant, id, updated).await
     }
 
     async fn expired_hitl(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
@@ -247,12 +253,7 @@ impl HitlRepo for PgStore {
             .execute(&mut conn)
             .await
             .map_err(error::db)?;
-        if updated > 0 {
-            return Ok(true);
-        }
-        let present: bool =
-            diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(&mut conn).await.map_err(error::db)?;
-        if present { Ok(false) } else { Err(not_found(id)) }
+        applied(&mut conn, tenant, id, updated).await
     }
 
     async fn due_hitl_escalations(&self, now: OffsetDateTime, limit: i64) -> Result<Vec<HitlRequest>> {
@@ -286,11 +287,6 @@ impl HitlRepo for PgStore {
             .execute(&mut conn)
             .await
             .map_err(error::db)?;
-        if updated > 0 {
-            return Ok(true);
-        }
-        let present: bool =
-            diesel::select(diesel::dsl::exists(request!(tenant, id))).get_result(&mut conn).await.map_err(error::db)?;
-        if present { Ok(false) } else { Err(not_found(id)) }
+        applied(&mut conn, tenant, id, updated).await
     }
 }

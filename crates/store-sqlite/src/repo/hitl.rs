@@ -27,6 +27,7 @@ use diesel::sql_types::{BigInt, Bool};
 use time::OffsetDateTime;
 
 use crate::SqliteStore;
+use crate::columns::Id;
 use crate::error::TxError;
 use crate::repo::check_tenant;
 use crate::rows::{HitlBodyRow, HitlRow, convert, id_text};
@@ -50,6 +51,16 @@ macro_rules! request {
     ($tenant:expr, $id:expr) => {
         hitl_requests::table.filter(hitl_requests::id.eq($id)).filter(hitl_requests::tenant_id.eq($tenant))
     };
+}
+
+/// Whether a conditional write to the request (`n` rows) applied: `false` when the request
+/// exists but its condition failed, `NotFound` when it does not exist.
+fn applied(c: &mut diesel::SqliteConnection, tenant: &Id, key: &Id, id: HitlId, n: usize) -> Result<bool, TxError> {
+    if n > 0 {
+        return Ok(true);
+    }
+    let exists: i64 = request!(tenant, key).count().get_result(c)?;
+    if exists == 0 { Err(TxError::Domain(not_found(id))) } else { Ok(false) }
 }
 
 #[async_trait]
@@ -128,11 +139,7 @@ impl HitlRepo for SqliteStore {
                     hitl_requests::escalate_at.eq(row.escalate_at),
                 ))
                 .execute(c)?;
-            if n > 0 {
-                return Ok(true);
-            }
-            let exists: i64 = target.count().get_result(c)?;
-            if exists == 0 { Err(TxError::Domain(not_found(id))) } else { Ok(false) }
+            applied(c, &row.tenant_id, &row.id, id, n)
         })
         .await
     }
@@ -219,11 +226,7 @@ impl HitlRepo for SqliteStore {
                     hitl_requests::callback_open.eq(row.callback_open),
                 ))
                 .execute(c)?;
-            if n > 0 {
-                return Ok(true);
-            }
-            let exists: i64 = target.count().get_result(c)?;
-            if exists == 0 { Err(TxError::Domain(not_found(id))) } else { Ok(false) }
+            applied(c, &row.tenant_id, &row.id, id, n)
         })
         .await
     }
@@ -256,11 +259,7 @@ impl HitlRepo for SqliteStore {
             )
             .set((hitl_requests::body.eq(&row.body), hitl_requests::escalate_at.eq(row.escalate_at)))
             .execute(c)?;
-            if n > 0 {
-                return Ok(true);
-            }
-            let exists: i64 = target.count().get_result(c)?;
-            if exists == 0 { Err(TxError::Domain(not_found(id))) } else { Ok(false) }
+            applied(c, &row.tenant_id, &row.id, id, n)
         })
         .await
     }

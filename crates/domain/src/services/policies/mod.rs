@@ -5,10 +5,7 @@
 //! against one input document, combines the outcomes, and appends the decision to the audit
 //! log before answering. The Rego contract is in `docs/policies.md`.
 
-mod replay;
 pub mod templates;
-
-pub use self::replay::{NewReplay, REPLAY_MAX_DAYS, REPLAY_MAX_DECISIONS};
 
 use std::sync::Arc;
 
@@ -61,10 +58,6 @@ pub struct PolicySettings {
     pub hitl_timeout_secs: u32,
     /// Most policies one tenant may store.
     pub max_policies_per_tenant: u64,
-    /// Most replays one tenant may have queued or running.
-    pub max_replays_per_tenant: u64,
-    /// How long a finished replay is kept.
-    pub replay_retention: std::time::Duration,
 }
 
 impl Default for PolicySettings {
@@ -75,8 +68,6 @@ impl Default for PolicySettings {
             cache_ttl: std::time::Duration::from_secs(60),
             hitl_timeout_secs,
             max_policies_per_tenant: 100,
-            max_replays_per_tenant: 2,
-            replay_retention: std::time::Duration::from_secs(7 * 24 * 3600),
         }
     }
 }
@@ -288,7 +279,7 @@ struct RecordedMatch {
 }
 
 /// A tenant with too many policy evaluations already waiting: 429.
-fn busy() -> DomainError {
+pub(crate) fn busy() -> DomainError {
     DomainError::RateLimited { retry_after: std::time::Duration::from_secs(1) }
 }
 
@@ -299,7 +290,7 @@ pub(crate) struct TenantPolicies {
     pub(crate) settings: EffectiveSettings,
 }
 
-super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo, audit: AuditRepo, jobs: JobQueue });
+super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo, audit: AuditRepo });
 #[derive(Clone)]
 pub struct PolicyService {
     repos: Repos,
@@ -395,7 +386,7 @@ impl PolicyService {
 
     /// `source` if it is a module the engine compiles (on the tenant's share of the pool),
     /// else 422 on `rego` naming the first error.
-    async fn checked_rego(&self, tenant: TenantId, source: String) -> Result<String> {
+    pub(crate) async fn checked_rego(&self, tenant: TenantId, source: String) -> Result<String> {
         if source.len() > MAX_REGO_BYTES {
             return Err(DomainError::invalid("rego", format!("must be at most {MAX_REGO_BYTES} bytes")));
         }
@@ -417,7 +408,7 @@ impl PolicyService {
         }
     }
 
-    fn require_author(caller: &Caller) -> Result<()> {
+    pub(crate) fn require_author(caller: &Caller) -> Result<()> {
         caller.require_role(Role::Admin)?;
         caller.require_permission(Permission::PoliciesWrite)
     }
@@ -465,7 +456,7 @@ impl PolicyService {
         self.repos.policies.list_policies(caller.tenant_id(), &PolicyFilter { enabled }, &page).await
     }
 
-    async fn stored(&self, tenant: TenantId, id: PolicyId) -> Result<Policy> {
+    pub(crate) async fn stored(&self, tenant: TenantId, id: PolicyId) -> Result<Policy> {
         self.repos.policies.get_policy(tenant, id).await?.ok_or_else(|| not_found(id))
     }
 
@@ -933,7 +924,11 @@ impl PolicyService {
 
     /// `modules` compiled on the pool. A compilation that fails as a whole (past its
     /// budget, or a panic the engine did not catch) fails the tenant's checks, not others'.
-    async fn compile(&self, tenant: TenantId, modules: Vec<PolicyModule>) -> Result<Arc<dyn CompiledPolicies>> {
+    pub(crate) async fn compile(
+        &self,
+        tenant: TenantId,
+        modules: Vec<PolicyModule>,
+    ) -> Result<Arc<dyn CompiledPolicies>> {
         let engine = self.ports.policy.clone();
         match self.ports.offload.call(tenant, COMPILE_BUDGET, move || engine.compile(&modules)).await {
             Ok(compiled) => compiled,
@@ -1180,4 +1175,4 @@ fn raise_for_anomaly(response: &mut CheckResponse, anomaly: &CheckScore, setting
 
 /// Validates a check request; the agent id parsed.
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

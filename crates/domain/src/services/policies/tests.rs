@@ -12,12 +12,12 @@ use crate::services::agents::AgentRequest;
 use crate::services::tenants::{SettingsChange, UpdateTenant};
 use crate::services::tests::{Harness, harness, replica};
 
-async fn admin(h: &Harness, tenant: &str) -> Caller {
+pub(crate) async fn admin(h: &Harness, tenant: &str) -> Caller {
     h.tenant(tenant).await;
     h.login(&format!("admin@{tenant}.test")).await.1
 }
 
-fn policy(name: &str, rego: &str) -> PolicyRequest {
+pub(crate) fn policy(name: &str, rego: &str) -> PolicyRequest {
     PolicyRequest {
         name: name.into(),
         description: None,
@@ -49,11 +49,11 @@ fn agent_request(name: &str, capabilities: &[&str], status: Option<AgentStatus>)
     }
 }
 
-async fn agent(h: &Harness, caller: &Caller, name: &str, capabilities: &[&str]) -> Agent {
+pub(crate) async fn agent(h: &Harness, caller: &Caller, name: &str, capabilities: &[&str]) -> Agent {
     h.svc.agents.register(caller, agent_request(name, capabilities, None)).await.unwrap()
 }
 
-fn check(agent: &Agent, action: &str, resource: &str, context: serde_json::Value) -> CheckRequest {
+pub(crate) fn check(agent: &Agent, action: &str, resource: &str, context: serde_json::Value) -> CheckRequest {
     CheckRequest {
         agent_id: agent.id.to_string(),
         action: action.into(),
@@ -66,7 +66,7 @@ fn check(agent: &Agent, action: &str, resource: &str, context: serde_json::Value
     }
 }
 
-fn fields(err: DomainError) -> Vec<FieldError> {
+pub(crate) fn fields(err: DomainError) -> Vec<FieldError> {
     match err {
         DomainError::Validation(errors) => errors,
         other => panic!("expected a validation error, got {other:?}"),
@@ -676,68 +676,4 @@ async fn shadow_mode_acts_on_nothing_and_records_as_many_would_deny_as_enforcing
     assert_eq!(fields(h.svc.policies.create(&a, both).await.unwrap_err())[0].field, "mode");
     let disabled = PolicyRequest { enabled: Some(false), ..policy("g3", "deny x") };
     assert_eq!(h.svc.policies.create(&a, disabled).await.unwrap().mode, PolicyMode::Off);
-}
-
-#[tokio::test]
-async fn a_replay_counts_what_an_earlier_version_would_change_on_recorded_inputs() {
-    use super::NewReplay;
-    use crate::model::{JobKind, JobStatus, ReplayCounts};
-    let h = harness();
-    let a = admin(&h, "acme").await;
-    let bot = agent(&h, &a, "bot", &[]).await;
-    // Version 1 denies exports; version 2 (in force) asks for approval of them instead, and
-    // denies deletions.
-    let p = h.svc.policies.create(&a, policy("data", "when kind export\ndeny no exports")).await.unwrap();
-    let v2 = policy("data", "when kind export\napprove exports need a person\nwhen kind delete\ndeny no deletions");
-    let p = h.svc.policies.update(&a, p.id, v2).await.unwrap();
-    assert_eq!(p.version, 2);
-    for kind in ["export", "export", "delete", "read"] {
-        h.svc.policies.check(&a, check(&bot, kind, "data/x", json!({"kind": kind}))).await.unwrap();
-    }
-    // A decision recorded before decisions kept their input is counted, not replayed.
-    let mut old = AuditEvent::new(a.tenant_id(), caller_actor(&a), POLICY_DECISION).action("read");
-    old.agent_id = Some(bot.id.as_uuid());
-    h.svc.audit.log().record(old.details(json!({"context": {}}))).await.unwrap();
-
-    // Bad requests name their field.
-    let none = NewReplay::default();
-    assert_eq!(fields(h.svc.policies.start_replay(&a, p.id, none).await.unwrap_err())[0].field, "version");
-    let both = NewReplay { version: Some(1), rego: Some("deny x".into()), ..NewReplay::default() };
-    assert_eq!(fields(h.svc.policies.start_replay(&a, p.id, both).await.unwrap_err())[0].field, "rego");
-    let future = NewReplay { version: Some(3), ..NewReplay::default() };
-    assert_eq!(fields(h.svc.policies.start_replay(&a, p.id, future).await.unwrap_err())[0].field, "version");
-    let broken = NewReplay { rego: Some("oops".into()), ..NewReplay::default() };
-    assert_eq!(fields(h.svc.policies.start_replay(&a, p.id, broken).await.unwrap_err())[0].field, "rego");
-    let now = h.clock.now();
-    let backwards = NewReplay { version: Some(1), from: Some(now), to: Some(now), ..NewReplay::default() };
-    assert_eq!(fields(h.svc.policies.start_replay(&a, p.id, backwards).await.unwrap_err())[0].field, "from");
-
-    h.clock.advance(std::time::Duration::from_secs(1));
-    let job =
-        h.svc.policies.start_replay(&a, p.id, NewReplay { version: Some(1), ..NewReplay::default() }).await.unwrap();
-    assert_eq!((job.status, job.baseline_version, job.candidate_version), (JobStatus::Queued, 2, Some(1)));
-    let claimed = h.claim(JobKind::Replay).await.unwrap();
-    h.svc.policies.run_replay(claimed).await.unwrap();
-    let done = h.svc.policies.replay_status(&a, p.id, job.id).await.unwrap();
-    assert_eq!(done.status, JobStatus::Completed, "{done:?}");
-    let report = done.report.unwrap();
-    assert_eq!((report.decisions, report.replayed, report.skipped), (5, 4, 1));
-    assert_eq!(report.baseline, ReplayCounts { allow: 1, deny: 1, require_approval: 2, error: 0 });
-    assert_eq!(report.candidate, ReplayCounts { allow: 2, deny: 2, require_approval: 0, error: 0 });
-    // Exports: gated now, denied by version 1; the deletion: denied now, allowed by version 1.
-    assert_eq!((report.newly_denied, report.newly_allowed, report.newly_approval_gated), (2, 1, 0));
-    let allowed = report.examples.iter().find(|e| e.change == "newly_allowed").unwrap();
-    assert_eq!((allowed.action.as_deref(), allowed.before.as_str()), (Some("delete"), "deny"));
-    let denied = report.examples.iter().find(|e| e.change == "newly_denied").unwrap();
-    assert_eq!(denied.messages, ["no exports"]);
-    assert!(!report.truncated);
-
-    // Rego given, and the same replay seen from another tenant or policy: 404.
-    let tried = NewReplay { rego: Some("deny nothing goes".into()), ..NewReplay::default() };
-    let tried = h.svc.policies.start_replay(&a, p.id, tried).await.unwrap();
-    assert_eq!(tried.candidate_version, None);
-    let b = admin(&h, "other").await;
-    assert!(matches!(h.svc.policies.replay_status(&b, p.id, job.id).await, Err(DomainError::NotFound { .. })));
-    let q = h.svc.policies.create(&a, policy("q", "deny q")).await.unwrap();
-    assert!(matches!(h.svc.policies.replay_status(&a, q.id, job.id).await, Err(DomainError::NotFound { .. })));
 }

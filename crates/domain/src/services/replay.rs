@@ -8,13 +8,17 @@
 //! Asynchronous like an export: a job of the one queue (kind `replay`) that any replica's
 //! worker runs, reading the window oldest first in pages and evaluating each page on the
 //! tenant's share of the pool. Nothing is recorded but the job; the report is its state.
+//! The policies themselves (their sources, compilation on the pool) are `PolicyService`'s.
 
 use std::time::Duration;
 
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::{KeptInput, PolicyService, busy};
+use futures::channel::mpsc;
+
+use super::policies::{KeptInput, PolicyService, busy};
+use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::events::POLICY_DECISION;
 use crate::ids::{PolicyId, ReplayJobId, TenantId};
@@ -23,7 +27,6 @@ use crate::model::{
     ReplayJob, ReplayReport, SeqOrder,
 };
 use crate::ports::{OffloadError, PolicyModule, PolicyOutcome};
-use crate::services::Caller;
 use crate::services::audit::caller_actor;
 use crate::services::jobs::{self, ClaimedJob, KindSettings};
 
@@ -39,6 +42,22 @@ const PAGE_BUDGET: Duration = Duration::from_secs(30);
 const EXAMPLES_PER_CHANGE: usize = 5;
 /// How long a worker's claim of a replay holds before it is renewed (every page).
 const REPLAY_LEASE: Duration = Duration::from_secs(120);
+/// Replays one tenant may have queued or running.
+pub const REPLAYS_PER_TENANT: u64 = 2;
+/// How long a finished replay is kept.
+pub const REPLAY_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+super::ports::repos!(Repos { audit: AuditRepo, jobs: JobQueue });
+
+/// Replays of policy versions over past decisions.
+#[derive(Clone)]
+pub struct ReplayService {
+    repos: Repos,
+    ports: Ports,
+    policies: PolicyService,
+    /// Tells the worker that a job was queued here.
+    wake_worker: mpsc::Sender<()>,
+}
 
 /// The body of `POST /policies/{id}/replay`: exactly one of `version` and `rego`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -120,13 +139,17 @@ fn replay_not_found(id: ReplayJobId) -> DomainError {
     DomainError::not_found("replay", id)
 }
 
-impl PolicyService {
+impl ReplayService {
+    pub(crate) fn new(ports: Ports, repos: Repos, policies: PolicyService, wake_worker: mpsc::Sender<()>) -> Self {
+        Self { repos, ports, policies, wake_worker }
+    }
+
     /// `POST /policies/{id}/replay` (admin): queues a replay of a candidate version of the
     /// policy against its present version over the window's decisions.
     pub async fn start_replay(&self, caller: &Caller, id: PolicyId, req: NewReplay) -> Result<ReplayJob> {
-        Self::require_author(caller)?;
+        PolicyService::require_author(caller)?;
         let tenant = caller.tenant_id();
-        let policy = self.stored(tenant, id).await?;
+        let policy = self.policies.stored(tenant, id).await?;
         let now = self.ports.clock.now();
         let to = req.to.unwrap_or(now);
         let from = req.from.unwrap_or(to - time::Duration::days(7));
@@ -148,7 +171,7 @@ impl PolicyService {
         let candidate_rego = match (req.version, req.rego) {
             (Some(n), _) if n == policy.version => policy.rego.clone(),
             (Some(n), _) => self.version_rego(tenant, id, n).await?,
-            (None, rego) => self.checked_rego(tenant, rego.unwrap_or_default()).await?,
+            (None, rego) => self.policies.checked_rego(tenant, rego.unwrap_or_default()).await?,
         };
         let job = ReplayJob {
             id: ReplayJobId(self.ports.ids.new_id()),
@@ -171,7 +194,7 @@ impl PolicyService {
             attempts: 0,
             lease: None,
         };
-        let max = self.settings.max_replays_per_tenant;
+        let max = REPLAYS_PER_TENANT;
         self.repos.jobs.enqueue_job(&job.to_job(), max).await.map_err(|e| match e {
             DomainError::Conflict(m) if m == crate::ports::store::JOB_LIMIT_REACHED => DomainError::quota(
                 format!("the tenant already has {max} replays queued or running, its limit; wait for one to finish"),
@@ -179,6 +202,8 @@ impl PolicyService {
             ),
             other => other,
         })?;
+        // Full means a wake-up is already pending.
+        let _ = self.wake_worker.clone().try_send(());
         Ok(job)
     }
 
@@ -229,8 +254,8 @@ impl PolicyService {
     }
 
     /// How the job queue treats replays: kept for the retention period once finished.
-    pub(crate) fn replay_job_settings(&self) -> KindSettings {
-        KindSettings { lease: REPLAY_LEASE, max_attempts: 3, keep_for: Some(self.settings.replay_retention) }
+    pub(crate) fn job_settings(&self) -> KindSettings {
+        KindSettings { lease: REPLAY_LEASE, max_attempts: 3, keep_for: Some(REPLAY_RETENTION) }
     }
 
     /// Runs a claimed replay to its end: completed with its report, or failed with a
@@ -242,7 +267,7 @@ impl PolicyService {
         let end = match self.replayed(&job, token).await {
             Ok(report) => {
                 let mut end = JobEnd::completed(now(), serde_json::json!({ "report": report }));
-                end.expires_at = Some(now() + self.settings.replay_retention);
+                end.expires_at = Some(now() + REPLAY_RETENTION);
                 end
             }
             Err(DomainError::Conflict(_)) => return Ok(()),
@@ -255,7 +280,7 @@ impl PolicyService {
                     }
                     _ => "the replay failed; start it again".to_owned(),
                 };
-                JobEnd { expires_at: Some(now() + self.settings.replay_retention), ..JobEnd::failed(now(), reason) }
+                JobEnd { expires_at: Some(now() + REPLAY_RETENTION), ..JobEnd::failed(now(), reason) }
             }
         };
         jobs::unless_lost(self.repos.jobs.finish_job(job.id.0, token, &end).await).map(drop)
@@ -276,7 +301,7 @@ impl PolicyService {
             module(job.baseline_version, &job.baseline_rego),
             module(job.candidate_version.unwrap_or(0), &job.candidate_rego),
         ];
-        let compiled = self.compile(tenant, modules).await?;
+        let compiled = self.policies.compile(tenant, modules).await?;
         let filter = AuditFilter {
             event_type: Some(POLICY_DECISION.into()),
             from: Some(job.from),
@@ -377,6 +402,12 @@ fn tally(report: &mut ReplayReport, record: &AuditRecord, outcome: Result<Vec<Po
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    use crate::services::audit::AuditEvent;
+    use crate::services::policies::tests::{admin, agent, check, fields, policy};
+    use crate::ports::Clock;
+    use crate::services::tests::harness;
 
     #[test]
     fn changes_are_counted_from_the_baselines_outcome_to_the_candidates() {
@@ -389,5 +420,68 @@ mod tests {
         assert_eq!(change(Allow, RequireApproval), Some("newly_approval_gated"));
         assert_eq!(change(Deny, RequireApproval), None);
         assert_eq!(change(Allow, Allow), None);
+    }
+
+    #[tokio::test]
+    async fn a_replay_counts_what_an_earlier_version_would_change_on_recorded_inputs() {
+        use crate::model::{JobKind, JobStatus, ReplayCounts};
+        let h = harness();
+        let a = admin(&h, "acme").await;
+        let bot = agent(&h, &a, "bot", &[]).await;
+        // Version 1 denies exports; version 2 (in force) asks for approval of them instead, and
+        // denies deletions.
+        let p = h.svc.policies.create(&a, policy("data", "when kind export\ndeny no exports")).await.unwrap();
+        let v2 = policy("data", "when kind export\napprove exports need a person\nwhen kind delete\ndeny no deletions");
+        let p = h.svc.policies.update(&a, p.id, v2).await.unwrap();
+        assert_eq!(p.version, 2);
+        for kind in ["export", "export", "delete", "read"] {
+            h.svc.policies.check(&a, check(&bot, kind, "data/x", json!({"kind": kind}))).await.unwrap();
+        }
+        // A decision recorded before decisions kept their input is counted, not replayed.
+        let mut old = AuditEvent::new(a.tenant_id(), caller_actor(&a), POLICY_DECISION).action("read");
+        old.agent_id = Some(bot.id.as_uuid());
+        h.svc.audit.log().record(old.details(json!({"context": {}}))).await.unwrap();
+
+        // Bad requests name their field.
+        let none = NewReplay::default();
+        assert_eq!(fields(h.svc.replays.start_replay(&a, p.id, none).await.unwrap_err())[0].field, "version");
+        let both = NewReplay { version: Some(1), rego: Some("deny x".into()), ..NewReplay::default() };
+        assert_eq!(fields(h.svc.replays.start_replay(&a, p.id, both).await.unwrap_err())[0].field, "rego");
+        let future = NewReplay { version: Some(3), ..NewReplay::default() };
+        assert_eq!(fields(h.svc.replays.start_replay(&a, p.id, future).await.unwrap_err())[0].field, "version");
+        let broken = NewReplay { rego: Some("oops".into()), ..NewReplay::default() };
+        assert_eq!(fields(h.svc.replays.start_replay(&a, p.id, broken).await.unwrap_err())[0].field, "rego");
+        let now = h.clock.now();
+        let backwards = NewReplay { version: Some(1), from: Some(now), to: Some(now), ..NewReplay::default() };
+        assert_eq!(fields(h.svc.replays.start_replay(&a, p.id, backwards).await.unwrap_err())[0].field, "from");
+
+        h.clock.advance(std::time::Duration::from_secs(1));
+        let job =
+            h.svc.replays.start_replay(&a, p.id, NewReplay { version: Some(1), ..NewReplay::default() }).await.unwrap();
+        assert_eq!((job.status, job.baseline_version, job.candidate_version), (JobStatus::Queued, 2, Some(1)));
+        let claimed = h.claim(JobKind::Replay).await.unwrap();
+        h.svc.replays.run_replay(claimed).await.unwrap();
+        let done = h.svc.replays.replay_status(&a, p.id, job.id).await.unwrap();
+        assert_eq!(done.status, JobStatus::Completed, "{done:?}");
+        let report = done.report.unwrap();
+        assert_eq!((report.decisions, report.replayed, report.skipped), (5, 4, 1));
+        assert_eq!(report.baseline, ReplayCounts { allow: 1, deny: 1, require_approval: 2, error: 0 });
+        assert_eq!(report.candidate, ReplayCounts { allow: 2, deny: 2, require_approval: 0, error: 0 });
+        // Exports: gated now, denied by version 1; the deletion: denied now, allowed by version 1.
+        assert_eq!((report.newly_denied, report.newly_allowed, report.newly_approval_gated), (2, 1, 0));
+        let allowed = report.examples.iter().find(|e| e.change == "newly_allowed").unwrap();
+        assert_eq!((allowed.action.as_deref(), allowed.before.as_str()), (Some("delete"), "deny"));
+        let denied = report.examples.iter().find(|e| e.change == "newly_denied").unwrap();
+        assert_eq!(denied.messages, ["no exports"]);
+        assert!(!report.truncated);
+
+        // Rego given, and the same replay seen from another tenant or policy: 404.
+        let tried = NewReplay { rego: Some("deny nothing goes".into()), ..NewReplay::default() };
+        let tried = h.svc.replays.start_replay(&a, p.id, tried).await.unwrap();
+        assert_eq!(tried.candidate_version, None);
+        let b = admin(&h, "other").await;
+        assert!(matches!(h.svc.replays.replay_status(&b, p.id, job.id).await, Err(DomainError::NotFound { .. })));
+        let q = h.svc.policies.create(&a, policy("q", "deny q")).await.unwrap();
+        assert!(matches!(h.svc.replays.replay_status(&a, q.id, job.id).await, Err(DomainError::NotFound { .. })));
     }
 }
