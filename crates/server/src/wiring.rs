@@ -644,7 +644,6 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             cache_ttl: Duration::from_secs(config.policy_cache_ttl_secs),
             hitl_timeout_secs: config.hitl_timeout_secs,
             max_policies_per_tenant: config.max_policies_per_tenant,
-            ..PolicySettings::default()
         },
         guard: GuardSettings::default(),
         sessions: SessionSettings { idle: Duration::from_secs(config.session_idle_secs), ..SessionSettings::default() },
