@@ -404,9 +404,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::ports::Clock;
     use crate::services::audit::AuditEvent;
     use crate::services::policies::tests::{admin, agent, check, fields, policy};
-    use crate::ports::Clock;
     use crate::services::tests::harness;
 
     #[test]
