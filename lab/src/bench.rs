@@ -444,12 +444,13 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     server.check_still_running()?;
 
     step(&format!(
-        "bench [{mode}]: {}, {} and {}: the same decision through AuthZEN, the check, and the check naming a \
-         session, each in a tenant of its own, {CONCURRENCY} connections, {}s warm-up, then {ROUNDS} rounds of {} \
-         requests on each in turn",
+        "bench [{mode}]: {}, {}, {} and {}: the same decision through AuthZEN, the check, the check naming one \
+         session and the check naming one of many, each in a tenant of its own, {CONCURRENCY} connections, {}s \
+         warm-up, then {ROUNDS} rounds of {} requests on each in turn",
         policy::AUTHZEN_IN_TURNS,
         policy::CHECK_IN_TURNS,
         policy::SESSION_IN_TURNS,
+        policy::SESSIONS_IN_TURNS,
         WARM_UP.as_secs(),
         settings.policy_checks / 2
     ));
@@ -468,6 +469,16 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
             label: policy::SESSION_IN_TURNS,
             server: &server,
             prepared: policy::Decisions::prepare(&server, "bench-session-turns", policy::Ask::CheckInSession, WARM_UP)?,
+        },
+        Side {
+            label: policy::SESSIONS_IN_TURNS,
+            server: &server,
+            prepared: policy::Decisions::prepare(
+                &server,
+                "bench-sessions-turns",
+                policy::Ask::CheckInSessions,
+                WARM_UP,
+            )?,
         },
     ];
     let measured = in_turns(&sides, mode, settings.policy_checks / 2)?;

@@ -646,7 +646,13 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
             max_policies_per_tenant: config.max_policies_per_tenant,
         },
         guard: GuardSettings::default(),
-        sessions: SessionSettings { idle: Duration::from_secs(config.session_idle_secs), ..SessionSettings::default() },
+        sessions: SessionSettings {
+            idle: Duration::from_secs(config.session_idle_secs),
+            // Without Redis the event bus is this process's own: no other replica can share
+            // the store (its caches would never hear of this one's changes).
+            sole_writer: config.redis_url.is_none(),
+            ..SessionSettings::default()
+        },
         discovery: DiscoverySettings {
             window: Duration::from_secs(config.discovery_window_days * 86_400),
             ..DiscoverySettings::default()

@@ -23,12 +23,21 @@ pub enum Stop {
     Requests(u64),
 }
 
+/// What each request of a `POST` run sends.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// This JSON body.
+    Json(String),
+    /// One line of this file, a JSON body each, picked per request (`oha -Z`).
+    JsonLines(std::path::PathBuf),
+}
+
 #[derive(Debug, Clone)]
 pub struct Load {
     pub url: String,
     pub headers: Vec<String>,
     /// A JSON body: the run is a `POST` of it.
-    pub json_body: Option<String>,
+    pub json_body: Option<Body>,
     pub stop: Stop,
     /// Concurrent keep-alive connections (`CONCURRENCY` unless set with `Load::connections()`).
     pub connections: u32,
@@ -42,6 +51,10 @@ impl Load {
     }
 
     pub fn post_json(url: String, headers: Vec<String>, body: String, stop: Stop) -> Self {
+        Self::post(url, headers, Body::Json(body), stop)
+    }
+
+    pub fn post(url: String, headers: Vec<String>, body: Body, stop: Stop) -> Self {
         Load { url, headers, json_body: Some(body), stop, connections: CONCURRENCY, rate: None }
     }
 
@@ -67,7 +80,11 @@ impl Load {
             command.args(["-q", &rate.to_string()]);
         }
         if let Some(body) = &self.json_body {
-            command.args(["-m", "POST", "-H", "Content-Type: application/json", "-d", body]);
+            command.args(["-m", "POST", "-H", "Content-Type: application/json"]);
+            match body {
+                Body::Json(body) => command.args(["-d", body]),
+                Body::JsonLines(path) => command.arg("-Z").arg(path),
+            };
         }
         for header in &self.headers {
             command.args(["-H", header]);

@@ -3,13 +3,14 @@
 //! every check the server answered (200) is a `policy.decision` record in the tenant's audit
 //! log afterwards.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::audit;
-use super::oha::{CONCURRENCY, Load, Stop, status_count};
+use super::oha::{Body, CONCURRENCY, Load, Stop, status_count};
 use super::report::{PolicyRow, Row, Success};
 use xtask::http::{Connection, Response};
 use xtask::server::{Credentials, Server};
@@ -75,6 +76,12 @@ pub const SESSION_IN_TURNS: &str =
     "POST /api/v1/policies/check with a session_id (in turns with the check, median of 5 rounds)";
 /// The one session of [`SESSION_IN_TURNS`].
 const SESSION: &str = "bench-session-1";
+/// The same check in one of [`SESSIONS`] sessions picked at random per request, in turns with
+/// the others: the usual shape, each session with about one check in flight.
+pub const SESSIONS_IN_TURNS: &str =
+    "POST /api/v1/policies/check in one of 4,096 sessions (in turns with the check, median of 5 rounds)";
+/// The sessions of [`SESSIONS_IN_TURNS`].
+const SESSIONS: usize = 4096;
 
 /// The checks on a fresh server exporting nothing, and on one exporting a span per decision.
 pub const OTLP_OFF: &str = "POST /api/v1/policies/check (OTLP export off, median of 5 rounds)";
@@ -89,13 +96,27 @@ pub enum Ask {
     AuthZen,
     /// `POST /api/v1/policies/check` naming a session ([`SESSION`]).
     CheckInSession,
+    /// `POST /api/v1/policies/check` naming one of [`SESSIONS`] sessions.
+    CheckInSessions,
 }
 
-/// The check's body naming the session [`SESSION`].
-fn in_session(check: &str) -> anyhow::Result<String> {
+/// The check's body naming the session `session`.
+fn in_session(check: &str, session: &str) -> anyhow::Result<String> {
     let mut check: Value = serde_json::from_str(check).context("the check's body")?;
-    check["session_id"] = json!(SESSION);
+    check["session_id"] = json!(session);
     Ok(check.to_string())
+}
+
+/// A file of [`SESSIONS`] check bodies, one per line, each naming a session of its own.
+fn in_sessions(check: &str, tenant: &str) -> anyhow::Result<PathBuf> {
+    let mut lines = String::new();
+    for i in 0..SESSIONS {
+        lines.push_str(&in_session(check, &format!("bench-session-{i}"))?);
+        lines.push('\n');
+    }
+    let path = std::env::temp_dir().join(format!("agentgov-bench-{tenant}-{}.jsonl", std::process::id()));
+    std::fs::write(&path, lines).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
 }
 
 /// The check's body as an AuthZEN evaluation: the agent as subject, the same action,
@@ -135,7 +156,7 @@ pub struct Decisions {
     api_key: String,
     url: String,
     headers: Vec<String>,
-    body: String,
+    body: Body,
 }
 
 impl Decisions {
@@ -145,20 +166,25 @@ impl Decisions {
             Ask::Check => (
                 format!("{}/api/v1/policies/check", server.base),
                 vec![format!("X-API-Key: {}", credentials.api_key)],
-                check,
+                Body::Json(check),
             ),
             Ask::AuthZen => (
                 format!("{}/access/v1/evaluation", server.base),
                 vec![format!("Authorization: Bearer {}", credentials.api_key)],
-                authzen_body(&check)?,
+                Body::Json(authzen_body(&check)?),
             ),
             Ask::CheckInSession => (
                 format!("{}/api/v1/policies/check", server.base),
                 vec![format!("X-API-Key: {}", credentials.api_key)],
-                in_session(&check)?,
+                Body::Json(in_session(&check, SESSION)?),
+            ),
+            Ask::CheckInSessions => (
+                format!("{}/api/v1/policies/check", server.base),
+                vec![format!("X-API-Key: {}", credentials.api_key)],
+                Body::JsonLines(in_sessions(&check, tenant)?),
             ),
         };
-        Load::post_json(url.clone(), headers.clone(), body.clone(), Stop::After(warm_up)).run()?;
+        Load::post(url.clone(), headers.clone(), body.clone(), Stop::After(warm_up)).run()?;
         Ok(Decisions { api_key: credentials.api_key, url, headers, body })
     }
 
@@ -167,7 +193,7 @@ impl Decisions {
     pub fn measure(&self, server: &Server, mode: &str, label: &str, checks: u64) -> anyhow::Result<PolicyRow> {
         let before = audited(server, mode, &self.api_key)?;
         let json =
-            Load::post_json(self.url.clone(), self.headers.clone(), self.body.clone(), Stop::Requests(checks)).run()?;
+            Load::post(self.url.clone(), self.headers.clone(), self.body.clone(), Stop::Requests(checks)).run()?;
         let after = audited(server, mode, &self.api_key)?;
         let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
         load.warn_unless_all_succeeded("decision", 200, &json);

@@ -565,6 +565,16 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
                 session / check
             );
         }
+        if let (Some(sessions), Some(check)) =
+            (throughput(mode, policy::SESSIONS_IN_TURNS), throughput(mode, policy::CHECK_IN_TURNS))
+        {
+            let _ = writeln!(
+                out,
+                "- {mode}: check in one of many sessions ÷ without throughput **{:.2}** (target ≥ 0.85), one server, \
+                 measured in turns; each check names one of 4,096 sessions at random",
+                sessions / check
+            );
+        }
     }
     let embedded = xtask::server::Backend::Embedded.label();
     if let (Some(on), Some(off)) = (throughput(embedded, policy::OTLP_ON), throughput(embedded, policy::OTLP_OFF)) {

@@ -91,6 +91,52 @@ struct FoldedContext {
     cost: Option<serde_json::Value>,
 }
 
+/// What one audit record adds to its session's state, read off the record once: a process
+/// keeps these for its own records of a session between two catch-ups, rather than the
+/// records (docs/policies.md "Sessions").
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionFold {
+    /// The record's `seq` in the tenant's chain.
+    pub seq: i64,
+    timestamp: OffsetDateTime,
+    kind: FoldKind,
+    labels: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum FoldKind {
+    Decision {
+        decision: String,
+        action: Option<String>,
+        cost: Option<f64>,
+    },
+    Observed,
+    Approved,
+    /// Another event of the session: it only moves the session's `seq` (and can end an
+    /// idle session).
+    Other,
+}
+
+impl SessionFold {
+    pub fn of(r: &AuditRecord) -> Self {
+        let kind = r.event_type.as_str();
+        if ![POLICY_DECISION, SESSION_OBSERVED, HITL_APPROVED].contains(&kind) {
+            return Self { seq: r.seq, timestamp: r.timestamp, kind: FoldKind::Other, labels: Vec::new() };
+        }
+        let folded: Folded = serde_json::from_str(r.details.as_str()).unwrap_or_default();
+        let kind = match kind {
+            POLICY_DECISION => FoldKind::Decision {
+                decision: r.decision.clone().unwrap_or_default(),
+                action: r.action.clone(),
+                cost: folded.context.and_then(|c| c.cost).and_then(|c| c.as_f64()).filter(|c| c.is_finite()),
+            },
+            SESSION_OBSERVED => FoldKind::Observed,
+            _ => FoldKind::Approved,
+        };
+        Self { seq: r.seq, timestamp: r.timestamp, kind, labels: folded.labels }
+    }
+}
+
 impl SessionState {
     pub fn new(id: impl Into<String>) -> Self {
         Self {
@@ -120,37 +166,50 @@ impl SessionState {
         }
     }
 
+    /// [`view`](Self::view) of the state [`at`](Self::at) `now`, without copying the state.
+    pub fn view_at(&self, now: OffsetDateTime, idle: std::time::Duration) -> SessionView {
+        match self.last_at {
+            Some(last) if now - last > idle => Self::new(self.id.clone()).view(now),
+            _ => self.view(now),
+        }
+    }
+
     /// Folds one more record of the session (records come in chain order).
     pub fn apply(&mut self, r: &AuditRecord, idle: std::time::Duration) {
-        if r.seq <= self.seq {
+        if r.seq > self.seq {
+            self.fold(&SessionFold::of(r), idle);
+        }
+    }
+
+    /// Folds what one more record adds (records come in chain order; one at or before
+    /// [`seq`](Self::seq) is skipped).
+    pub fn fold(&mut self, f: &SessionFold, idle: std::time::Duration) {
+        if f.seq <= self.seq {
             return;
         }
         if let Some(last) = self.last_at
-            && r.timestamp - last > idle
+            && f.timestamp - last > idle
         {
             *self = Self { seq: self.seq, ..Self::new(self.id.clone()) };
         }
-        self.seq = r.seq;
-        let kind = r.event_type.as_str();
-        if ![POLICY_DECISION, SESSION_OBSERVED, HITL_APPROVED].contains(&kind) {
+        self.seq = f.seq;
+        if matches!(f.kind, FoldKind::Other) {
             return;
         }
         self.events += 1;
-        self.started_at.get_or_insert(r.timestamp);
-        self.last_at = Some(r.timestamp);
-        let folded: Folded = serde_json::from_str(r.details.as_str()).unwrap_or_default();
-        for label in folded.labels {
+        self.started_at.get_or_insert(f.timestamp);
+        self.last_at = Some(f.timestamp);
+        for label in &f.labels {
             self.raise(label);
         }
-        match kind {
-            POLICY_DECISION => {
-                let decision = r.decision.as_deref().unwrap_or_default();
-                match decision {
+        match &f.kind {
+            FoldKind::Decision { decision, action, cost } => {
+                match decision.as_str() {
                     "allow" => self.decisions.allow += 1,
                     "deny" => self.decisions.deny += 1,
                     _ => self.decisions.require_approval += 1,
                 }
-                if let Some(action) = &r.action {
+                if let Some(action) = action {
                     let key = if self.actions.contains_key(action) || self.actions.len() < MAX_SESSION_ACTIONS {
                         action.clone()
                     } else {
@@ -158,7 +217,6 @@ impl SessionState {
                     };
                     *self.actions.entry(key).or_default() += 1;
                 }
-                let cost = folded.context.and_then(|c| c.cost).and_then(|c| c.as_f64()).filter(|c| c.is_finite());
                 if decision == "allow"
                     && let Some(cost) = cost
                 {
@@ -167,23 +225,24 @@ impl SessionState {
                 if self.recent.len() == SESSION_RECENT {
                     self.recent.pop_front();
                 }
-                self.recent.push_back(unix_micros(r.timestamp));
+                self.recent.push_back(unix_micros(f.timestamp));
             }
-            SESSION_OBSERVED => self.observations += 1,
-            _ => self.approvals += 1,
+            FoldKind::Observed => self.observations += 1,
+            FoldKind::Approved => self.approvals += 1,
+            FoldKind::Other => {}
         }
     }
 
-    fn raise(&mut self, label: String) {
-        if self.labels.contains(&label) {
+    fn raise(&mut self, label: &str) {
+        if self.labels.contains(label) {
             return;
         }
         if self.labels.len() >= MAX_SESSION_LABELS {
             self.labels_dropped += 1;
             return;
         }
-        self.sensitivity = self.sensitivity.max(label_sensitivity(&label));
-        self.labels.insert(label);
+        self.sensitivity = self.sensitivity.max(label_sensitivity(label));
+        self.labels.insert(label.to_owned());
     }
 
     /// Decisions in the `window` before `now`.

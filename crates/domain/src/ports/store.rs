@@ -126,6 +126,9 @@ pub trait AuditRepo: Send + Sync {
     /// Up to `scan.limit` records of the tenant passing `filter`, in `scan.order` of `seq`,
     /// strictly after `scan.after_seq`.
     async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>>;
+    /// The `seq` of each record [`scan_audit`](Self::scan_audit) returns, without reading
+    /// the records (an agent session's catch-up: usually its own records, already known).
+    async fn scan_audit_seqs(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<i64>>;
     /// How many records of the tenant pass `filter`.
     async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64>;
     /// The tenant's chain head as stored; `None` before the first append.

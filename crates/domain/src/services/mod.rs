@@ -160,7 +160,7 @@ impl Services {
         settings: Settings,
         info: ServerInfo,
     ) -> (Self, Background) {
-        let (log, audit_writer) =
+        let (log, mut audit_writer) =
             AuditLog::new(store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
         // One wake-up for the one job worker, whatever the kind queued.
         let (wake, job_wakeups) = futures::channel::mpsc::channel(1);
@@ -228,6 +228,7 @@ impl Services {
             guard.clone(),
             settings.sessions,
         );
+        audit_writer.observe(sessions.commit_observer());
         let counts = Arc::new(status::HourlyCounter::default());
         let policies = PolicyService::new(
             ports.clone(),

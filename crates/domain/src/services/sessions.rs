@@ -8,13 +8,14 @@
 //! session's records past the last one folded (an indexed scan, usually empty), so every
 //! replica sees every other's records and nothing but the audit log is written.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
 use super::agents::AgentService;
-use super::audit::{AuditEvent, AuditLog, caller_actor};
+use super::audit::{AuditEvent, AuditLog, CommitObserver, caller_actor};
 use super::guard::{GuardService, ValidateRequest};
 use super::validate::check_text;
 use super::{Caller, Ports};
@@ -23,7 +24,8 @@ use crate::events::SESSION_OBSERVED;
 use crate::ids::{AgentId, AuditId, TenantId};
 use crate::model::agent_session::UNTRUSTED_CONTENT_SEEN;
 use crate::model::{
-    AuditFilter, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionState, SessionView,
+    AuditFilter, AuditRecord, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionFold, SessionState,
+    SessionView,
 };
 
 /// A session id's longest form (as a check's `session_id`).
@@ -42,11 +44,16 @@ pub struct SessionSettings {
     pub idle: Duration,
     /// Sessions whose state a process keeps (least recently used dropped first).
     pub kept: u64,
+    /// This process is the only one writing the store (embedded mode: its event bus reaches
+    /// no other replica). A kept session then follows this process's own records as they
+    /// commit, and a check reads nothing from the store; otherwise each check first reads
+    /// the `seq`s of the session's newer records, to see other replicas' writes.
+    pub sole_writer: bool,
 }
 
 impl Default for SessionSettings {
     fn default() -> Self {
-        Self { idle: Duration::from_secs(24 * 3600), kept: 100_000 }
+        Self { idle: Duration::from_secs(24 * 3600), kept: 100_000, sole_writer: false }
     }
 }
 
@@ -123,8 +130,82 @@ pub struct SessionService {
     log: AuditLog,
     agents: AgentService,
     guard: GuardService,
-    kept: moka::sync::Cache<(TenantId, String), Arc<SessionState>>,
+    kept: Kept,
     settings: SessionSettings,
+}
+
+/// Own records of a session a process keeps unfolded at most (past it, the session's state
+/// is dropped and read again from the store).
+const MAX_AHEAD: usize = 4096;
+
+/// The sessions a process keeps, shared with the audit writer, which hands them this
+/// process's records as they commit ([`CommitObserver`]).
+#[derive(Clone)]
+struct Kept {
+    sessions: moka::sync::Cache<(TenantId, String), Arc<Mutex<Slot>>>,
+    settings: SessionSettings,
+}
+
+/// What a process keeps of one session.
+struct Slot {
+    /// Folded in chain order through `state.seq`.
+    state: SessionState,
+    /// What this process's own records past `state.seq` add, by `seq`, not folded yet: on a
+    /// store other replicas write, one of theirs may come between (the next catch-up folds
+    /// both, in order, reading only theirs from the store).
+    ahead: BTreeMap<i64, SessionFold>,
+    /// The state has every record of the session: this process is the store's only writer
+    /// and has caught up once since keeping the session, and folds each of the session's
+    /// records as it commits. A check then reads nothing from the store.
+    complete: bool,
+}
+
+impl Slot {
+    fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+        slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Folds the kept folds up to `through` in order (those past the state), and drops the
+    /// ones at or before the state.
+    fn fold_ahead(&mut self, through: i64, idle: Duration) {
+        while let Some(entry) = self.ahead.first_entry()
+            && *entry.key() <= through
+        {
+            let fold = entry.remove();
+            self.state.fold(&fold, idle);
+        }
+    }
+}
+
+impl Kept {
+    fn slot(&self, tenant: TenantId, id: &str) -> Arc<Mutex<Slot>> {
+        self.sessions.get_with((tenant, id.to_owned()), || {
+            Arc::new(Mutex::new(Slot { state: SessionState::new(id), ahead: BTreeMap::new(), complete: false }))
+        })
+    }
+}
+
+impl CommitObserver for Kept {
+    fn committed(&self, records: &[AuditRecord]) {
+        for r in records {
+            let Some(id) = &r.session_id else { continue };
+            let key = (r.tenant_id, id.clone());
+            let Some(slot) = self.sessions.get(&key) else { continue };
+            let fold = SessionFold::of(r);
+            let mut slot = Slot::lock(&slot);
+            if fold.seq <= slot.state.seq {
+                continue;
+            }
+            if slot.complete {
+                slot.state.fold(&fold, self.settings.idle);
+            } else if slot.ahead.len() < MAX_AHEAD {
+                slot.ahead.insert(fold.seq, fold);
+            } else {
+                drop(slot);
+                self.sessions.invalidate(&key);
+            }
+        }
+    }
 }
 
 impl SessionService {
@@ -136,37 +217,73 @@ impl SessionService {
         guard: GuardService,
         settings: SessionSettings,
     ) -> Self {
-        let kept = moka::sync::Cache::builder().max_capacity(settings.kept).time_to_idle(settings.idle).build();
-        Self { repos, ports, log, agents, guard, kept, settings }
+        let sessions = moka::sync::Cache::builder().max_capacity(settings.kept).time_to_idle(settings.idle).build();
+        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings }, settings }
+    }
+
+    /// What the audit writer tells of each commit, so the kept sessions follow this
+    /// process's own records without reading them back.
+    pub(crate) fn commit_observer(&self) -> Arc<dyn CommitObserver> {
+        Arc::new(self.kept.clone())
     }
 
     /// The session's state now, caught up with its records in the store.
-    pub(crate) async fn state(&self, tenant: TenantId, id: &str) -> Result<SessionState> {
-        let key = (tenant, id.to_owned());
-        let mut state = self.kept.get(&key).map_or_else(|| SessionState::new(id), |kept| (*kept).clone());
-        let before = state.seq;
-        let filter = AuditFilter { session_id: Some(id.to_owned()), ..AuditFilter::default() };
-        loop {
-            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(state.seq), limit: PAGE };
-            let records = self.repos.audit.scan_audit(tenant, &filter, scan).await?;
-            for r in &records {
-                state.apply(r, self.settings.idle);
-            }
-            if records.len() < PAGE as usize {
-                break;
+    pub(crate) async fn state(&self, tenant: TenantId, id: &str) -> Result<SessionView> {
+        let idle = self.settings.idle;
+        let slot = self.kept.slot(tenant, id);
+        {
+            let slot = Slot::lock(&slot);
+            if slot.complete {
+                return Ok(slot.state.view_at(self.ports.clock.now(), idle));
             }
         }
-        if state.seq != before || !self.kept.contains_key(&key) {
-            self.kept.insert(key, Arc::new(state.clone()));
+        self.catch_up(tenant, id, &slot).await?;
+        let mut slot = Slot::lock(&slot);
+        if self.settings.sole_writer {
+            // Whatever committed since the slot was kept is ahead, and only this process
+            // writes: nothing can come between.
+            slot.fold_ahead(i64::MAX, idle);
+            slot.complete = true;
         }
-        Ok(state.at(self.ports.clock.now(), self.settings.idle))
+        Ok(slot.state.view_at(self.ports.clock.now(), idle))
     }
 
+    /// Folds the session's records in the store past the kept state: the `seq`s of those
+    /// records first (an indexed scan, usually only this process's own records, whose folds
+    /// are kept), then the records themselves only if another process wrote one.
+    async fn catch_up(&self, tenant: TenantId, id: &str, slot: &Mutex<Slot>) -> Result<()> {
+        let idle = self.settings.idle;
+        let filter = AuditFilter { session_id: Some(id.to_owned()), ..AuditFilter::default() };
+        loop {
+            let after = Slot::lock(slot).state.seq;
+            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(after), limit: PAGE };
+            let seqs = self.repos.audit.scan_audit_seqs(tenant, &filter, scan).await?;
+            let Some(&last) = seqs.last() else { return Ok(()) };
+            let foreign = {
+                let slot = Slot::lock(slot);
+                seqs.iter().any(|s| *s > slot.state.seq && !slot.ahead.contains_key(s))
+            };
+            let records = if foreign { self.repos.audit.scan_audit(tenant, &filter, scan).await? } else { Vec::new() };
+            {
+                let mut slot = Slot::lock(slot);
+                for r in &records {
+                    match slot.ahead.remove(&r.seq) {
+                        Some(fold) => slot.state.fold(&fold, idle),
+                        None => slot.state.apply(r, idle),
+                    }
+                }
+                slot.fold_ahead(last, idle);
+            }
+            if seqs.len() < PAGE as usize {
+                return Ok(());
+            }
+        }
+    }
     /// `GET /sessions/{id}`.
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<SessionView> {
         caller.require_permission(Permission::AuditRead)?;
         check_id(id)?;
-        Ok(self.state(caller.tenant_id(), id).await?.view(self.ports.clock.now()))
+        self.state(caller.tenant_id(), id).await
     }
 
     /// `POST /sessions/{id}/observe`.
@@ -230,7 +347,7 @@ impl SessionService {
         event.risk_score = Some(verdict.score);
         event.session_id = Some(id.to_owned());
         let record = self.log.record(event).await?;
-        let session = self.state(tenant, id).await?.view(self.ports.clock.now());
+        let session = self.state(tenant, id).await?;
         Ok(Observation {
             observation_id: record.id,
             flagged: !verdict.safe,

@@ -72,6 +72,10 @@ impl AuditRepo for MemoryStore {
         })
     }
 
+    async fn scan_audit_seqs(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<i64>> {
+        Ok(self.scan_audit(tenant, filter, scan).await?.iter().map(|r| r.seq).collect())
+    }
+
     async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64> {
         let t = self.audit_tables();
         Ok(t.chains.get(&tenant).map_or(0, |c| c.iter().filter(|r| filter.matches(r)).count() as u64))

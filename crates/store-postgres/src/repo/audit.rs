@@ -123,21 +123,16 @@ impl AuditRepo for PgStore {
     }
 
     async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>> {
-        let mut query = filtered(tenant, filter).select(AuditRecordRow::as_select()).limit(i64::from(scan.limit));
-        if let Some((low, high)) = seq_window(filter, &scan) {
-            query = query.filter(audit_records::seq.between(low, high));
-        }
-        query = match (scan.order, scan.after_seq) {
-            (SeqOrder::Asc, None) => query.order(audit_records::seq.asc()),
-            (SeqOrder::Asc, Some(after)) => query.filter(audit_records::seq.gt(after)).order(audit_records::seq.asc()),
-            (SeqOrder::Desc, None) => query.order(audit_records::seq.desc()),
-            (SeqOrder::Desc, Some(after)) => {
-                query.filter(audit_records::seq.lt(after)).order(audit_records::seq.desc())
-            }
-        };
+        let query = scanned(tenant, filter, &scan).select(AuditRecordRow::as_select());
         let mut conn = self.conn().await?;
         let rows: Vec<AuditRecordRow> = query.load(&mut conn).await.map_err(error::db)?;
         rows.into_iter().map(AuditRecord::try_from).collect()
+    }
+
+    async fn scan_audit_seqs(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<i64>> {
+        let query = scanned(tenant, filter, &scan).select(audit_records::seq);
+        let mut conn = self.conn().await?;
+        query.load(&mut conn).await.map_err(error::db)
     }
 
     async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64> {
@@ -157,6 +152,20 @@ impl AuditRepo for PgStore {
             .map_err(error::db)?;
         // A placeholder row (seq 0) is only ever visible inside the append that made it.
         Ok(row.map(|r| r.head()).transpose()?.filter(|h| h.seq > 0))
+    }
+}
+
+/// The rows of a scan: the tenant's passing `filter`, in `scan.order` after `scan.after_seq`.
+fn scanned<'a>(tenant: TenantId, filter: &'a AuditFilter, scan: &AuditScan) -> audit_records::BoxedQuery<'a, Pg> {
+    let mut query = filtered(tenant, filter).limit(i64::from(scan.limit));
+    if let Some((low, high)) = seq_window(filter, scan) {
+        query = query.filter(audit_records::seq.between(low, high));
+    }
+    match (scan.order, scan.after_seq) {
+        (SeqOrder::Asc, None) => query.order(audit_records::seq.asc()),
+        (SeqOrder::Asc, Some(after)) => query.filter(audit_records::seq.gt(after)).order(audit_records::seq.asc()),
+        (SeqOrder::Desc, None) => query.order(audit_records::seq.desc()),
+        (SeqOrder::Desc, Some(after)) => query.filter(audit_records::seq.lt(after)).order(audit_records::seq.desc()),
     }
 }
 

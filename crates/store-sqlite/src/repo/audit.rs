@@ -38,6 +38,30 @@ pub(crate) fn ceil_micros(t: OffsetDateTime) -> i64 {
 }
 
 /// The tenant's records passing `filter`, as a boxed query to refine.
+/// The rows of a scan: the tenant's passing `filter`, in `scan.order` after `scan.after_seq`.
+fn scanned(tenant: TenantId, mut filter: AuditFilter, scan: &AuditScan) -> audit_records::BoxedQuery<'static, Sqlite> {
+    // The cursor is folded into the filter's bound on the same side: with two lower (or
+    // upper) bounds on `seq`, SQLite seeks on one and scans from there, so every page of a
+    // long range would re-read the range from its start.
+    if let Some(after) = scan.after_seq {
+        match scan.order {
+            SeqOrder::Asc => {
+                filter.min_seq =
+                    Some(filter.min_seq.map_or(after.saturating_add(1), |m| m.max(after.saturating_add(1))))
+            }
+            SeqOrder::Desc => {
+                filter.max_seq =
+                    Some(filter.max_seq.map_or(after.saturating_sub(1), |m| m.min(after.saturating_sub(1))))
+            }
+        }
+    }
+    let q = filtered(tenant, filter).limit(i64::from(scan.limit));
+    match scan.order {
+        SeqOrder::Asc => q.order(audit_records::seq.asc()),
+        SeqOrder::Desc => q.order(audit_records::seq.desc()),
+    }
+}
+
 fn filtered(tenant: TenantId, filter: AuditFilter) -> audit_records::BoxedQuery<'static, Sqlite> {
     let mut q = audit_records::table.filter(audit_records::tenant_id.eq(id_text(tenant.0))).into_boxed();
     let AuditFilter {
@@ -174,31 +198,14 @@ impl AuditRepo for SqliteStore {
     }
 
     async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>> {
-        // The cursor is folded into the filter's bound on the same side: with two lower
-        // (or upper) bounds on `seq`, SQLite seeks on one and scans from there, so every page
-        // of a long range would re-read the range from its start.
-        let mut filter = filter.clone();
-        if let Some(after) = scan.after_seq {
-            match scan.order {
-                SeqOrder::Asc => {
-                    filter.min_seq =
-                        Some(filter.min_seq.map_or(after.saturating_add(1), |m| m.max(after.saturating_add(1))))
-                }
-                SeqOrder::Desc => {
-                    filter.max_seq =
-                        Some(filter.max_seq.map_or(after.saturating_sub(1), |m| m.min(after.saturating_sub(1))))
-                }
-            }
-        }
-        self.read(move |c| {
-            let mut q = filtered(tenant, filter).select(AuditRecordRow::as_select()).limit(i64::from(scan.limit));
-            q = match scan.order {
-                SeqOrder::Asc => q.order(audit_records::seq.asc()),
-                SeqOrder::Desc => q.order(audit_records::seq.desc()),
-            };
-            Ok(convert(q.load(c)?)?)
-        })
-        .await
+        let filter = filter.clone();
+        self.read(move |c| Ok(convert(scanned(tenant, filter, &scan).select(AuditRecordRow::as_select()).load(c)?)?))
+            .await
+    }
+
+    async fn scan_audit_seqs(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<i64>> {
+        let filter = filter.clone();
+        self.read(move |c| Ok(scanned(tenant, filter, &scan).select(audit_records::seq).load(c)?)).await
     }
 
     async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64> {

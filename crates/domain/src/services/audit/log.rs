@@ -120,6 +120,14 @@ pub struct AuditWriter {
     queue: mpsc::Receiver<Pending>,
     store: Arc<dyn AuditRepo>,
     max_batch: usize,
+    observers: Vec<Arc<dyn CommitObserver>>,
+}
+
+/// Told of the records this process commits, in chain order, before their writers are
+/// answered: what it keeps in step with its own writes (agent sessions) is current by the
+/// time a writer goes on. Called on the writer's task: keep it short and never block.
+pub trait CommitObserver: Send + Sync {
+    fn committed(&self, records: &[AuditRecord]);
 }
 
 fn writer_gone() -> DomainError {
@@ -134,7 +142,7 @@ impl AuditLog {
         settings: AuditLogSettings,
     ) -> (AuditLog, AuditWriter) {
         let (tx, rx) = mpsc::channel(settings.queue.max(1));
-        let writer = AuditWriter { queue: rx, store, max_batch: settings.max_batch.max(1) };
+        let writer = AuditWriter { queue: rx, store, max_batch: settings.max_batch.max(1), observers: Vec::new() };
         (AuditLog { queue: tx, clock, ids }, writer)
     }
 
@@ -175,6 +183,17 @@ impl AuditLog {
 }
 
 impl AuditWriter {
+    /// Adds an observer of every commit from now on.
+    pub fn observe(&mut self, observer: Arc<dyn CommitObserver>) {
+        self.observers.push(observer);
+    }
+
+    fn committed(&self, records: &[AuditRecord]) {
+        for observer in &self.observers {
+            observer.committed(records);
+        }
+    }
+
     pub async fn run(mut self) {
         while let Some(first) = self.queue.next().await {
             let mut batch = vec![first];
@@ -193,6 +212,7 @@ impl AuditWriter {
         let retry_alone = entries.len() > 1;
         match self.store.append_audit(entries.clone()).await {
             Ok(records) => {
+                self.committed(&records);
                 for (done, record) in waiters.into_iter().zip(records) {
                     let _ = done.send(Ok(record));
                 }
@@ -202,6 +222,7 @@ impl AuditWriter {
             Err(DomainError::Conflict(_)) if retry_alone => {
                 for (done, entry) in waiters.into_iter().zip(entries) {
                     let result = self.store.append_audit(vec![entry]).await.and_then(|mut r| {
+                        self.committed(&r);
                         r.pop().ok_or_else(|| DomainError::Internal("append returned no record".into()))
                     });
                     let _ = done.send(result);

@@ -12,7 +12,7 @@ use futures::{StreamExt, TryStreamExt};
 use uuid::Uuid;
 
 pub use export::{CSV_COLUMNS, Encoder, ExportPiece, export_stream};
-pub use log::{AuditEvent, AuditLog, AuditLogSettings, AuditWriter};
+pub use log::{AuditEvent, AuditLog, AuditLogSettings, AuditWriter, CommitObserver};
 
 use super::jobs::{self, ClaimedJob, KindSettings};
 use super::validate::{check_text, parse_time};

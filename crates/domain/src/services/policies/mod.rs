@@ -792,7 +792,7 @@ impl PolicyService {
     /// The state of the check's session, if it names one, before the check.
     async fn session(&self, tenant: TenantId, req: &CheckRequest) -> Result<Option<SessionView>> {
         let Some(id) = &req.session_id else { return Ok(None) };
-        Ok(Some(self.sessions.state(tenant, id).await?.view(self.ports.clock.now())))
+        Ok(Some(self.sessions.state(tenant, id).await?))
     }
 
     /// The decision on `req`, not yet recorded, and what its record keeps of the Rego input

@@ -573,6 +573,91 @@ async fn a_session_keeps_the_labels_its_checks_raise_and_every_replica_reads_the
     assert_eq!(h.svc.sessions.get(&a, "s1").await.unwrap().checks, 2);
 }
 
+/// A decision of session `s1` written by another process straight into the store, raising
+/// `pii_read`.
+async fn foreign_decision(h: &Harness, a: &Caller) {
+    use crate::model::{Actor, AuditEntry, JsonText};
+    let entry = AuditEntry {
+        id: crate::ids::AuditId(uuid::Uuid::now_v7()),
+        tenant_id: a.tenant_id(),
+        timestamp: h.clock.now(),
+        actor: Actor::system("elsewhere"),
+        event_type: POLICY_DECISION.into(),
+        agent_id: None,
+        action: Some("lookup".into()),
+        resource: Some("crm".into()),
+        decision: Some("allow".into()),
+        risk_score: None,
+        details: JsonText::from_value(&json!({"labels": ["pii_read"]})),
+        session_id: Some("s1".into()),
+    };
+    h.store.append_audit(vec![entry]).await.unwrap();
+}
+
+/// Each process folds its own records of a session as they commit and, before a check,
+/// reads only the `seq`s of the session's newer records (and the records another replica
+/// wrote): under concurrent checks on two replicas, with a third process's record among
+/// them, every replica ends with the state a fold of the session from the store gives.
+#[tokio::test]
+async fn concurrent_checks_on_two_replicas_leave_each_with_the_stores_fold_of_the_session() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let other = replica(&h);
+    let bot = agent(&h, &a, "bot", &[]).await;
+    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
+    let round = |from: usize| {
+        futures::future::join_all((from..from + 12).map(|i| {
+            let svc = if i % 2 == 0 { &h.svc } else { &other.svc };
+            let kind = if i == 7 { "secret" } else { "plain" };
+            let req = check(&bot, &format!("act{}", i % 3), "docs", json!({"kind": kind}));
+            svc.policies.check(&a, in_session(req, "s1"))
+        }))
+    };
+    for decision in round(0).await {
+        decision.unwrap();
+    }
+    foreign_decision(&h, &a).await;
+    for decision in round(12).await {
+        decision.unwrap();
+    }
+    let want = replica(&h).svc.sessions.get(&a, "s1").await.unwrap();
+    assert_eq!((want.checks, want.events), (25, 25));
+    assert_eq!(want.labels, ["pii_read", "secret_read"]);
+    assert_eq!(h.svc.sessions.get(&a, "s1").await.unwrap(), want);
+    assert_eq!(other.svc.sessions.get(&a, "s1").await.unwrap(), want);
+}
+
+/// The only writer of its store (embedded mode) keeps a session complete from its own
+/// commits once it has caught up with it: a check then reads nothing from the store. A
+/// record it did not write itself (which only another process could) is therefore not
+/// seen until the session is read afresh, as after a restart.
+#[tokio::test]
+async fn a_sole_writer_follows_its_sessions_from_its_own_commits() {
+    let settings = crate::services::Settings {
+        sessions: crate::services::SessionSettings { sole_writer: true, ..Default::default() },
+        ..Default::default()
+    };
+    let h = crate::services::tests::harness_with_settings(settings.clone());
+    let a = admin(&h, "acme").await;
+    let bot = agent(&h, &a, "bot", &[]).await;
+    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
+    let checks = futures::future::join_all((0..16).map(|i| {
+        let kind = if i == 3 { "secret" } else { "plain" };
+        h.svc.policies.check(&a, in_session(check(&bot, "read", "docs", json!({"kind": kind})), "s1"))
+    }));
+    for decision in checks.await {
+        decision.unwrap();
+    }
+    let kept = h.svc.sessions.get(&a, "s1").await.unwrap();
+    assert_eq!((kept.checks, kept.labels.as_slice()), (16, ["secret_read".to_owned()].as_slice()));
+    foreign_decision(&h, &a).await;
+    h.svc.policies.check(&a, in_session(check(&bot, "read", "docs", json!({})), "s1")).await.unwrap();
+    let after = h.svc.sessions.get(&a, "s1").await.unwrap();
+    assert_eq!((after.checks, after.labels.len()), (17, 1), "not read back from the store: {after:?}");
+    let restarted = crate::services::tests::rebuild(&h, settings).svc.sessions.get(&a, "s1").await.unwrap();
+    assert_eq!((restarted.checks, restarted.labels.len()), (18, 2), "{restarted:?}");
+}
+
 #[tokio::test]
 async fn an_observation_flagged_by_the_guard_raises_untrusted_content_seen_and_stores_no_content() {
     use crate::services::sessions::ObserveRequest;
