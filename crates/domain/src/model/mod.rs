@@ -71,7 +71,9 @@ pub use hitl::{
     MAX_ESCALATION_STEPS, PolicyVersion, action_digest,
 };
 pub use job::{Job, JobEnd, JobKind, JobStatus, JobView, Lease, ModelKind, ModelVersion, StoredModel};
-pub use policy::{Policy, PolicyFilter, PolicyMode, ReplayCounts, ReplayExample, ReplayJob, ReplayReport};
+pub use policy::{
+    Policy, PolicyFilter, PolicyMode, ReplayChange, ReplayCounts, ReplayExample, ReplayJob, ReplayReport,
+};
 pub use role::{Permission, Role};
 pub use session::Session;
 pub use siem::{SiemBacklog, SiemSinkState};

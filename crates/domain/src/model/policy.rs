@@ -149,6 +149,19 @@ pub struct ReplayCounts {
     pub error: u64,
 }
 
+/// How a replay's candidate changes a recorded input's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayChange {
+    /// The candidate denies (or fails on) what the baseline did not.
+    NewlyDenied,
+    /// The candidate allows what the baseline denied or gated.
+    NewlyAllowed,
+    /// The candidate gates behind an approval what the baseline allowed.
+    NewlyApprovalGated,
+}
+
 /// One decision whose outcome the candidate changes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -159,8 +172,7 @@ pub struct ReplayExample {
     pub agent_id: Option<uuid::Uuid>,
     pub action: Option<String>,
     pub resource: Option<String>,
-    /// `newly_denied`, `newly_allowed` or `newly_approval_gated`.
-    pub change: String,
+    pub change: ReplayChange,
     /// The baseline's outcome and the candidate's: `allow`, `deny`, `require_approval`,
     /// `error`.
     pub before: String,

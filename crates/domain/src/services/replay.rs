@@ -23,8 +23,8 @@ use crate::error::{DomainError, Result, Violations};
 use crate::events::POLICY_DECISION;
 use crate::ids::{PolicyId, ReplayJobId, TenantId};
 use crate::model::{
-    AuditFilter, AuditRecord, AuditScan, JobEnd, JobStatus, JobView, Permission, ReplayCounts, ReplayExample,
-    ReplayJob, ReplayReport, SeqOrder,
+    AuditFilter, AuditRecord, AuditScan, JobEnd, JobStatus, JobView, Permission, ReplayChange, ReplayCounts,
+    ReplayExample, ReplayJob, ReplayReport, SeqOrder,
 };
 use crate::ports::{OffloadError, PolicyModule, PolicyOutcome};
 use crate::services::audit::caller_actor;
@@ -123,13 +123,13 @@ impl Effect {
 }
 
 /// How the candidate changes one input's outcome, if it does in a way the report counts.
-fn change(before: Effect, after: Effect) -> Option<&'static str> {
+fn change(before: Effect, after: Effect) -> Option<ReplayChange> {
     if after.blocks() && !before.blocks() {
-        Some("newly_denied")
+        Some(ReplayChange::NewlyDenied)
     } else if after == Effect::Allow && before != Effect::Allow {
-        Some("newly_allowed")
+        Some(ReplayChange::NewlyAllowed)
     } else if after == Effect::RequireApproval && before == Effect::Allow {
-        Some("newly_approval_gated")
+        Some(ReplayChange::NewlyApprovalGated)
     } else {
         None
     }
@@ -373,9 +373,9 @@ fn tally(report: &mut ReplayReport, record: &AuditRecord, outcome: Result<Vec<Po
     a.count(&mut report.candidate);
     let Some(kind) = change(b, a) else { return };
     match kind {
-        "newly_denied" => report.newly_denied += 1,
-        "newly_allowed" => report.newly_allowed += 1,
-        _ => report.newly_approval_gated += 1,
+        ReplayChange::NewlyDenied => report.newly_denied += 1,
+        ReplayChange::NewlyAllowed => report.newly_allowed += 1,
+        ReplayChange::NewlyApprovalGated => report.newly_approval_gated += 1,
     }
     if report.examples.iter().filter(|e| e.change == kind).count() >= EXAMPLES_PER_CHANGE {
         return;
@@ -392,7 +392,7 @@ fn tally(report: &mut ReplayReport, record: &AuditRecord, outcome: Result<Vec<Po
         agent_id: record.agent_id,
         action: record.action.clone(),
         resource: record.resource.clone(),
-        change: kind.to_owned(),
+        change: kind,
         before: b.as_str().to_owned(),
         after: a.as_str().to_owned(),
         messages,
@@ -412,12 +412,13 @@ mod tests {
     #[test]
     fn changes_are_counted_from_the_baselines_outcome_to_the_candidates() {
         use Effect::*;
-        assert_eq!(change(Allow, Deny), Some("newly_denied"));
-        assert_eq!(change(RequireApproval, Error), Some("newly_denied"));
+        use ReplayChange::*;
+        assert_eq!(change(Allow, Deny), Some(NewlyDenied));
+        assert_eq!(change(RequireApproval, Error), Some(NewlyDenied));
         assert_eq!(change(Deny, Error), None, "blocked before and after");
-        assert_eq!(change(Deny, Allow), Some("newly_allowed"));
-        assert_eq!(change(RequireApproval, Allow), Some("newly_allowed"));
-        assert_eq!(change(Allow, RequireApproval), Some("newly_approval_gated"));
+        assert_eq!(change(Deny, Allow), Some(NewlyAllowed));
+        assert_eq!(change(RequireApproval, Allow), Some(NewlyAllowed));
+        assert_eq!(change(Allow, RequireApproval), Some(NewlyApprovalGated));
         assert_eq!(change(Deny, RequireApproval), None);
         assert_eq!(change(Allow, Allow), None);
     }
@@ -469,9 +470,9 @@ mod tests {
         assert_eq!(report.candidate, ReplayCounts { allow: 2, deny: 2, require_approval: 0, error: 0 });
         // Exports: gated now, denied by version 1; the deletion: denied now, allowed by version 1.
         assert_eq!((report.newly_denied, report.newly_allowed, report.newly_approval_gated), (2, 1, 0));
-        let allowed = report.examples.iter().find(|e| e.change == "newly_allowed").unwrap();
+        let allowed = report.examples.iter().find(|e| e.change == ReplayChange::NewlyAllowed).unwrap();
         assert_eq!((allowed.action.as_deref(), allowed.before.as_str()), (Some("delete"), "deny"));
-        let denied = report.examples.iter().find(|e| e.change == "newly_denied").unwrap();
+        let denied = report.examples.iter().find(|e| e.change == ReplayChange::NewlyDenied).unwrap();
         assert_eq!(denied.messages, ["no exports"]);
         assert!(!report.truncated);
 

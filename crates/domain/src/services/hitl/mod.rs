@@ -60,6 +60,15 @@ const CALLBACK_RATE_WINDOW: Duration = Duration::from_secs(60);
 /// callbacks cannot tell one kind of listener from another.
 pub const CALLBACK_NOT_2XX: &str = "receiver answered an error status";
 
+/// What the HITL worker moves along when it is due.
+#[derive(Debug, Clone, Copy)]
+enum Due {
+    /// A pending request past its `expires_at` becomes `expired`.
+    Expiry,
+    /// A pending request takes the next step of its escalation chain.
+    Escalation,
+}
+
 /// Tunables of approvals.
 #[derive(Debug, Clone)]
 pub struct HitlSettings {
@@ -855,22 +864,7 @@ impl HitlService {
 
     /// Marks every pending request past its `expires_at` as `expired`.
     async fn expire_due(&self) -> Result<usize> {
-        let mut expired = 0;
-        loop {
-            let now = self.ports.clock.now();
-            let due = self.repos.hitl.expired_hitl(now, self.settings.expiry_batch).await?;
-            let full = due.len() as i64 >= self.settings.expiry_batch;
-            for request in due {
-                let after = self.finalised(request, HitlStatus::Expired, Actor::system("hitl_expiry"), None, now);
-                if self.repos.hitl.decide_hitl(&after).await? {
-                    self.transitioned(&after, HITL_EXPIRED).await?;
-                    expired += 1;
-                }
-            }
-            if !full {
-                return Ok(expired);
-            }
-        }
+        self.transition_due(Due::Expiry).await
     }
 
     /// Takes every escalation step that is due: the request moves one step along its chain
@@ -878,27 +872,47 @@ impl HitlService {
     /// by the `hitl.escalated` audit record and feed event. A request overdue by several
     /// steps takes one per round.
     async fn escalate_due(&self) -> Result<usize> {
-        let mut escalated = 0;
+        self.transition_due(Due::Escalation).await
+    }
+
+    /// Moves every request that is `due` along, a batch at a time while batches come back
+    /// full: each with one conditional write (of two holders one wins), then audited and
+    /// published. Returns how many moved.
+    async fn transition_due(&self, due: Due) -> Result<usize> {
+        let (mut moved, batch) = (0, self.settings.expiry_batch);
         loop {
             let now = self.ports.clock.now();
-            let due = self.repos.hitl.due_hitl_escalations(now, self.settings.expiry_batch).await?;
-            let full = due.len() as i64 >= self.settings.expiry_batch;
-            for request in due {
-                let (Some(at), Some(escalation)) = (request.escalate_at(), request.escalation.as_ref()) else {
-                    continue;
+            let requests = match due {
+                Due::Expiry => self.repos.hitl.expired_hitl(now, batch).await?,
+                Due::Escalation => self.repos.hitl.due_hitl_escalations(now, batch).await?,
+            };
+            let full = requests.len() as i64 >= batch;
+            for request in requests {
+                let (after, event) = match due {
+                    Due::Expiry => {
+                        let after =
+                            self.finalised(request, HitlStatus::Expired, Actor::system("hitl_expiry"), None, now);
+                        (self.repos.hitl.decide_hitl(&after).await?.then_some(after), HITL_EXPIRED)
+                    }
+                    Due::Escalation => {
+                        let (Some(at), Some(escalation)) = (request.escalate_at(), request.escalation.as_ref()) else {
+                            continue;
+                        };
+                        let after = HitlRequest {
+                            escalation: escalation.advanced(request.created_at, now),
+                            updated_at: now,
+                            ..request.clone()
+                        };
+                        (self.repos.hitl.escalate_hitl(&after, at).await?.then_some(after), HITL_ESCALATED)
+                    }
                 };
-                let after = HitlRequest {
-                    escalation: escalation.advanced(request.created_at, now),
-                    updated_at: now,
-                    ..request.clone()
-                };
-                if self.repos.hitl.escalate_hitl(&after, at).await? {
-                    self.transitioned(&after, HITL_ESCALATED).await?;
-                    escalated += 1;
+                if let Some(after) = after {
+                    self.transitioned(&after, event).await?;
+                    moved += 1;
                 }
             }
             if !full {
-                return Ok(escalated);
+                return Ok(moved);
             }
         }
     }

@@ -1090,6 +1090,52 @@ async fn an_edited_approval_is_checked_again_and_binds_the_edit() {
     assert_eq!(types, ["hitl.requested", "hitl.approved"]);
 }
 
+/// An edited approval is checked in the session of the check that asked, as it is now: a
+/// label the session gained after the request (a secret read) makes a policy deny the edit.
+#[tokio::test]
+async fn an_edited_approval_is_checked_in_the_asking_checks_session() {
+    let h = harness();
+    let a = h.admin("acme").await;
+    let bot = h.agent(&a, "bot").await;
+    let analyst = h.user(&a, "ann@acme.test", Role::Analyst).await;
+    for (name, rego) in [
+        ("approve prod", "when environment production\napprove a human decides"),
+        ("classify", "when kind secret\nlabel secret_read"),
+        ("after a secret", "session secret_read\ndeny no transfer after a secret"),
+    ] {
+        h.svc.policies.create(&a, policy(name, rego)).await.unwrap();
+    }
+    let in_session = |mut req: CheckRequest, session: &str| {
+        req.session_id = Some(session.into());
+        req
+    };
+    let asked = json!({"environment": "production", "amount": "900"});
+    let ask = async |session: &str| {
+        let req = in_session(transfer(&bot, asked.clone(), None), session);
+        h.svc.policies.check(&a, req).await.unwrap().hitl_request_id.unwrap()
+    };
+    let (id, elsewhere) = (ask("run-1").await, ask("run-2").await);
+    let read = CheckRequest {
+        action: "read".into(),
+        resource: "vault/token".into(),
+        context: json!({"kind": "secret"}).as_object().cloned().unwrap(),
+        ..transfer(&bot, json!({}), None)
+    };
+    assert_eq!(h.svc.policies.check(&a, in_session(read, "run-1")).await.unwrap().labels, ["secret_read"]);
+
+    let edit = HitlApproval {
+        comment: None,
+        context: Some(json!({"environment": "production", "amount": "100"}).as_object().cloned().unwrap()),
+    };
+    let Err(DomainError::Conflict(m)) = h.svc.policies.approve(&analyst, id, edit.clone()).await else {
+        panic!("the session read a secret since: the edit must be denied")
+    };
+    assert!(m.contains("no transfer after a secret"), "{m}");
+    assert_eq!(h.svc.hitl.get(&a, id).await.unwrap().status, HitlStatus::Pending);
+    let approved = h.svc.policies.approve(&analyst, elsewhere, edit).await.unwrap();
+    assert_eq!(approved.status, HitlStatus::Approved, "another session read no secret");
+}
+
 /// A malformed token is bad input (422), not a decision.
 #[tokio::test]
 async fn a_malformed_token_is_refused_as_input() {

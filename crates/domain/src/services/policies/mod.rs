@@ -736,8 +736,9 @@ impl PolicyService {
     }
 
     /// `POST /hitl/approve/{id}` (analyst or higher). With `context`, the approver edited
-    /// the arguments: the edited action is checked first under the tenant's policies (a
-    /// denial wins: 409, and the request stays pending), and the approval is bound to it.
+    /// the arguments: the edited action is checked first under the tenant's policies, in the
+    /// session of the check that asked (its state now), a denial winning (409, and the
+    /// request stays pending), and the approval is bound to it.
     pub async fn approve(&self, caller: &Caller, id: HitlId, approval: HitlApproval) -> Result<HitlRequest> {
         let HitlApproval { comment, context } = approval;
         let Some(context) = context else {
@@ -749,16 +750,22 @@ impl PolicyService {
         let request = self.hitl.pending_request(caller, id).await?;
         let agent = self.agents.reported_agent(caller.tenant_id(), request.agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
+        let asked = match request.decision_id {
+            Some(decision) => self.repos.audit.get_audit(caller.tenant_id(), decision).await?,
+            None => None,
+        };
         let edited = CheckRequest {
             agent_id: agent.id.to_string(),
             action: request.action,
             resource: request.resource,
             context,
             dry_run: true,
+            session_id: asked.and_then(|record| record.session_id),
             ..CheckRequest::default()
         };
+        let session = self.session(caller.tenant_id(), &edited).await?;
         let (decided, _) =
-            self.decide(&agent, &edited, None, &set.settings, &set.policies, set.compiled.clone()).await?;
+            self.decide(&agent, &edited, session.as_ref(), &set.settings, &set.policies, set.compiled.clone()).await?;
         if !decided.allowed && !decided.required_approval {
             return Err(DomainError::Conflict(format!(
                 "the edited action is not approved: the tenant's policies deny it ({}); approval request {id} \

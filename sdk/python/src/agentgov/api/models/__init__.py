@@ -174,6 +174,7 @@ from .problem_components_type_0 import ProblemComponentsType0
 from .provider_view import ProviderView
 from .readiness import Readiness
 from .receive_body import ReceiveBody
+from .replay_change import ReplayChange
 from .replay_counts import ReplayCounts
 from .replay_example import ReplayExample
 from .replay_job import ReplayJob
@@ -393,6 +394,7 @@ __all__ = (
     "ProviderView",
     "Readiness",
     "ReceiveBody",
+    "ReplayChange",
     "ReplayCounts",
     "ReplayExample",
     "ReplayJob",

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 from dateutil.parser import isoparse
 
+from ..models.replay_change import ReplayChange
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ReplayExample")
@@ -22,7 +23,7 @@ class ReplayExample:
         after (str):
         before (str): The baseline's outcome and the candidate's: `allow`, `deny`, `require_approval`,
             `error`.
-        change (str): `newly_denied`, `newly_allowed` or `newly_approval_gated`.
+        change (ReplayChange): How a replay's candidate changes a recorded input's outcome.
         decision_id (UUID): A record of the audit log.
         messages (list[str]): The candidate's messages (or its error).
         timestamp (datetime.datetime):
@@ -33,7 +34,7 @@ class ReplayExample:
 
     after: str
     before: str
-    change: str
+    change: ReplayChange
     decision_id: UUID
     messages: list[str]
     timestamp: datetime.datetime
@@ -47,7 +48,7 @@ class ReplayExample:
 
         before = self.before
 
-        change = self.change
+        change = self.change.value
 
         decision_id = str(self.decision_id)
 
@@ -103,7 +104,7 @@ class ReplayExample:
 
         before = d.pop("before")
 
-        change = d.pop("change")
+        change = ReplayChange(d.pop("change"))
 
         decision_id = UUID(d.pop("decision_id"))
 
