@@ -648,9 +648,10 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         guard: GuardSettings::default(),
         sessions: SessionSettings {
             idle: Duration::from_secs(config.session_idle_secs),
-            // Without Redis the event bus is this process's own: no other replica can share
-            // the store (its caches would never hear of this one's changes).
-            sole_writer: config.redis_url.is_none(),
+            // Embedded: SQLite, and without Redis the event bus is this process's own, so no
+            // other replica can share the store (its caches would never hear of this one's
+            // changes). Postgres always counts on other writers.
+            sole_writer: config.redis_url.is_none() && matches!(config.database(), Ok(Database::Sqlite(_))),
             ..SessionSettings::default()
         },
         discovery: DiscoverySettings {

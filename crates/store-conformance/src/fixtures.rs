@@ -437,6 +437,7 @@ pub fn new_hitl_request(tenant: TenantId, agent: AgentId, expires_at: OffsetDate
         grant: None,
         approval_token: None,
         escalation: None,
+        session_id: Some(format!("run-{seed} ✓")),
     }
 }
 

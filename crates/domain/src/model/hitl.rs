@@ -157,6 +157,11 @@ pub struct HitlRequest {
     /// request has gone along it; `null` when the tenant has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalation: Option<HitlEscalation>,
+    /// The agent session of the check that asked, if it named one: the request's audit
+    /// records carry it (an approval counts in the session's `approvals`), and an edited
+    /// approval is checked in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// One step of a tenant's escalation chain: once a request has waited `after_secs` without

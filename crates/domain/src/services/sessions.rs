@@ -24,8 +24,8 @@ use crate::events::SESSION_OBSERVED;
 use crate::ids::{AgentId, AuditId, TenantId};
 use crate::model::agent_session::UNTRUSTED_CONTENT_SEEN;
 use crate::model::{
-    AuditFilter, AuditRecord, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionFold, SessionState,
-    SessionView,
+    AuditEntry, AuditFilter, AuditRecord, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionFold,
+    SessionState, SessionView,
 };
 
 /// A session id's longest form (as a check's `session_id`).
@@ -186,6 +186,16 @@ impl Kept {
 }
 
 impl CommitObserver for Kept {
+    /// A kept session with a record whose append failed is read afresh from the store next
+    /// time: the record may have landed.
+    fn failed(&self, entries: &[AuditEntry]) {
+        for e in entries {
+            if let Some(id) = &e.session_id {
+                self.sessions.invalidate(&(e.tenant_id, id.clone()));
+            }
+        }
+    }
+
     fn committed(&self, records: &[AuditRecord]) {
         for r in records {
             let Some(id) = &r.session_id else { continue };
@@ -263,14 +273,17 @@ impl SessionService {
                 let slot = Slot::lock(slot);
                 seqs.iter().any(|s| *s > slot.state.seq && !slot.ahead.contains_key(s))
             };
-            let records = if foreign { self.repos.audit.scan_audit(tenant, &filter, scan).await? } else { Vec::new() };
+            let folds: Vec<SessionFold> = if foreign {
+                // Read off the records before taking the lock the audit writer also takes.
+                self.repos.audit.scan_audit(tenant, &filter, scan).await?.iter().map(SessionFold::of).collect()
+            } else {
+                Vec::new()
+            };
             {
                 let mut slot = Slot::lock(slot);
-                for r in &records {
-                    match slot.ahead.remove(&r.seq) {
-                        Some(fold) => slot.state.fold(&fold, idle),
-                        None => slot.state.apply(r, idle),
-                    }
+                for fold in folds {
+                    let fold = slot.ahead.remove(&fold.seq).unwrap_or(fold);
+                    slot.state.fold(&fold, idle);
                 }
                 slot.fold_ahead(last, idle);
             }

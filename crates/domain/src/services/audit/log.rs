@@ -128,6 +128,10 @@ pub struct AuditWriter {
 /// time a writer goes on. Called on the writer's task: keep it short and never block.
 pub trait CommitObserver: Send + Sync {
     fn committed(&self, records: &[AuditRecord]);
+    /// Entries whose append failed: most were not written, but one whose commit failed
+    /// after the fact (a connection lost at `COMMIT`) may have been. What follows commits
+    /// must no longer count on having seen every record.
+    fn failed(&self, entries: &[AuditEntry]);
 }
 
 fn writer_gone() -> DomainError {
@@ -194,6 +198,12 @@ impl AuditWriter {
         }
     }
 
+    fn failed(&self, entries: &[AuditEntry]) {
+        for observer in &self.observers {
+            observer.failed(entries);
+        }
+    }
+
     pub async fn run(mut self) {
         while let Some(first) = self.queue.next().await {
             let mut batch = vec![first];
@@ -221,14 +231,21 @@ impl AuditWriter {
             // others: append them one by one, each getting its own answer.
             Err(DomainError::Conflict(_)) if retry_alone => {
                 for (done, entry) in waiters.into_iter().zip(entries) {
-                    let result = self.store.append_audit(vec![entry]).await.and_then(|mut r| {
-                        self.committed(&r);
-                        r.pop().ok_or_else(|| DomainError::Internal("append returned no record".into()))
-                    });
+                    let result = match self.store.append_audit(vec![entry.clone()]).await {
+                        Ok(mut r) => {
+                            self.committed(&r);
+                            r.pop().ok_or_else(|| DomainError::Internal("append returned no record".into()))
+                        }
+                        Err(e) => {
+                            self.failed(std::slice::from_ref(&entry));
+                            Err(e)
+                        }
+                    };
                     let _ = done.send(result);
                 }
             }
             Err(e) => {
+                self.failed(&entries);
                 tracing::warn!(error = %e, entries = waiters.len(), "audit batch failed");
                 for done in waiters {
                     let _ = done.send(Err(e.clone()));

@@ -437,6 +437,7 @@ impl HitlService {
             reason: req.reason.trim().to_owned(),
             risk_score,
             decision_id: None,
+            session_id: None,
             timeout_secs: timeout.unwrap_or(settings.hitl_timeout_secs),
             callback,
         };
@@ -468,6 +469,7 @@ impl HitlService {
             reason: decided.reason.clone(),
             risk_score: decided.risk_score,
             decision_id: Some(decision_id),
+            session_id: check.session_id.clone(),
             timeout_secs: settings.hitl_timeout_secs,
             callback: None,
         };
@@ -508,6 +510,7 @@ impl HitlService {
             grant: None,
             approval_token: None,
             escalation: HitlEscalation::start(&chain, now),
+            session_id: o.session_id,
         };
         let max = self.settings.max_open_callbacks_per_tenant;
         self.repos.hitl.insert_hitl(&request, max).await.map_err(|e| match e {
@@ -564,6 +567,7 @@ impl HitlService {
             .details(details);
         event.agent_id = Some(request.agent_id.as_uuid());
         event.risk_score = Some(request.risk_score);
+        event.session_id = request.session_id.clone();
         if request.status.is_final() {
             event.decision = Some(request.status.as_str().to_owned());
         }
@@ -1121,6 +1125,7 @@ struct Opened<'a> {
     reason: String,
     risk_score: f64,
     decision_id: Option<AuditId>,
+    session_id: Option<String>,
     timeout_secs: u32,
     callback: Option<String>,
 }

@@ -1134,6 +1134,9 @@ async fn an_edited_approval_is_checked_in_the_asking_checks_session() {
     assert_eq!(h.svc.hitl.get(&a, id).await.unwrap().status, HitlStatus::Pending);
     let approved = h.svc.policies.approve(&analyst, elsewhere, edit).await.unwrap();
     assert_eq!(approved.status, HitlStatus::Approved, "another session read no secret");
+    assert_eq!(approved.session_id.as_deref(), Some("run-2"));
+    let session = h.svc.sessions.get(&a, "run-2").await.unwrap();
+    assert_eq!((session.approvals, session.checks), (1, 1), "the approval is the session's: {session:?}");
 }
 
 /// A malformed token is bad input (422), not a decision.

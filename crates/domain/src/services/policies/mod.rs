@@ -750,17 +750,13 @@ impl PolicyService {
         let request = self.hitl.pending_request(caller, id).await?;
         let agent = self.agents.reported_agent(caller.tenant_id(), request.agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
-        let asked = match request.decision_id {
-            Some(decision) => self.repos.audit.get_audit(caller.tenant_id(), decision).await?,
-            None => None,
-        };
         let edited = CheckRequest {
             agent_id: agent.id.to_string(),
             action: request.action,
             resource: request.resource,
             context,
             dry_run: true,
-            session_id: asked.and_then(|record| record.session_id),
+            session_id: request.session_id,
             ..CheckRequest::default()
         };
         let session = self.session(caller.tenant_id(), &edited).await?;

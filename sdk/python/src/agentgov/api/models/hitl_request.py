@@ -69,6 +69,9 @@ class HitlRequest:
             decision_id (None | Unset | UUID):
             escalation (HitlEscalation | None | Unset):
             grant (ApprovalGrant | None | Unset):
+            session_id (None | str | Unset): The agent session of the check that asked, if it named one: the request's audit
+                records carry it (an approval counts in the session's `approvals`), and an edited
+                approval is checked in it.
     """
 
     action: str
@@ -95,6 +98,7 @@ class HitlRequest:
     decision_id: None | Unset | UUID = UNSET
     escalation: HitlEscalation | None | Unset = UNSET
     grant: ApprovalGrant | None | Unset = UNSET
+    session_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -206,6 +210,12 @@ class HitlRequest:
         else:
             grant = self.grant
 
+        session_id: None | str | Unset
+        if isinstance(self.session_id, Unset):
+            session_id = UNSET
+        else:
+            session_id = self.session_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -246,6 +256,8 @@ class HitlRequest:
             field_dict["escalation"] = escalation
         if grant is not UNSET:
             field_dict["grant"] = grant
+        if session_id is not UNSET:
+            field_dict["session_id"] = session_id
 
         return field_dict
 
@@ -433,6 +445,15 @@ class HitlRequest:
 
         grant = _parse_grant(d.pop("grant", UNSET))
 
+        def _parse_session_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        session_id = _parse_session_id(d.pop("session_id", UNSET))
+
         hitl_request = cls(
             action=action,
             agent_id=agent_id,
@@ -458,6 +479,7 @@ class HitlRequest:
             decision_id=decision_id,
             escalation=escalation,
             grant=grant,
+            session_id=session_id,
         )
 
         hitl_request.additional_properties = d
