@@ -292,6 +292,7 @@ impl SessionService {
             }
         }
     }
+
     /// `GET /sessions/{id}`.
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<SessionView> {
         caller.require_permission(Permission::AuditRead)?;
