@@ -109,9 +109,11 @@ fn in_session(check: &str, session: &str) -> anyhow::Result<String> {
 
 /// A file of [`SESSIONS`] check bodies, one per line, each naming a session of its own.
 fn in_sessions(check: &str, tenant: &str) -> anyhow::Result<PathBuf> {
+    let mut check: Value = serde_json::from_str(check).context("the check's body")?;
     let mut lines = String::new();
     for i in 0..SESSIONS {
-        lines.push_str(&in_session(check, &format!("bench-session-{i}"))?);
+        check["session_id"] = json!(format!("bench-session-{i}"));
+        lines.push_str(&check.to_string());
         lines.push('\n');
     }
     let path = std::env::temp_dir().join(format!("agentgov-bench-{tenant}-{}.jsonl", std::process::id()));

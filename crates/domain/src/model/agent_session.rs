@@ -157,28 +157,28 @@ impl SessionState {
         }
     }
 
-    /// The state as of `now`: a session idle for longer than `idle` has ended, and the same
-    /// id starts a new one (the records folded so far are not read again).
-    pub fn at(&self, now: OffsetDateTime, idle: std::time::Duration) -> Self {
-        match self.last_at {
-            Some(last) if now - last > idle => Self { seq: self.seq, ..Self::new(self.id.clone()) },
-            _ => self.clone(),
-        }
+    /// Whether the session has ended by `now`: idle for longer than `idle`, so the same id
+    /// starts a new one (the records folded so far are not read again).
+    fn ended(&self, now: OffsetDateTime, idle: std::time::Duration) -> bool {
+        self.last_at.is_some_and(|last| now - last > idle)
     }
 
-    /// [`view`](Self::view) of the state [`at`](Self::at) `now`, without copying the state.
+    /// The state as of `now` (empty once [`ended`](Self::ended), keeping its `seq`).
+    #[cfg(test)]
+    fn at(&self, now: OffsetDateTime, idle: std::time::Duration) -> Self {
+        if self.ended(now, idle) { Self { seq: self.seq, ..Self::new(self.id.clone()) } } else { self.clone() }
+    }
+
+    /// [`view`](Self::view) of the state as of `now` (empty once [`ended`](Self::ended)),
+    /// without copying the state.
     pub fn view_at(&self, now: OffsetDateTime, idle: std::time::Duration) -> SessionView {
-        match self.last_at {
-            Some(last) if now - last > idle => Self::new(self.id.clone()).view(now),
-            _ => self.view(now),
-        }
+        if self.ended(now, idle) { Self::new(self.id.clone()).view(now) } else { self.view(now) }
     }
 
     /// Folds one more record of the session (records come in chain order).
-    pub fn apply(&mut self, r: &AuditRecord, idle: std::time::Duration) {
-        if r.seq > self.seq {
-            self.fold(&SessionFold::of(r), idle);
-        }
+    #[cfg(test)]
+    fn apply(&mut self, r: &AuditRecord, idle: std::time::Duration) {
+        self.fold(&SessionFold::of(r), idle);
     }
 
     /// Folds what one more record adds (records come in chain order; one at or before

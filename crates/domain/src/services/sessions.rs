@@ -131,7 +131,6 @@ pub struct SessionService {
     agents: AgentService,
     guard: GuardService,
     kept: Kept,
-    settings: SessionSettings,
 }
 
 /// Own records of a session a process keeps unfolded at most (past it, the session's state
@@ -228,7 +227,7 @@ impl SessionService {
         settings: SessionSettings,
     ) -> Self {
         let sessions = moka::sync::Cache::builder().max_capacity(settings.kept).time_to_idle(settings.idle).build();
-        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings }, settings }
+        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings } }
     }
 
     /// What the audit writer tells of each commit, so the kept sessions follow this
@@ -239,7 +238,7 @@ impl SessionService {
 
     /// The session's state now, caught up with its records in the store.
     pub(crate) async fn state(&self, tenant: TenantId, id: &str) -> Result<SessionView> {
-        let idle = self.settings.idle;
+        let idle = self.kept.settings.idle;
         let slot = self.kept.slot(tenant, id);
         {
             let slot = Slot::lock(&slot);
@@ -249,7 +248,7 @@ impl SessionService {
         }
         self.catch_up(tenant, id, &slot).await?;
         let mut slot = Slot::lock(&slot);
-        if self.settings.sole_writer {
+        if self.kept.settings.sole_writer {
             // Whatever committed since the slot was kept is ahead, and only this process
             // writes: nothing can come between.
             slot.fold_ahead(i64::MAX, idle);
@@ -262,7 +261,7 @@ impl SessionService {
     /// records first (an indexed scan, usually only this process's own records, whose folds
     /// are kept), then the records themselves only if another process wrote one.
     async fn catch_up(&self, tenant: TenantId, id: &str, slot: &Mutex<Slot>) -> Result<()> {
-        let idle = self.settings.idle;
+        let idle = self.kept.settings.idle;
         let filter = AuditFilter { session_id: Some(id.to_owned()), ..AuditFilter::default() };
         loop {
             let after = Slot::lock(slot).state.seq;

@@ -37,7 +37,6 @@ pub(crate) fn ceil_micros(t: OffsetDateTime) -> i64 {
     i64::try_from(micros).unwrap_or(if micros < 0 { i64::MIN } else { i64::MAX })
 }
 
-/// The tenant's records passing `filter`, as a boxed query to refine.
 /// The rows of a scan: the tenant's passing `filter`, in `scan.order` after `scan.after_seq`.
 fn scanned(tenant: TenantId, mut filter: AuditFilter, scan: &AuditScan) -> audit_records::BoxedQuery<'static, Sqlite> {
     // The cursor is folded into the filter's bound on the same side: with two lower (or
@@ -62,6 +61,7 @@ fn scanned(tenant: TenantId, mut filter: AuditFilter, scan: &AuditScan) -> audit
     }
 }
 
+/// The tenant's records passing `filter`, as a boxed query to refine.
 fn filtered(tenant: TenantId, filter: AuditFilter) -> audit_records::BoxedQuery<'static, Sqlite> {
     let mut q = audit_records::table.filter(audit_records::tenant_id.eq(id_text(tenant.0))).into_boxed();
     let AuditFilter {
