@@ -9,7 +9,8 @@ task) pair, the *attacked* sequence is the user task's calls up to the tool resu
 carries the injection (AgentDojo's attack text, placed where its own attacks place it),
 then the injection task's ground-truth calls. Each call is checked (`POST
 /policies/check`, one session per sequence) before it runs in AgentDojo's environment, and
-each tool result is shown to `POST /sessions/{id}/observe`. So the figures bound what a
+each tool result is shown to `POST /sessions/{id}/observe`; the user's task itself is
+observed first as trusted content, as an adapter that sees the user's message does. So the figures bound what a
 policy layer can catch given the calls an injected agent would make; they say nothing of
 which calls a model would make.
 
@@ -42,6 +43,7 @@ POLICIES = [
     ("sessions: rule of two", "rule-of-two", {"sensitive_by_default": True}),
     ("sessions: labels", "label-sensitive-reads", {}),
     ("sessions: no send after a secret", "no-send-after-secret", {}),
+    ("sessions: instructed values", "instructed-values", {}),
 ]
 
 
@@ -106,6 +108,11 @@ class Session:
         }
         return self.api.call("POST", "/api/v1/policies/check", body)
 
+    def ask(self, prompt: str) -> dict[str, Any]:
+        """The user's own request, observed as trusted content."""
+        body = {"agent_id": self.agent, "content": prompt, "source": "user", "trusted": True}
+        return self.api.call("POST", f"/api/v1/sessions/{self.session}/observe", body)
+
     def observe(self, call: Any, output: str) -> dict[str, Any]:
         body = {"agent_id": self.agent, "content": output or "(empty)", "source": call.function}
         seen = self.api.call("POST", f"/api/v1/sessions/{self.session}/observe", body)
@@ -151,6 +158,7 @@ def bench(api: Api, suites: list[str], attacks: list[str]) -> dict[str, Any]:
             env = suite.load_and_inject_default_environment({})
             calls = ut.ground_truth(env.model_copy(deep=True))
             s = Session(api, agent, f"benign-{suite_name}-{ut_id}")
+            s.ask(ut.PROMPT)
             ok = True
             for call in calls:
                 answer = s.check(suite_name, call)
@@ -178,6 +186,7 @@ def bench(api: Api, suites: list[str], attacks: list[str]) -> dict[str, Any]:
                     env = suite.load_and_inject_default_environment(injections)
                     calls = ut.ground_truth(env.model_copy(deep=True))
                     s = Session(api, agent, f"{attack_name}-{suite_name}-{ut_id}-{it_id}")
+                    s.ask(ut.PROMPT)
                     injected = False
                     for i, call in enumerate(calls[: at + 1]):
                         answer = s.check(suite_name, call)

@@ -282,6 +282,28 @@ fn no_send_after_secret() {
 }
 
 #[test]
+fn instructed_values() {
+    let t = "instructed-values";
+    let with = |action: &str, values: &[&str]| {
+        let mut s = session(&[]);
+        s["instructed_values"] = json!(values);
+        Input::new(action, "x").session(s)
+    };
+    assert_eq!(decide(t, json!({}), with("send_email", &["mark@evil.example"])), Approval);
+    assert_eq!(decide(t, json!({}), with("get_webpage", &["true-informations.com"])), Approval);
+    assert_eq!(decide(t, json!({"effect": "deny"}), with("send_money", &["us133000000121212121212"])), Deny);
+    assert_eq!(decide(t, json!({}), with("send_email", &[])), Allow, "no instructed value in the arguments");
+    assert_eq!(decide(t, json!({}), with("read_inbox", &["mark@evil.example"])), Allow, "not an outbound action");
+    assert_eq!(decide(t, json!({"actions": []}), with("read_inbox", &["mark@evil.example"])), Approval, "every action");
+    assert_eq!(decide(t, json!({}), Input::new("send_email", "x")), Allow, "no session");
+    let message = outcome(t, json!({}), &with("send_email", &["a@b.example", "c.example"])).require_approval;
+    assert_eq!(
+        message,
+        ["\"send_email\" uses a@b.example, c.example, which content shown to the agent told it to use"]
+    );
+}
+
+#[test]
 fn session_caps() {
     let t = "session-caps";
     let with = |spend: f64, minute: u64, checks: u64| {

@@ -14,6 +14,7 @@ pub mod detector;
 pub mod encoder;
 pub mod features;
 pub mod head;
+pub mod instructed;
 pub mod leak;
 pub mod model;
 pub mod normalize;

@@ -6,7 +6,8 @@
 //! reconstructible from the chain at any time. Each record adds to it: a `policy.decision`
 //! counts its decision and action, adds the labels its policies raised and, when allowed,
 //! its `context.cost` to the spend; an `agent.observed` (`POST /sessions/{id}/observe`) adds
-//! the labels of what the agent was shown; a `hitl.approved` counts an approval. Its size is
+//! the labels of what the agent was shown and the digests of the values that content told
+//! the agent to use (or, from trusted content, named); a `hitl.approved` counts an approval. Its size is
 //! bounded whatever the session's length, and a session idle for longer than its idle
 //! window starts over.
 
@@ -15,8 +16,11 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use sha2::{Digest, Sha256};
+
 use super::audit::{AuditRecord, unix_micros};
 use crate::events::{HITL_APPROVED, POLICY_DECISION, SESSION_OBSERVED};
+use crate::ids::TenantId;
 
 /// Distinct actions counted by name; the rest are counted under [`OTHER_ACTIONS`].
 pub const MAX_SESSION_ACTIONS: usize = 128;
@@ -27,6 +31,9 @@ pub const MAX_SESSION_LABELS: usize = 64;
 /// Decision times kept for the rate counters: a rate above this many per hour reads as
 /// this many.
 pub const SESSION_RECENT: usize = 256;
+
+/// Value digests a session keeps of each kind (instructed, named); later ones are dropped.
+pub const MAX_SESSION_VALUES: usize = 256;
 
 /// A label raised when content the agent was shown is flagged by the Prompt Guard.
 pub const UNTRUSTED_CONTENT_SEEN: &str = "untrusted_content_seen";
@@ -40,6 +47,18 @@ pub fn label_sensitivity(label: &str) -> u8 {
         "internal_read" => 1,
         _ => 0,
     }
+}
+
+/// What a session keeps of a value (an e-mail address, an IBAN, a web host) that content
+/// named: a digest bound to the tenant and the session, so neither the value nor a value
+/// seen in another session can be read off the audit record.
+pub fn value_digest(tenant: TenantId, session: &str, value: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [tenant.to_string().as_bytes(), session.as_bytes(), value.as_bytes()] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    hex::encode(&h.finalize()[..16])
 }
 
 /// Decisions of a session, by outcome.
@@ -72,6 +91,12 @@ pub struct SessionState {
     pub approvals: u64,
     /// The sum of `context.cost` over the allowed checks.
     pub spend: f64,
+    /// Digests ([`value_digest`]) of the values that untrusted content shown to the agent
+    /// told it to use.
+    instructed: BTreeSet<String>,
+    /// Digests of the values that trusted content (the user's own request) named: those are
+    /// the user's, whatever other content said of them.
+    named: BTreeSet<String>,
     /// Unix microseconds of the latest decisions, oldest first.
     recent: VecDeque<i64>,
 }
@@ -83,6 +108,10 @@ struct Folded {
     labels: Vec<String>,
     #[serde(default)]
     context: Option<FoldedContext>,
+    #[serde(default)]
+    instructed: Vec<String>,
+    #[serde(default)]
+    named: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -110,7 +139,10 @@ enum FoldKind {
         action: Option<String>,
         cost: Option<f64>,
     },
-    Observed,
+    Observed {
+        instructed: Vec<String>,
+        named: Vec<String>,
+    },
     Approved,
     /// Another event of the session: it only moves the session's `seq` (and can end an
     /// idle session).
@@ -130,7 +162,7 @@ impl SessionFold {
                 action: r.action.clone(),
                 cost: folded.context.and_then(|c| c.cost).and_then(|c| c.as_f64()).filter(|c| c.is_finite()),
             },
-            SESSION_OBSERVED => FoldKind::Observed,
+            SESSION_OBSERVED => FoldKind::Observed { instructed: folded.instructed, named: folded.named },
             _ => FoldKind::Approved,
         };
         Self { seq: r.seq, timestamp: r.timestamp, kind, labels: folded.labels }
@@ -153,6 +185,8 @@ impl SessionState {
             observations: 0,
             approvals: 0,
             spend: 0.0,
+            instructed: BTreeSet::new(),
+            named: BTreeSet::new(),
             recent: VecDeque::new(),
         }
     }
@@ -227,7 +261,16 @@ impl SessionState {
                 }
                 self.recent.push_back(unix_micros(f.timestamp));
             }
-            FoldKind::Observed => self.observations += 1,
+            FoldKind::Observed { instructed, named } => {
+                self.observations += 1;
+                for (kept, digests) in [(&mut self.instructed, instructed), (&mut self.named, named)] {
+                    for d in digests {
+                        if kept.len() < MAX_SESSION_VALUES {
+                            kept.insert(d.clone());
+                        }
+                    }
+                }
+            }
             FoldKind::Approved => self.approvals += 1,
             FoldKind::Other => {}
         }
@@ -243,6 +286,12 @@ impl SessionState {
         }
         self.sensitivity = self.sensitivity.max(label_sensitivity(label));
         self.labels.insert(label.to_owned());
+    }
+
+    /// The digests of values untrusted content told the agent to use and trusted content
+    /// did not name.
+    fn followed(&self) -> impl Iterator<Item = &String> {
+        self.instructed.iter().filter(|d| !self.named.contains(*d))
     }
 
     /// Decisions in the `window` before `now`.
@@ -266,11 +315,32 @@ impl SessionState {
             observations: self.observations,
             approvals: self.approvals,
             spend: (self.spend * 1e6).round() / 1e6,
+            instructed: self.followed().count() as u64,
+            followed: self.followed().cloned().collect(),
             rate: SessionRate {
                 last_minute: self.decisions_within(now, std::time::Duration::from_secs(60)),
                 last_hour: self.decisions_within(now, std::time::Duration::from_secs(3600)),
             },
         }
+    }
+}
+
+impl SessionView {
+    /// The values in `texts` (a check's arguments) that untrusted content shown to the
+    /// session told the agent to use ([`followed`](Self::followed)), each once.
+    pub fn instructed_in<'a>(&self, tenant: TenantId, texts: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if self.followed.is_empty() {
+            return out;
+        }
+        for text in texts {
+            for v in agentgov_detect::guard::instructed::values(text) {
+                if !out.contains(&v) && self.followed.contains(&value_digest(tenant, &self.id, &v)) {
+                    out.push(v);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -311,6 +381,14 @@ pub struct SessionView {
     pub approvals: u64,
     /// The sum of the allowed checks' `context.cost`.
     pub spend: f64,
+    /// Values (e-mail addresses, IBANs, web hosts) that untrusted content shown to the agent
+    /// told it to use, and that trusted content did not name: how many the session keeps,
+    /// as digests. A check's `input.session.instructed_values` lists those its own
+    /// arguments carry.
+    pub instructed: u64,
+    /// The digests counted in `instructed`.
+    #[serde(skip)]
+    pub followed: BTreeSet<String>,
     pub rate: SessionRate,
 }
 

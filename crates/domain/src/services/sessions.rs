@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use agentgov_detect::guard::instructed;
 use sha2::{Digest, Sha256};
 
 use super::agents::AgentService;
@@ -22,7 +23,7 @@ use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::events::SESSION_OBSERVED;
 use crate::ids::{AgentId, AuditId, TenantId};
-use crate::model::agent_session::UNTRUSTED_CONTENT_SEEN;
+use crate::model::agent_session::{MAX_SESSION_VALUES, UNTRUSTED_CONTENT_SEEN, value_digest};
 use crate::model::{
     AuditEntry, AuditFilter, AuditRecord, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionFold,
     SessionState, SessionView,
@@ -80,6 +81,12 @@ pub struct ObserveRequest {
     /// 64 characters.
     #[serde(default)]
     pub labels: Vec<String>,
+    /// Content from the user or the operator (the user's own request), not from a tool:
+    /// screened all the same, but the values it names (e-mail addresses, IBANs, web hosts)
+    /// are the user's, so content that later tells the agent to use them does not count
+    /// them as instructed. Default `false`: a tool result, a web page, a message.
+    #[serde(default)]
+    pub trusted: bool,
 }
 
 /// The answer of `POST /sessions/{id}/observe`.
@@ -93,8 +100,14 @@ pub struct Observation {
     pub flagged: bool,
     pub verdict: GuardLabel,
     pub score: f64,
+    /// Why the Prompt Guard flagged it (its rules and stages, as `/guard/validate` gives).
+    pub reasons: Vec<String>,
     /// The labels this observation raised: the declared ones and the Prompt Guard's.
     pub labels: Vec<String>,
+    /// The values (e-mail addresses, IBANs, web hosts) that the content, unless trusted,
+    /// told the agent to use: a later check of the session whose arguments carry one reads
+    /// it in `input.session.instructed_values`. The record keeps only digests.
+    pub instructed: Vec<String>,
     /// `sha256:` and the content's SHA-256, hex: what the record keeps of the content.
     pub digest: String,
     /// The session after the observation.
@@ -113,6 +126,14 @@ struct ObservedDetails<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
     verdict: GuardLabel,
+    /// Digests of the values untrusted content told the agent to use.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    instructed: &'a [String],
+    /// Digests of the values trusted content named.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    named: &'a [String],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    trusted: bool,
 }
 
 /// Whether `label` is a label's form.
@@ -341,6 +362,15 @@ impl SessionService {
         labels.sort();
         labels.dedup();
         let digest = format!("sha256:{}", hex::encode(Sha256::digest(req.content.as_bytes())));
+        let (instructed, named) = if req.trusted {
+            let mut named = instructed::values(&req.content);
+            named.truncate(MAX_SESSION_VALUES);
+            (Vec::new(), named)
+        } else {
+            (instructed::instructed(&req.content), Vec::new())
+        };
+        let digests =
+            |values: &[String]| -> Vec<String> { values.iter().map(|v| value_digest(tenant, id, v)).collect() };
         let details = ObservedDetails {
             bytes: req.content.len(),
             digest: &digest,
@@ -350,6 +380,9 @@ impl SessionService {
             score: verdict.score,
             tool_call_id: req.tool_call_id.as_deref(),
             verdict: verdict.verdict,
+            instructed: &digests(&instructed),
+            named: &digests(&named),
+            trusted: req.trusted,
         };
         let mut event = AuditEvent::new(tenant, caller_actor(caller), SESSION_OBSERVED)
             .action("observe")
@@ -366,7 +399,9 @@ impl SessionService {
             flagged: !verdict.safe,
             verdict: verdict.verdict,
             score: verdict.score,
+            reasons: verdict.reasons,
             labels,
+            instructed,
             digest,
             session,
         })

@@ -265,7 +265,8 @@ impl Telemetry for FakeTelemetry {
 /// A stand-in for Rego with a line-based language, for the domain's tests: `deny <msg>`,
 /// `approve <msg>` (a `require_approval` message), `risk <number>` (`risk_adjustment`),
 /// `label <name>` (a member of `labels`), `session <label>` (the following lines apply only
-/// if `input.session.labels` holds `<label>`),
+/// if `input.session.labels` holds `<label>`), `instructed` (the following lines apply only
+/// if `input.session.instructed_values` is not empty),
 /// `when <key> <value>` (the following lines apply only if `input.context.<key>` is the
 /// string `<value>`), `fail <msg>` (an evaluation error). A line `oops` does not compile.
 #[derive(Debug, Default)]
@@ -311,6 +312,9 @@ impl CompiledPolicies for FakeCompiled {
                             applies = input["session"]["labels"]
                                 .as_array()
                                 .is_some_and(|labels| labels.iter().any(|l| l.as_str() == Some(rest)));
+                        }
+                        "instructed" => {
+                            applies = input["session"]["instructed_values"].as_array().is_some_and(|v| !v.is_empty());
                         }
                         _ if !applies => {}
                         "deny" => out.deny.push(rest.to_owned()),

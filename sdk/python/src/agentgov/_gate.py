@@ -182,9 +182,22 @@ class Gate:
             return Approval(True, status, message, arguments)
         return Approval(False, "refused", f"agentgov did not run the approved call: {decision.reason}")
 
-    def screen(self, text: str) -> GuardResult:
-        """Prompt Guard on a tool's output (text the model will read: screened as input)."""
+    def screen(self, text: str, call: ToolCall | None = None, *, trusted: bool = False) -> GuardResult:
+        """Prompt Guard on text the model will read (screened as input): a tool's output, or
+        with `trusted` the user's own request. In a session (`call.session`), the text is
+        shown to the session (`sessions.observe`), which screens it the same way and keeps
+        its labels and the values it told the agent to use, for the session's next checks."""
         try:
+            if call is not None and call.session:
+                observed = self.gov.sessions.observe(
+                    call.session,
+                    self.agent_id,
+                    text,
+                    source=call.name or None,
+                    tool_call_id=call.call_id,
+                    trusted=trusted,
+                )
+                return GuardResult.observed(observed)
             return self.gov.guard.validate(text, direction="input", agent=self.agent_id, fail_open=self.fail_open)
         except errors.AgentgovError as e:
             return GuardResult(safe=False, verdict="unknown", score=0.0, reasons=[str(e)], fallback=True)

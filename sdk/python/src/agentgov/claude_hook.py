@@ -55,7 +55,7 @@ def hook(event: Mapping[str, Any], gate: Gate, *, approval: str = "wait") -> dic
         text = output if isinstance(output, str) else json.dumps(output, default=str)
         if not text.strip():
             return {}
-        verdict = gate.screen(text)
+        verdict = gate.screen(text, call)
         if verdict.safe:
             return {}
         reason = withheld(call, verdict)

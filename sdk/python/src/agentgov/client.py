@@ -37,6 +37,7 @@ from .api.api.hitl import (
     hitl_status,
 )
 from .api.api.policies import check as policies_check
+from .api.api.sessions import sessions_observe
 from .api.models.audit_record import AuditRecord
 from .api.models.check_request import CheckRequest
 from .api.models.check_request_context import CheckRequestContext
@@ -56,6 +57,8 @@ from .api.models.new_audit_entry import NewAuditEntry
 from .api.models.new_audit_entry_details_type_0 import NewAuditEntryDetailsType0
 from .api.models.new_hitl_request import NewHitlRequest
 from .api.models.new_hitl_request_context import NewHitlRequestContext
+from .api.models.observation import Observation
+from .api.models.observe_request import ObserveRequest
 from .api.models.validate_request import ValidateRequest
 from .api.models.validation import Validation
 from .api.types import UNSET, Response, Unset
@@ -134,6 +137,11 @@ class GuardResult:
             validation_id=str(v.validation_id),
             response=v,
         )
+
+    @staticmethod
+    def observed(o: Observation) -> GuardResult:
+        """The verdict of an observation (`sessions.observe`), which screens as validate does."""
+        return GuardResult(safe=not o.flagged, verdict=o.verdict.value, score=o.score, reasons=list(o.reasons))
 
     @staticmethod
     def fallen_back(safe: bool, why: str) -> GuardResult:
@@ -233,6 +241,24 @@ def _validate_body(text: str, direction: str, agent: AgentRef | None, system_pro
         direction=GuardDirection(direction),
         agent_id=_uuid(agent, "agent_id") if agent is not None else UNSET,
         system_prompt=system_prompt if system_prompt is not None else UNSET,
+    )
+
+
+def _observe_body(
+    agent: AgentRef,
+    content: str,
+    source: str | None,
+    tool_call_id: str | None,
+    labels: list[str] | None,
+    trusted: bool,
+) -> ObserveRequest:
+    return ObserveRequest(
+        agent_id=_uuid(agent, "agent_id"),
+        content=content,
+        source=source if source is not None else UNSET,
+        tool_call_id=tool_call_id if tool_call_id is not None else UNSET,
+        labels=list(labels) if labels else UNSET,
+        trusted=trusted,
     )
 
 
@@ -378,6 +404,7 @@ class Agentgov:
         self.hitl = _Hitl(self)
         self.audit = _Audit(self)
         self.discovery = _Discovery(self)
+        self.sessions = _Sessions(self)
 
     @classmethod
     def login(cls, url: str, email: str, password: str, **kwargs: Any) -> Agentgov:
@@ -480,6 +507,32 @@ class _Guard:
         except errors.Unavailable as e:
             allow = self._gov._s.fail_open if fail_open is None else fail_open
             return GuardResult.fallen_back(allow, _fallback_note("text", allow, e))
+
+
+class _Sessions:
+    def __init__(self, gov: Agentgov) -> None:
+        self._gov = gov
+
+    def observe(
+        self,
+        session: str,
+        agent: AgentRef,
+        content: str,
+        *,
+        source: str | None = None,
+        tool_call_id: str | None = None,
+        labels: list[str] | None = None,
+        trusted: bool = False,
+    ) -> Observation:
+        """Shows the session what its agent was shown: a tool's result, a page, a message
+        (`trusted=True` for the user's own request). Prompt Guard screens it (`flagged`), the
+        session keeps its labels and the values it told the agent to use (`instructed`);
+        later checks of the session read them."""
+        body = _observe_body(agent, content, source, tool_call_id, labels, trusted)
+        return _unwrap(
+            _guarded(lambda: sessions_observe.sync_detailed(session, client=self._gov.api, body=body)),
+            Observation,
+        )
 
 
 class _Hitl:
@@ -609,6 +662,7 @@ class AsyncAgentgov:
         self.hitl = _AsyncHitl(self)
         self.audit = _AsyncAudit(self)
         self.discovery = _AsyncDiscovery(self)
+        self.sessions = _AsyncSessions(self)
 
     @property
     def api(self) -> AuthenticatedClient:
@@ -670,6 +724,28 @@ class AsyncAgentgov:
                 event = json.loads(message)
                 if isinstance(event, dict) and "tenant_id" in event:
                     yield event
+
+
+class _AsyncSessions:
+    def __init__(self, gov: AsyncAgentgov) -> None:
+        self._gov = gov
+
+    async def observe(
+        self,
+        session: str,
+        agent: AgentRef,
+        content: str,
+        *,
+        source: str | None = None,
+        tool_call_id: str | None = None,
+        labels: list[str] | None = None,
+        trusted: bool = False,
+    ) -> Observation:
+        body = _observe_body(agent, content, source, tool_call_id, labels, trusted)
+        return _unwrap(
+            await _aguarded(lambda: sessions_observe.asyncio_detailed(session, client=self._gov.api, body=body)),
+            Observation,
+        )
 
 
 class _AsyncGuard:

@@ -110,11 +110,12 @@ class AgentgovHooks:
             return refused[1]
         if not self.guard_outputs or not ctx.tool_result or not str(ctx.tool_result).strip():
             return None
+        call = ToolCall(ctx.tool_name, {}, None, _session(ctx))
         try:
-            verdict = self.gate.screen(str(ctx.tool_result))
+            verdict = self.gate.screen(str(ctx.tool_result), call)
         except Exception as e:  # noqa: BLE001 - never let an unscreened result through
             return f"agentgov could not screen the output of {ctx.tool_name}: {e}"
-        return None if verdict.safe else withheld(ToolCall(ctx.tool_name, {}), verdict)
+        return None if verdict.safe else withheld(call, verdict)
 
     def _refuse(self, ctx: ToolCallHookContext, message: str) -> None:
         self._refused[id(ctx.tool_input)] = (ctx.tool_input, message)

@@ -168,7 +168,7 @@ class AgentgovMiddleware(AgentMiddleware):
         text = result.content if isinstance(result.content, str) else str(result.content)
         if not text.strip():
             return result
-        verdict = self.gate.screen(text)
+        verdict = self.gate.screen(text, call)
         if verdict.safe:
             return result
         return _error(call, None, withheld(call, verdict))

@@ -120,7 +120,7 @@ class AgentgovMiddleware(Middleware):
         if self.guard_outputs:
             text = "\n".join(getattr(block, "text", "") for block in result.content)
             if text.strip():
-                verdict = await asyncio.to_thread(self.gate.screen, text)
+                verdict = await asyncio.to_thread(self.gate.screen, text, call)
                 if not verdict.safe:
                     raise ToolError(withheld(call, verdict))
         return result

@@ -147,17 +147,20 @@ class AgentgovGuardrails:
         text = data.output if isinstance(data.output, str) else json.dumps(data.output, default=str)
         if not text.strip():
             return ToolGuardrailFunctionOutput.allow()
-        verdict = await asyncio.to_thread(self.gate.screen, text)
+        c = data.context
+        call = ToolCall(c.tool_name, {}, c.tool_call_id, self._session(c))
+        verdict = await asyncio.to_thread(self.gate.screen, text, call)
         if verdict.safe:
             return ToolGuardrailFunctionOutput.allow()
-        call = ToolCall(data.context.tool_name, {}, data.context.tool_call_id)
         return ToolGuardrailFunctionOutput.reject_content(withheld(call, verdict))
 
     async def _prompt_guard(
         self, ctx: RunContextWrapper[Any], agent: Agent[Any], input: str | list[Any]
     ) -> GuardrailFunctionOutput:
         text = input if isinstance(input, str) else json.dumps(input, default=str)
-        verdict = await asyncio.to_thread(self.gate.screen, text)
+        # The user's own request: in a session, the values it names are the user's.
+        user = ToolCall("user", {}, None, self._session(ctx))
+        verdict = await asyncio.to_thread(lambda: self.gate.screen(text, user, trusted=True))
         return GuardrailFunctionOutput(output_info=verdict, tripwire_triggered=not verdict.safe)
 
     def _session(self, ctx: Any) -> str | None:

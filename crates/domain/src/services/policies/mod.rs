@@ -998,7 +998,17 @@ impl PolicyService {
             serde_json::json!({"score": score, "level": settings.risk_levels.level(score), "factors": factors}),
         );
         if let Some(session) = session {
-            kept.insert("session".into(), serde_json::to_value(session).unwrap_or_default());
+            let mut json = serde_json::to_value(session).unwrap_or_default();
+            let carried = if session.followed.is_empty() {
+                Vec::new()
+            } else {
+                let texts = std::iter::once(req.resource.as_str()).chain(strings(&req.context));
+                session.instructed_in(agent.tenant_id, texts)
+            };
+            if let Some(members) = json.as_object_mut() {
+                members.insert("instructed_values".into(), serde_json::json!(carried));
+            }
+            kept.insert("session".into(), json);
         }
         let mut rest = kept.clone();
         rest.insert("action".into(), serde_json::Value::String(req.action.clone()));
@@ -1149,6 +1159,21 @@ impl KeptInput {
         rest.insert("context".into(), serde_json::Value::Object(recorded.context));
         Some(PolicyInput { agent: Arc::new(agent), rest })
     }
+}
+
+/// The strings of a check's `context`, at any depth, in document order.
+fn strings(context: &serde_json::Map<String, serde_json::Value>) -> Vec<&str> {
+    fn walk<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s),
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            serde_json::Value::Object(members) => members.values().for_each(|m| walk(m, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    context.values().for_each(|v| walk(v, &mut out));
+    out
 }
 
 /// Marks a check the detector found anomalous: the risk model's `anomaly` factor (the

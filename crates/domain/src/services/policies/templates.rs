@@ -128,6 +128,10 @@ const EFFECT: TemplateParameter = TemplateParameter {
     one_of: &["deny", "approval"],
 };
 
+/// Words of an action that changes state or communicates externally: fetching a URL
+/// counts, since a URL can carry data out.
+const OUTBOUND_ACTIONS: &str = r#"["send","email","mail","post","publish","share","upload","transfer","pay","wire","invite","message","forward","reply","tweet","webhook","export","create","add","update","delete","remove","write","schedule","reserve","book","change","set","visit","browse","fetch","download","webpage","url","http"]"#;
+
 /// Every built-in template, in the order `GET /policies/templates` lists them.
 pub static TEMPLATES: &[PolicyTemplate] = &[
     PolicyTemplate {
@@ -595,7 +599,7 @@ labels contains "pii_read" if count(found(params.pii_markers)) > 0
                 kind: ParameterKind::StringList,
                 description: "Words of an action that changes state or communicates externally (C): fetching a URL \
                               counts, since a URL can carry data out.",
-                default: r#"["send","email","mail","post","publish","share","upload","transfer","pay","wire","invite","message","forward","reply","tweet","webhook","export","create","add","update","delete","remove","write","schedule","reserve","book","change","set","visit","browse","fetch","download","webpage","url","http"]"#,
+                default: OUTBOUND_ACTIONS,
                 one_of: &[],
             },
             TemplateParameter {
@@ -700,6 +704,61 @@ require_approval contains message if {
 	params.effect == "approval"
 	secret_seen
 	sends
+}
+"#,
+    },
+    PolicyTemplate {
+        id: "instructed-values",
+        name: "Values that content told the agent to use",
+        description: "An action whose arguments carry a value (an e-mail address, an IBAN, a web host) that untrusted \
+                      content shown to the agent told it to use (`POST /sessions/{id}/observe`: a sentence of a tool \
+                      result, a page or a message that gives an order naming it), and that the user's own request \
+                      (observed as `trusted`) did not name, needs a person's approval (or is denied): the agent is \
+                      following an instruction it read in data, however that instruction was worded.",
+        parameters: &[
+            TemplateParameter {
+                name: "actions",
+                kind: ParameterKind::StringList,
+                description: "Words of the actions this applies to (lower-cased words of the action); `[]` for \
+                              every action.",
+                default: OUTBOUND_ACTIONS,
+                one_of: &[],
+            },
+            TemplateParameter {
+                name: "effect",
+                kind: ParameterKind::String,
+                description: "What such an action does: require `approval`, or `deny` it.",
+                default: r#""approval""#,
+                one_of: &["deny", "approval"],
+            },
+        ],
+        source: r#"package agentgov.templates.instructed_values
+
+import rego.v1
+
+params := __PARAMS__
+
+instructed := object.get(object.get(input, "session", {}), "instructed_values", [])
+
+applies if count(params.actions) == 0
+
+applies if {
+	some word in regex.split(`[^a-z0-9]+`, lower(input.action))
+	word in params.actions
+}
+
+message := sprintf("%q uses %s, which content shown to the agent told it to use", [input.action, concat(", ", instructed)])
+
+deny contains message if {
+	params.effect == "deny"
+	count(instructed) > 0
+	applies
+}
+
+require_approval contains message if {
+	params.effect == "approval"
+	count(instructed) > 0
+	applies
 }
 "#,
     },

@@ -24,8 +24,12 @@ class Observation:
         digest (str): `sha256:` and the content's SHA-256, hex: what the record keeps of the content.
         flagged (bool): Whether the Prompt Guard flagged the content (then `untrusted_content_seen` is
             raised).
+        instructed (list[str]): The values (e-mail addresses, IBANs, web hosts) that the content, unless trusted,
+            told the agent to use: a later check of the session whose arguments carry one reads
+            it in `input.session.instructed_values`. The record keeps only digests.
         labels (list[str]): The labels this observation raised: the declared ones and the Prompt Guard's.
         observation_id (UUID): A record of the audit log.
+        reasons (list[str]): Why the Prompt Guard flagged it (its rules and stages, as `/guard/validate` gives).
         score (float):
         session (SessionView): An agent session as its checks see it (`input.session`) and `GET /sessions/{id}`
             answers it: what happened before the current check.
@@ -34,8 +38,10 @@ class Observation:
 
     digest: str
     flagged: bool
+    instructed: list[str]
     labels: list[str]
     observation_id: UUID
+    reasons: list[str]
     score: float
     session: SessionView
     verdict: GuardLabel
@@ -46,9 +52,13 @@ class Observation:
 
         flagged = self.flagged
 
+        instructed = self.instructed
+
         labels = self.labels
 
         observation_id = str(self.observation_id)
+
+        reasons = self.reasons
 
         score = self.score
 
@@ -62,8 +72,10 @@ class Observation:
             {
                 "digest": digest,
                 "flagged": flagged,
+                "instructed": instructed,
                 "labels": labels,
                 "observation_id": observation_id,
+                "reasons": reasons,
                 "score": score,
                 "session": session,
                 "verdict": verdict,
@@ -81,9 +93,13 @@ class Observation:
 
         flagged = d.pop("flagged")
 
+        instructed = cast(list[str], d.pop("instructed"))
+
         labels = cast(list[str], d.pop("labels"))
 
         observation_id = UUID(d.pop("observation_id"))
+
+        reasons = cast(list[str], d.pop("reasons"))
 
         score = d.pop("score")
 
@@ -94,8 +110,10 @@ class Observation:
         observation = cls(
             digest=digest,
             flagged=flagged,
+            instructed=instructed,
             labels=labels,
             observation_id=observation_id,
+            reasons=reasons,
             score=score,
             session=session,
             verdict=verdict,

@@ -25,6 +25,10 @@ class ObserveRequest:
             source (None | str | Unset): Where it came from, e.g. the tool's name `read_inbox`; 1 to 200 characters.
             tool_call_id (None | str | Unset): The agent framework's id of the tool call that returned it; 1 to 200
                 characters.
+            trusted (bool | Unset): Content from the user or the operator (the user's own request), not from a tool:
+                screened all the same, but the values it names (e-mail addresses, IBANs, web hosts)
+                are the user's, so content that later tells the agent to use them does not count
+                them as instructed. Default `false`: a tool result, a web page, a message.
     """
 
     agent_id: UUID
@@ -32,6 +36,7 @@ class ObserveRequest:
     labels: list[str] | Unset = UNSET
     source: None | str | Unset = UNSET
     tool_call_id: None | str | Unset = UNSET
+    trusted: bool | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         agent_id = str(self.agent_id)
@@ -54,6 +59,8 @@ class ObserveRequest:
         else:
             tool_call_id = self.tool_call_id
 
+        trusted = self.trusted
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -68,6 +75,8 @@ class ObserveRequest:
             field_dict["source"] = source
         if tool_call_id is not UNSET:
             field_dict["tool_call_id"] = tool_call_id
+        if trusted is not UNSET:
+            field_dict["trusted"] = trusted
 
         return field_dict
 
@@ -98,12 +107,15 @@ class ObserveRequest:
 
         tool_call_id = _parse_tool_call_id(d.pop("tool_call_id", UNSET))
 
+        trusted = d.pop("trusted", UNSET)
+
         observe_request = cls(
             agent_id=agent_id,
             content=content,
             labels=labels,
             source=source,
             tool_call_id=tool_call_id,
+            trusted=trusted,
         )
 
         return observe_request

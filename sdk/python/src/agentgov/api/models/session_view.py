@@ -31,6 +31,10 @@ class SessionView:
             decisions (SessionDecisions): Decisions of a session, by outcome.
             events (int): Records of the session: checks, observations, approvals.
             id (str):
+            instructed (int): Values (e-mail addresses, IBANs, web hosts) that untrusted content shown to the agent
+                told it to use, and that trusted content did not name: how many the session keeps,
+                as digests. A check's `input.session.instructed_values` lists those its own
+                arguments carry.
             labels (list[str]): Labels raised so far (by policies' `labels` rules and by observations), sorted.
             observations (int): Tool results and other content shown to the agent (`POST /sessions/{id}/observe`).
             rate (SessionRate): Checks of a session in the last minute and hour (counted up to 256).
@@ -48,6 +52,7 @@ class SessionView:
     decisions: SessionDecisions
     events: int
     id: str
+    instructed: int
     labels: list[str]
     observations: int
     rate: SessionRate
@@ -69,6 +74,8 @@ class SessionView:
         events = self.events
 
         id = self.id
+
+        instructed = self.instructed
 
         labels = self.labels
 
@@ -106,6 +113,7 @@ class SessionView:
                 "decisions": decisions,
                 "events": events,
                 "id": id,
+                "instructed": instructed,
                 "labels": labels,
                 "observations": observations,
                 "rate": rate,
@@ -138,6 +146,8 @@ class SessionView:
         events = d.pop("events")
 
         id = d.pop("id")
+
+        instructed = d.pop("instructed")
 
         labels = cast(list[str], d.pop("labels"))
 
@@ -190,6 +200,7 @@ class SessionView:
             decisions=decisions,
             events=events,
             id=id,
+            instructed=instructed,
             labels=labels,
             observations=observations,
             rate=rate,

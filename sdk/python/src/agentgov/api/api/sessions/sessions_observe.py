@@ -110,9 +110,12 @@ def sync_detailed(
 ) -> Response[Observation | Problem]:
     """Record content shown to an agent in a session (a tool result, a web page, an e-mail):
     screened by the Prompt Guard, which raises `untrusted_content_seen` on the session when
-    it flags it, with any labels the caller declares. The content is never stored: the
-    `agent.observed` audit record keeps its SHA-256, size, verdict and labels. Later checks
-    of the session read the labels as `input.session.labels` (`policies:check`).
+    it flags it, with any labels the caller declares, and keeps digests of the addresses,
+    IBANs and web hosts that a sentence of it ordered the agent to use (unless `trusted`: the
+    user's own request, whose values are the user's). The content is never stored: the
+    `agent.observed` audit record keeps its SHA-256, size, verdict, labels and those digests.
+    Later checks of the session read the labels as `input.session.labels`, and the values
+    their own arguments carry as `input.session.instructed_values` (`policies:check`).
 
     Args:
         id (str):
@@ -148,9 +151,12 @@ def sync(
 ) -> Observation | Problem | None:
     """Record content shown to an agent in a session (a tool result, a web page, an e-mail):
     screened by the Prompt Guard, which raises `untrusted_content_seen` on the session when
-    it flags it, with any labels the caller declares. The content is never stored: the
-    `agent.observed` audit record keeps its SHA-256, size, verdict and labels. Later checks
-    of the session read the labels as `input.session.labels` (`policies:check`).
+    it flags it, with any labels the caller declares, and keeps digests of the addresses,
+    IBANs and web hosts that a sentence of it ordered the agent to use (unless `trusted`: the
+    user's own request, whose values are the user's). The content is never stored: the
+    `agent.observed` audit record keeps its SHA-256, size, verdict, labels and those digests.
+    Later checks of the session read the labels as `input.session.labels`, and the values
+    their own arguments carry as `input.session.instructed_values` (`policies:check`).
 
     Args:
         id (str):
@@ -181,9 +187,12 @@ async def asyncio_detailed(
 ) -> Response[Observation | Problem]:
     """Record content shown to an agent in a session (a tool result, a web page, an e-mail):
     screened by the Prompt Guard, which raises `untrusted_content_seen` on the session when
-    it flags it, with any labels the caller declares. The content is never stored: the
-    `agent.observed` audit record keeps its SHA-256, size, verdict and labels. Later checks
-    of the session read the labels as `input.session.labels` (`policies:check`).
+    it flags it, with any labels the caller declares, and keeps digests of the addresses,
+    IBANs and web hosts that a sentence of it ordered the agent to use (unless `trusted`: the
+    user's own request, whose values are the user's). The content is never stored: the
+    `agent.observed` audit record keeps its SHA-256, size, verdict, labels and those digests.
+    Later checks of the session read the labels as `input.session.labels`, and the values
+    their own arguments carry as `input.session.instructed_values` (`policies:check`).
 
     Args:
         id (str):
@@ -217,9 +226,12 @@ async def asyncio(
 ) -> Observation | Problem | None:
     """Record content shown to an agent in a session (a tool result, a web page, an e-mail):
     screened by the Prompt Guard, which raises `untrusted_content_seen` on the session when
-    it flags it, with any labels the caller declares. The content is never stored: the
-    `agent.observed` audit record keeps its SHA-256, size, verdict and labels. Later checks
-    of the session read the labels as `input.session.labels` (`policies:check`).
+    it flags it, with any labels the caller declares, and keeps digests of the addresses,
+    IBANs and web hosts that a sentence of it ordered the agent to use (unless `trusted`: the
+    user's own request, whose values are the user's). The content is never stored: the
+    `agent.observed` audit record keeps its SHA-256, size, verdict, labels and those digests.
+    Later checks of the session read the labels as `input.session.labels`, and the values
+    their own arguments carry as `input.session.instructed_values` (`policies:check`).
 
     Args:
         id (str):
