@@ -203,6 +203,15 @@ impl Decisions {
     }
 }
 
+/// The file of bodies a side in many sessions wrote goes with the side.
+impl Drop for Decisions {
+    fn drop(&mut self) {
+        if let Body::JsonLines(path) = &self.body {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// A tenant `name` with the agent and the five policies enabled, and one check made by hand
 /// (it must be 200 and allowed under every policy): the tenant admin's credentials and the
 /// check's body.
@@ -298,9 +307,11 @@ mod tests {
 
     #[test]
     fn the_labels_of_comparisons_in_turns_name_the_rounds() {
-        for label in [AUTHZEN_IN_TURNS, CHECK_IN_TURNS, OTLP_OFF, OTLP_ON] {
+        for label in [AUTHZEN_IN_TURNS, CHECK_IN_TURNS, SESSION_IN_TURNS, SESSIONS_IN_TURNS, OTLP_OFF, OTLP_ON] {
             assert!(label.ends_with(&format!("median of {ROUNDS} rounds)")), "{label}");
         }
+        let sessions = format!("{},{:03}", SESSIONS / 1000, SESSIONS % 1000);
+        assert!(SESSIONS_IN_TURNS.contains(&format!("one of {sessions} sessions")), "{SESSIONS_IN_TURNS}");
     }
 
     #[test]

@@ -1,0 +1,87 @@
+"""The check with and without a session, in turns, on one release server in embedded mode
+(BENCHMARKS.md, "Sessions on and off"): the bench's agent, its five templates and its check,
+each side in a tenant of its own; `check` (no session), `one` (every request in one
+session), `many` (each request in one of 4,096 sessions, `oha -Z`); oha at 64
+connections; server CPU per request read from /proc. Faster to run than `cargo xtask
+bench`, for trying a change to the session path.
+
+    cargo build --release -p agentgov-server
+    python3 lab/experiments/sessions_in_turns.py            # N=50000 ROUNDS=3 SIDES=check,one,many
+    DROP=1 python3 lab/experiments/sessions_in_turns.py     # the session index dropped after set-up
+
+BIN (default $CARGO_TARGET_DIR/release/agentgov), N, ROUNDS, SIDES set the run. Standard
+library and oha only; talks to 127.0.0.1 only; writes its bodies to /tmp/agentgov-sessions-*.
+"""
+import json, os, subprocess, sys, tempfile, time, urllib.request, random, socket
+BIN = os.environ.get("BIN", os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "agentgov"))
+N = int(os.environ.get("N", "50000")); ROUNDS = int(os.environ.get("ROUNDS", "3"))
+SIDES = os.environ.get("SIDES", "check,one,many").split(",")
+def port():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
+P = port(); base = f"http://127.0.0.1:{P}"; admin = "bench-admin-key-0123456789abcdef0123456789"
+d = tempfile.mkdtemp()
+env = {**{k: v for k, v in os.environ.items() if not k.startswith("AGENTGOV")}, "AGENTGOV_DATA_DIR": d, "AGENTGOV_BIND": f"127.0.0.1:{P}",
+       "AGENTGOV_ADMIN_KEY": admin, "AGENTGOV_LOG_LEVEL": "warn", "AGENTGOV_JWT_SECRET": "bench-jwt-secret-0123456789abcdef0123456789"}
+srv = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "server.log"), "w"))
+def call(method, path, body=None, headers={}):
+    req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), method=method)
+    req.add_header("Content-Type", "application/json")
+    for k, v in headers.items(): req.add_header(k, v)
+    with urllib.request.urlopen(req, timeout=30) as r: return json.loads(r.read() or b"null")
+for _ in range(200):
+    try: call("GET", "/health"); break
+    except Exception: time.sleep(0.1)
+POLICIES = [("a", "deny-destructive-production", {}), ("b", "require-consent-personal-data", {"effect": "approval"}),
+    ("c", "approval-above-risk", {"threshold": 0.6}), ("d", "capability-scope", {}),
+    ("e", "business-hours", {"timezone": "UTC", "start_hour": 0, "end_hour": 24, "days": ["Monday","Tuesday","Wednesday","Thursday","Friday","Saturday","Sunday"]})]
+def tenant(name):
+    email = f"{name}@agentgov.test"
+    t = call("POST", "/api/v1/tenants", {"name": name, "admin_email": email, "admin_password": "bench-password-1234"}, {"X-Admin-Key": admin})
+    tok = call("POST", "/api/v1/auth/login", {"email": email, "password": "bench-password-1234"})["access_token"]
+    key = t["api_key"]
+    agent = call("POST", "/api/v1/agents/register", {"name": "support-refunds", "type": "support", "description": "Answers customers' questions about their orders and refunds damaged items through Stripe.", "capabilities": ["read", "refund charge", "lookup order"], "permissions": {"orders": "read", "stripe.refunds": "write"}}, {"X-API-Key": key})["id"]
+    for n, tpl, params in POLICIES:
+        call("POST", "/api/v1/policies", {"name": n, "template": {"id": tpl, "parameters": params}}, {"Authorization": f"Bearer {tok}"})
+    body = {"agent_id": agent, "action": "lookup order", "resource": "orders/42", "context": {"consent": True, "environment": "production", "ticket": "T-1042", "channel": "chat"}}
+    return key, body
+sides = {}
+for side in SIDES:
+    key, body = tenant(f"t-{side}")
+    f = f"/tmp/agentgov-sessions-{os.getpid()}-{side}.jsonl"
+    with open(f, "w") as out:
+        if side == "check": out.write(json.dumps(body) + "\n")
+        elif side == "one": out.write(json.dumps({**body, "session_id": "bench-session-1"}) + "\n")
+        else:
+            for i in range(4096): out.write(json.dumps({**body, "session_id": f"bench-session-{i}"}) + "\n")
+    sides[side] = (key, f)
+def cpu():
+    with open(f"/proc/{srv.pid}/stat") as s: parts = s.read().split(")")[1].split()
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+def oha(side, n):
+    key, f = sides[side]
+    c0 = cpu()
+    out = subprocess.run(["oha", "-n", str(n), "-c", "64", "--no-tui", "--output-format", "json", "-m", "POST", "-H", f"X-API-Key: {key}", "-H", "Content-Type: application/json", "-Z", f, f"{base}/api/v1/policies/check"], capture_output=True, text=True)
+    c1 = cpu()
+    r = json.loads(out.stdout)
+    return r["summary"]["requestsPerSec"], r["latencyPercentiles"]["p99"] * 1000, (c1 - c0) / n * 1e6, r.get("statusCodeDistribution")
+if os.environ.get("DROP"):
+    import sqlite3
+    db = sqlite3.connect(os.path.join(d, "agentgov.db"), timeout=30)
+    db.execute("DROP INDEX audit_records_session_idx"); db.commit(); db.close()
+    print("dropped the session index", flush=True)
+for side in SIDES: oha(side, 5000)  # warm up
+res = {s: [] for s in SIDES}
+for rnd in range(ROUNDS):
+    for side in SIDES:
+        rps, p99, us, codes = oha(side, N)
+        res[side].append((rps, p99, us))
+        print(f"round {rnd} {side:6} {rps:8.0f}/s p99 {p99:6.1f} ms  server CPU {us:6.1f} µs/req {codes}", flush=True)
+import statistics
+for side in SIDES:
+    m = statistics.median(r[0] for r in res[side]); u = statistics.median(r[2] for r in res[side])
+    print(f"median {side:6} {m:8.0f}/s  cpu {u:6.1f} µs  ratio {m / statistics.median(r[0] for r in res['check']):.3f}" if "check" in res else f"median {side} {m}")
+if os.environ.get("HOLD"):
+    print("holding for profiling, pid", srv.pid, flush=True); time.sleep(float(os.environ["HOLD"]))
+srv.terminate(); srv.wait()
+for _, f in sides.values(): os.remove(f)
+import shutil; shutil.rmtree(d, ignore_errors=True)
