@@ -9,8 +9,13 @@ bench`, for trying a change to the session path.
     python3 lab/experiments/sessions_in_turns.py            # N=50000 ROUNDS=3 SIDES=check,one,many
     DROP=1 python3 lab/experiments/sessions_in_turns.py     # the session index dropped after set-up
 
-BIN (default $CARGO_TARGET_DIR/release/agentgov), N, ROUNDS, SIDES set the run. Standard
-library and oha only; talks to 127.0.0.1 only; writes its bodies to /tmp/agentgov-sessions-*.
+    CALLGRIND=/tmp/cg N=3000 WARM=12000 CONC=8 python3 lab/experiments/sessions_in_turns.py
+        # the server under valgrind's callgrind, one dump per side (/tmp/cg/cg.<pid>.<n>):
+        # instructions per check, e.g. `callgrind_annotate /tmp/cg/cg.<pid>.2`
+
+BIN (default $CARGO_TARGET_DIR/release/agentgov), N, ROUNDS, SIDES, WARM (warm-up requests
+a side), CONC (connections, default 64) set the run. Standard library and oha only (and
+valgrind for CALLGRIND); talks to 127.0.0.1 only; writes its bodies to /tmp/agentgov-sessions-*.
 """
 import json, os, subprocess, sys, tempfile, time, urllib.request, random, socket
 BIN = os.environ.get("BIN", os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "agentgov"))
@@ -22,13 +27,19 @@ P = port(); base = f"http://127.0.0.1:{P}"; admin = "bench-admin-key-0123456789a
 d = tempfile.mkdtemp()
 env = {**{k: v for k, v in os.environ.items() if not k.startswith("AGENTGOV")}, "AGENTGOV_DATA_DIR": d, "AGENTGOV_BIND": f"127.0.0.1:{P}",
        "AGENTGOV_ADMIN_KEY": admin, "AGENTGOV_LOG_LEVEL": "warn", "AGENTGOV_JWT_SECRET": "bench-jwt-secret-0123456789abcdef0123456789"}
-srv = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "server.log"), "w"))
+CG = os.environ.get("CALLGRIND")
+cmd = [BIN, "serve"]
+if CG:
+    # Instructions, not seconds: the same count for the same binary and requests whatever
+    # else the machine does. Instrumented only while each side runs, dumped per side.
+    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={CG}/cg.%p"] + cmd
+srv = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "server.log"), "w"))
 def call(method, path, body=None, headers={}):
     req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), method=method)
     req.add_header("Content-Type", "application/json")
     for k, v in headers.items(): req.add_header(k, v)
     with urllib.request.urlopen(req, timeout=30) as r: return json.loads(r.read() or b"null")
-for _ in range(200):
+for _ in range(1200):
     try: call("GET", "/health"); break
     except Exception: time.sleep(0.1)
 POLICIES = [("a", "deny-destructive-production", {}), ("b", "require-consent-personal-data", {"effect": "approval"}),
@@ -60,7 +71,7 @@ def cpu():
 def oha(side, n):
     key, f = sides[side]
     c0 = cpu()
-    out = subprocess.run(["oha", "-n", str(n), "-c", "64", "--no-tui", "--output-format", "json", "-m", "POST", "-H", f"X-API-Key: {key}", "-H", "Content-Type: application/json", "-Z", f, f"{base}/api/v1/policies/check"], capture_output=True, text=True)
+    out = subprocess.run(["oha", "-n", str(n), "-c", os.environ.get("CONC", "64"), "--no-tui", "--output-format", "json", "-m", "POST", "-H", f"X-API-Key: {key}", "-H", "Content-Type: application/json", "-Z", f, f"{base}/api/v1/policies/check"], capture_output=True, text=True)
     c1 = cpu()
     r = json.loads(out.stdout)
     return r["summary"]["requestsPerSec"], r["latencyPercentiles"]["p99"] * 1000, (c1 - c0) / n * 1e6, r.get("statusCodeDistribution")
@@ -69,7 +80,17 @@ if os.environ.get("DROP"):
     db = sqlite3.connect(os.path.join(d, "agentgov.db"), timeout=30)
     db.execute("DROP INDEX audit_records_session_idx"); db.commit(); db.close()
     print("dropped the session index", flush=True)
-for side in SIDES: oha(side, 5000)  # warm up
+for side in SIDES: oha(side, int(os.environ.get("WARM", "5000")))  # warm up
+if CG:
+    for side in SIDES:
+        subprocess.run(["callgrind_control", "-i", "on", str(srv.pid)], capture_output=True)
+        rps, p99, us, codes = oha(side, N)
+        subprocess.run(["callgrind_control", "-i", "off", str(srv.pid)], capture_output=True)
+        subprocess.run(["callgrind_control", "--dump=" + side, str(srv.pid)], capture_output=True)
+        print(side, codes, flush=True)
+    srv.terminate(); srv.wait()
+    for _, f in sides.values(): os.remove(f)
+    sys.exit(0)
 res = {s: [] for s in SIDES}
 for rnd in range(ROUNDS):
     for side in SIDES:
