@@ -1,11 +1,12 @@
 """Claude Code / Claude Agent SDK hooks: a command-hook program (`agentgov-claude-hook`, or
-`python -m agentgov.claude_hook`) for `PreToolUse` and `PostToolUse`.
+`python -m agentgov.claude_hook`) for `PreToolUse`, `PostToolUse` and `UserPromptSubmit`.
 
 In `.claude/settings.json`:
 
     {"hooks": {
       "PreToolUse":  [{"matcher": "*", "hooks": [{"type": "command", "command": "agentgov-claude-hook"}]}],
-      "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "agentgov-claude-hook"}]}]}}
+      "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "agentgov-claude-hook"}]}],
+      "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "agentgov-claude-hook"}]}]}}
 
 with `AGENTGOV_URL`, `AGENTGOV_API_KEY` and `AGENTGOV_AGENT_ID` in the environment (or
 `--url`, `--agent`; the key only from the environment, never on a command line).
@@ -19,7 +20,10 @@ analyst's decision (`--approval wait`, up to `--approval-timeout` seconds: keep 
 hook's own timeout, 60 s by default) and is allowed only when agentgov takes the request's
 single-use approval token for this very call (an analyst's edit of the input reaches Claude as
 `updatedInput`), or is handed to Claude's own prompt (`--approval ask`).
-`PostToolUse` screens the tool's output with Prompt Guard and blocks an output it flags.
+`PostToolUse` shows the tool's output to the session (`POST /sessions/{id}/observe`: Prompt
+Guard screens it, the session keeps its labels and the values an order in it names) and
+blocks an output Prompt Guard flags. `UserPromptSubmit` shows the user's prompt to the
+session as trusted content (values it names are the user's); it never blocks the prompt.
 `callback(gate)` is the same logic for the Agent SDK's in-process hooks:
 `ClaudeAgentOptions(hooks={"PreToolUse": [HookMatcher(hooks=[callback(gate)])]})`.
 """
@@ -50,6 +54,11 @@ def hook(event: Mapping[str, Any], gate: Gate, *, approval: str = "wait") -> dic
         _text(event.get("tool_use_id")),
         _text(event.get("session_id")),
     )
+    if name == "UserPromptSubmit":
+        prompt = event.get("prompt")
+        if call.session and isinstance(prompt, str) and prompt.strip():
+            gate.screen(prompt, ToolCall("user", {}, None, call.session), trusted=True)
+        return {}
     if name == "PostToolUse":
         output = event.get("tool_response")
         text = output if isinstance(output, str) else json.dumps(output, default=str)
