@@ -149,7 +149,39 @@ enum FoldKind {
     Other,
 }
 
+/// What a `policy.decision` record will add to its session, known to the check that writes
+/// it: the commit observer takes it rather than reading the record's `details` back
+/// ([`SessionFold::expected`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectedFold {
+    decision: String,
+    action: String,
+    cost: Option<f64>,
+    labels: Vec<String>,
+}
+
+impl ExpectedFold {
+    /// A check's decision (`allow`, `deny`, `require_approval`), action, `context.cost`
+    /// and the labels its policies raised.
+    pub fn decision(decision: &str, action: &str, cost: Option<&serde_json::Value>, labels: &[String]) -> Self {
+        Self {
+            decision: decision.to_owned(),
+            action: action.to_owned(),
+            cost: cost.and_then(serde_json::Value::as_f64).filter(|c| c.is_finite()),
+            labels: labels.to_vec(),
+        }
+    }
+}
+
 impl SessionFold {
+    /// The fold of `r`, a record written as `expected` said: the same as [`of`](Self::of)
+    /// without parsing its `details`.
+    pub fn expected(r: &AuditRecord, expected: ExpectedFold) -> Self {
+        let ExpectedFold { decision, action, cost, labels } = expected;
+        let kind = FoldKind::Decision { decision, action: Some(action), cost };
+        Self { seq: r.seq, timestamp: r.timestamp, kind, labels }
+    }
+
     pub fn of(r: &AuditRecord) -> Self {
         let kind = r.event_type.as_str();
         if ![POLICY_DECISION, SESSION_OBSERVED, HITL_APPROVED].contains(&kind) {

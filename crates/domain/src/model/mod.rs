@@ -45,7 +45,7 @@ pub mod user;
 pub use agent::{
     Agent, AgentEmbedding, AgentFilter, AgentStatus, AgentVector, Heartbeat, JsonObject, RiskLevel, RiskLevels,
 };
-pub use agent_session::{SessionDecisions, SessionFold, SessionRate, SessionState, SessionView};
+pub use agent_session::{ExpectedFold, SessionDecisions, SessionFold, SessionRate, SessionState, SessionView};
 pub use anomaly::{
     AnomalyCount, AnomalyEval, AnomalyFilter, AnomalyModelInfo, AnomalyModelRecord, AnomalyReport, AnomalySource,
     AnomalyStatus, AnomalyTask, AnomalyType, Severity,

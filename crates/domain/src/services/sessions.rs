@@ -8,7 +8,7 @@
 //! session's records past the last one folded (an indexed scan, usually empty), so every
 //! replica sees every other's records and nothing but the audit log is written.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -23,7 +23,7 @@ use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::events::SESSION_OBSERVED;
 use crate::ids::{AgentId, AuditId, TenantId};
-use crate::model::agent_session::{MAX_SESSION_VALUES, UNTRUSTED_CONTENT_SEEN, value_digest};
+use crate::model::agent_session::{ExpectedFold, MAX_SESSION_VALUES, UNTRUSTED_CONTENT_SEEN, value_digest};
 use crate::model::{
     AuditEntry, AuditFilter, AuditRecord, AuditScan, GuardDirection, GuardLabel, Permission, SeqOrder, SessionFold,
     SessionState, SessionView,
@@ -164,6 +164,9 @@ const MAX_AHEAD: usize = 4096;
 struct Kept {
     sessions: moka::sync::Cache<(TenantId, String), Arc<Mutex<Slot>>>,
     settings: SessionSettings,
+    /// What this process's checks will add to their sessions, by record id, until the
+    /// records commit (see [`SessionService::expect`]).
+    expected: Arc<Mutex<HashMap<AuditId, ExpectedFold>>>,
 }
 
 /// What a process keeps of one session.
@@ -197,6 +200,11 @@ impl Slot {
     }
 }
 
+/// Most folds kept for records not committed yet: past it they are dropped, and the
+/// observer parses those records instead (only an append that never reached the writer
+/// leaves one behind).
+const MAX_EXPECTED: usize = 16_384;
+
 impl Kept {
     fn slot(&self, tenant: TenantId, id: &str) -> Arc<Mutex<Slot>> {
         self.sessions.get_with((tenant, id.to_owned()), || {
@@ -209,7 +217,9 @@ impl CommitObserver for Kept {
     /// A kept session with a record whose append failed is read afresh from the store next
     /// time: the record may have landed.
     fn failed(&self, entries: &[AuditEntry]) {
+        let mut expected = self.expected.lock().unwrap_or_else(|e| e.into_inner());
         for e in entries {
+            expected.remove(&e.id);
             if let Some(id) = &e.session_id {
                 self.sessions.invalidate(&(e.tenant_id, id.clone()));
             }
@@ -219,9 +229,15 @@ impl CommitObserver for Kept {
     fn committed(&self, records: &[AuditRecord]) {
         for r in records {
             let Some(id) = &r.session_id else { continue };
+            let expected = self.expected.lock().unwrap_or_else(|e| e.into_inner()).remove(&r.id);
             let key = (r.tenant_id, id.clone());
             let Some(slot) = self.sessions.get(&key) else { continue };
-            let fold = SessionFold::of(r);
+            let fold = match expected {
+                Some(expected) => SessionFold::expected(r, expected),
+                None => SessionFold::of(r),
+            };
+            #[cfg(test)]
+            assert_eq!(fold, SessionFold::of(r), "a check's expected fold is its record's");
             let mut slot = Slot::lock(&slot);
             if fold.seq <= slot.state.seq {
                 continue;
@@ -248,13 +264,28 @@ impl SessionService {
         settings: SessionSettings,
     ) -> Self {
         let sessions = moka::sync::Cache::builder().max_capacity(settings.kept).time_to_idle(settings.idle).build();
-        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings } }
+        let expected = Arc::default();
+        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings, expected } }
     }
 
     /// What the audit writer tells of each commit, so the kept sessions follow this
     /// process's own records without reading them back.
     pub(crate) fn commit_observer(&self) -> Arc<dyn CommitObserver> {
         Arc::new(self.kept.clone())
+    }
+
+    /// Tells the commit observer what the record `id` of a kept session will add, so that it
+    /// folds the record without reading its `details` back. Nothing to do for a session
+    /// this process does not keep, or past [`MAX_EXPECTED`] waiting (the observer then
+    /// reads the record as any other).
+    pub(crate) fn expect(&self, tenant: TenantId, session: &str, id: AuditId, fold: ExpectedFold) {
+        if !self.kept.sessions.contains_key(&(tenant, session.to_owned())) {
+            return;
+        }
+        let mut expected = self.kept.expected.lock().unwrap_or_else(|e| e.into_inner());
+        if expected.len() < MAX_EXPECTED {
+            expected.insert(id, fold);
+        }
     }
 
     /// The session's state now, caught up with its records in the store.

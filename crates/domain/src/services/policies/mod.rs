@@ -27,10 +27,10 @@ use super::validate::{check_description, check_name, check_object};
 use super::{Caller, Ports};
 use crate::error::{DomainError, FieldError, Result, Violations};
 use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
-use crate::ids::{AgentId, HitlId, PolicyId, TenantId};
+use crate::ids::{AgentId, AuditId, HitlId, PolicyId, TenantId};
 use crate::model::{
-    Agent, AgentStatus, EffectiveSettings, HitlRequest, JsonObject, Permission, Policy, PolicyFilter, PolicyMode, Role,
-    SessionView, action_digest,
+    Agent, AgentStatus, EffectiveSettings, ExpectedFold, HitlRequest, JsonObject, Permission, Policy, PolicyFilter,
+    PolicyMode, Role, SessionView, action_digest,
 };
 use crate::page::{Page, PageRequest};
 use crate::ports::{CompiledPolicies, Event, OffloadError, PolicyInput, PolicyModule, PolicyOutcome};
@@ -1067,6 +1067,13 @@ impl PolicyService {
             .action(req.action.clone())
             .resource(req.resource.clone())
             .details_of(&details);
+        if let Some(session) = &req.session_id {
+            // The session's fold of this record, handed to the commit observer.
+            let id = AuditId(self.ports.ids.new_id());
+            let fold = ExpectedFold::decision(decision, &req.action, req.context.get("cost"), &response.labels);
+            self.sessions.expect(caller.tenant_id(), session, id, fold);
+            event.id = Some(id);
+        }
         event.agent_id = Some(agent.id.as_uuid());
         event.decision = Some(decision.to_owned());
         event.risk_score = Some(response.risk_score);
