@@ -160,6 +160,11 @@ pub struct ExpectedFold {
     labels: Vec<String>,
 }
 
+/// A check's `context.cost` as the session's spend counts it: a finite number, else none.
+fn cost_of(cost: &serde_json::Value) -> Option<f64> {
+    cost.as_f64().filter(|c| c.is_finite())
+}
+
 impl ExpectedFold {
     /// A check's decision (`allow`, `deny`, `require_approval`), action, `context.cost`
     /// and the labels its policies raised.
@@ -167,7 +172,7 @@ impl ExpectedFold {
         Self {
             decision: decision.to_owned(),
             action: action.to_owned(),
-            cost: cost.and_then(serde_json::Value::as_f64).filter(|c| c.is_finite()),
+            cost: cost.and_then(cost_of),
             labels: labels.to_vec(),
         }
     }
@@ -192,7 +197,7 @@ impl SessionFold {
             POLICY_DECISION => FoldKind::Decision {
                 decision: r.decision.clone().unwrap_or_default(),
                 action: r.action.clone(),
-                cost: folded.context.and_then(|c| c.cost).and_then(|c| c.as_f64()).filter(|c| c.is_finite()),
+                cost: folded.context.and_then(|c| c.cost).as_ref().and_then(cost_of),
             },
             SESSION_OBSERVED => FoldKind::Observed { instructed: folded.instructed, named: folded.named },
             _ => FoldKind::Approved,
@@ -320,12 +325,6 @@ impl SessionState {
         self.labels.insert(label.to_owned());
     }
 
-    /// The digests of values untrusted content told the agent to use and trusted content
-    /// did not name.
-    fn followed(&self) -> impl Iterator<Item = &String> {
-        self.instructed.iter().filter(|d| !self.named.contains(*d))
-    }
-
     /// Decisions in the `window` before `now`.
     pub fn decisions_within(&self, now: OffsetDateTime, window: std::time::Duration) -> u64 {
         let since = unix_micros(now) - i64::try_from(window.as_micros()).unwrap_or(i64::MAX);
@@ -334,6 +333,8 @@ impl SessionState {
 
     /// The state as `GET /sessions/{id}` answers it and policies read it (`input.session`).
     pub fn view(&self, now: OffsetDateTime) -> SessionView {
+        // Values untrusted content told the agent to use that trusted content did not name.
+        let followed: BTreeSet<String> = self.instructed.difference(&self.named).cloned().collect();
         SessionView {
             id: self.id.clone(),
             started_at: self.started_at,
@@ -347,8 +348,8 @@ impl SessionState {
             observations: self.observations,
             approvals: self.approvals,
             spend: (self.spend * 1e6).round() / 1e6,
-            instructed: self.followed().count() as u64,
-            followed: self.followed().cloned().collect(),
+            instructed: followed.len() as u64,
+            followed,
             rate: SessionRate {
                 last_minute: self.decisions_within(now, std::time::Duration::from_secs(60)),
                 last_hour: self.decisions_within(now, std::time::Duration::from_secs(3600)),
@@ -358,14 +359,20 @@ impl SessionState {
 }
 
 impl SessionView {
-    /// The values in `texts` (a check's arguments) that untrusted content shown to the
-    /// session told the agent to use ([`followed`](Self::followed)), each once.
-    pub fn instructed_in<'a>(&self, tenant: TenantId, texts: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    /// The values in a check's `resource` and `context` (its strings at any depth) that
+    /// untrusted content shown to the session told the agent to use
+    /// ([`followed`](Self::followed)), each once.
+    pub fn instructed_in(
+        &self,
+        tenant: TenantId,
+        resource: &str,
+        context: &serde_json::Map<String, serde_json::Value>,
+    ) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         if self.followed.is_empty() {
             return out;
         }
-        for text in texts {
+        for text in std::iter::once(resource).chain(strings(context)) {
             for v in agentgov_detect::guard::instructed::values(text) {
                 if !out.contains(&v) && self.followed.contains(&value_digest(tenant, &self.id, &v)) {
                     out.push(v);
@@ -374,6 +381,21 @@ impl SessionView {
         }
         out
     }
+}
+
+/// The strings of a check's `context`, at any depth, in document order.
+fn strings(context: &serde_json::Map<String, serde_json::Value>) -> Vec<&str> {
+    fn walk<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s),
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            serde_json::Value::Object(members) => members.values().for_each(|m| walk(m, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    context.values().for_each(|v| walk(v, &mut out));
+    out
 }
 
 /// Checks of a session in the last minute and hour (counted up to 256).

@@ -182,6 +182,11 @@ class Gate:
             return Approval(True, status, message, arguments)
         return Approval(False, "refused", f"agentgov did not run the approved call: {decision.reason}")
 
+    def screen_request(self, text: str, session: str | None) -> GuardResult:
+        """The user's own request, shown to `session` as trusted content (the values it
+        names are the user's); without a session, screened."""
+        return self.screen(text, ToolCall("user", {}, None, session), trusted=True)
+
     def screen(self, text: str, call: ToolCall | None = None, *, trusted: bool = False) -> GuardResult:
         """Prompt Guard on text the model will read (screened as input): a tool's output, or
         with `trusted` the user's own request. In a session (`call.session`), the text is

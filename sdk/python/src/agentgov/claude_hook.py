@@ -57,7 +57,7 @@ def hook(event: Mapping[str, Any], gate: Gate, *, approval: str = "wait") -> dic
     if name == "UserPromptSubmit":
         prompt = event.get("prompt")
         if call.session and isinstance(prompt, str) and prompt.strip():
-            gate.screen(prompt, ToolCall("user", {}, None, call.session), trusted=True)
+            gate.screen_request(prompt, call.session)
         return {}
     if name == "PostToolUse":
         output = event.get("tool_response")

@@ -158,9 +158,7 @@ class AgentgovGuardrails:
         self, ctx: RunContextWrapper[Any], agent: Agent[Any], input: str | list[Any]
     ) -> GuardrailFunctionOutput:
         text = input if isinstance(input, str) else json.dumps(input, default=str)
-        # The user's own request: in a session, the values it names are the user's.
-        user = ToolCall("user", {}, None, self._session(ctx))
-        verdict = await asyncio.to_thread(lambda: self.gate.screen(text, user, trusted=True))
+        verdict = await asyncio.to_thread(self.gate.screen_request, text, self._session(ctx))
         return GuardrailFunctionOutput(output_info=verdict, tripwire_triggered=not verdict.safe)
 
     def _session(self, ctx: Any) -> str | None:

@@ -999,12 +999,7 @@ impl PolicyService {
         );
         if let Some(session) = session {
             let mut json = serde_json::to_value(session).unwrap_or_default();
-            let carried = if session.followed.is_empty() {
-                Vec::new()
-            } else {
-                let texts = std::iter::once(req.resource.as_str()).chain(strings(&req.context));
-                session.instructed_in(agent.tenant_id, texts)
-            };
+            let carried = session.instructed_in(agent.tenant_id, &req.resource, &req.context);
             if let Some(members) = json.as_object_mut() {
                 members.insert("instructed_values".into(), serde_json::json!(carried));
             }
@@ -1166,21 +1161,6 @@ impl KeptInput {
         rest.insert("context".into(), serde_json::Value::Object(recorded.context));
         Some(PolicyInput { agent: Arc::new(agent), rest })
     }
-}
-
-/// The strings of a check's `context`, at any depth, in document order.
-fn strings(context: &serde_json::Map<String, serde_json::Value>) -> Vec<&str> {
-    fn walk<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
-        match v {
-            serde_json::Value::String(s) => out.push(s),
-            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            serde_json::Value::Object(members) => members.values().for_each(|m| walk(m, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    context.values().for_each(|v| walk(v, &mut out));
-    out
 }
 
 /// Marks a check the detector found anomalous: the risk model's `anomaly` factor (the
