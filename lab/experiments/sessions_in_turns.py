@@ -2,12 +2,11 @@
 (BENCHMARKS.md, "Sessions on and off"): the bench's agent, its five templates and its check,
 each side in a tenant of its own; `check` (no session), `one` (every request in one
 session), `many` (each request in one of 4,096 sessions, `oha -Z`); oha at 64
-connections; server CPU per request read from /proc. Faster to run than `cargo xtask
+connections; server CPU (user and system) and bytes written per request read from /proc. Faster to run than `cargo xtask
 bench`, for trying a change to the session path.
 
     cargo build --release -p agentgov-server
     python3 lab/experiments/sessions_in_turns.py            # N=50000 ROUNDS=3 SIDES=check,one,many
-    DROP=1 python3 lab/experiments/sessions_in_turns.py     # the session index dropped after set-up
 
     CALLGRIND=/tmp/cg N=3000 WARM=12000 CONC=8 python3 lab/experiments/sessions_in_turns.py
         # the server under valgrind's callgrind, one dump per side (/tmp/cg/cg.<pid>.<n>):
@@ -66,20 +65,21 @@ for side in SIDES:
             for i in range(4096): out.write(json.dumps({**body, "session_id": f"bench-session-{i}"}) + "\n")
     sides[side] = (key, f)
 def cpu():
+    """The server's (user, system) CPU seconds so far."""
     with open(f"/proc/{srv.pid}/stat") as s: parts = s.read().split(")")[1].split()
-    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+    return int(parts[11]) / os.sysconf("SC_CLK_TCK"), int(parts[12]) / os.sysconf("SC_CLK_TCK")
+def io():
+    """The server's bytes handed to write calls and its write calls so far."""
+    with open(f"/proc/{srv.pid}/io") as s: v = dict(line.split(": ") for line in s.read().splitlines())
+    return int(v["wchar"]), int(v["syscw"])
 def oha(side, n):
     key, f = sides[side]
-    c0 = cpu()
+    c0, w0 = cpu(), io()
     out = subprocess.run(["oha", "-n", str(n), "-c", os.environ.get("CONC", "64"), "--no-tui", "--output-format", "json", "-m", "POST", "-H", f"X-API-Key: {key}", "-H", "Content-Type: application/json", "-Z", f, f"{base}/api/v1/policies/check"], capture_output=True, text=True)
-    c1 = cpu()
+    c1, w1 = cpu(), io()
     r = json.loads(out.stdout)
-    return r["summary"]["requestsPerSec"], r["latencyPercentiles"]["p99"] * 1000, (c1 - c0) / n * 1e6, r.get("statusCodeDistribution")
-if os.environ.get("DROP"):
-    import sqlite3
-    db = sqlite3.connect(os.path.join(d, "agentgov.db"), timeout=30)
-    db.execute("DROP INDEX audit_records_session_idx"); db.commit(); db.close()
-    print("dropped the session index", flush=True)
+    us = ((c1[0] - c0[0]) / n * 1e6, (c1[1] - c0[1]) / n * 1e6, (w1[0] - w0[0]) / n, (w1[1] - w0[1]) / n)
+    return r["summary"]["requestsPerSec"], r["latencyPercentiles"]["p99"] * 1000, us, r.get("statusCodeDistribution")
 for side in SIDES: oha(side, int(os.environ.get("WARM", "5000")))  # warm up
 if CG:
     for side in SIDES:
@@ -96,11 +96,13 @@ for rnd in range(ROUNDS):
     for side in SIDES:
         rps, p99, us, codes = oha(side, N)
         res[side].append((rps, p99, us))
-        print(f"round {rnd} {side:6} {rps:8.0f}/s p99 {p99:6.1f} ms  server CPU {us:6.1f} µs/req {codes}", flush=True)
+        print(f"round {rnd} {side:6} {rps:8.0f}/s p99 {p99:6.1f} ms  server CPU {us[0] + us[1]:6.1f} µs/req "
+              f"(user {us[0]:5.1f}, system {us[1]:5.1f}), written {us[2]:6.0f} B in {us[3]:4.1f} calls {codes}", flush=True)
 import statistics
 for side in SIDES:
-    m = statistics.median(r[0] for r in res[side]); u = statistics.median(r[2] for r in res[side])
-    print(f"median {side:6} {m:8.0f}/s  cpu {u:6.1f} µs  ratio {m / statistics.median(r[0] for r in res['check']):.3f}" if "check" in res else f"median {side} {m}")
+    m = statistics.median(r[0] for r in res[side])
+    u, k, b, w = (statistics.median(r[2][i] for r in res[side]) for i in range(4))
+    print(f"median {side:6} {m:8.0f}/s  cpu {u + k:6.1f} µs (user {u:5.1f}, system {k:5.1f}), {b:6.0f} B in {w:4.1f} writes  ratio {m / statistics.median(r[0] for r in res['check']):.3f}" if "check" in res else f"median {side} {m}")
 if os.environ.get("HOLD"):
     print("holding for profiling, pid", srv.pid, flush=True); time.sleep(float(os.environ["HOLD"]))
 srv.terminate(); srv.wait()

@@ -35,11 +35,23 @@ const LOCAL_BUS_CAPACITY: usize = 4096;
 /// Password hashes and checks of one tenant waiting for a hashing thread; past it, 429.
 const HASH_QUEUE_PER_TENANT: usize = 64;
 
+/// Whether this process is the only one writing the store: embedded mode, SQLite without
+/// Redis, where the event bus is this process's own, so no other replica can share the store
+/// (its caches would never hear of this one's changes). Postgres always counts on other
+/// writers.
+fn sole_writer(config: &Config) -> bool {
+    config.redis_url.is_none() && matches!(config.database(), Ok(Database::Sqlite(_)))
+}
+
 /// Opens the configured store, migrating it when the configuration says so.
 pub async fn open_store(config: &Config, migrate: bool) -> anyhow::Result<Arc<dyn Store>> {
     match config.database()? {
         Database::Sqlite(path) => {
-            let store = agentgov_store_sqlite::SqliteStore::open(&path)
+            use agentgov_store_sqlite::{FLUSH_AT, Indexing, SqliteStore};
+            // The only writer writes its session index in bulk.
+            let indexing =
+                if sole_writer(config) { Indexing::Deferred { flush_at: FLUSH_AT } } else { Indexing::Immediate };
+            let store = SqliteStore::open_with(&path, indexing)
                 .with_context(|| format!("opening SQLite database {}", path.display()))?;
             Ok(Arc::new(store))
         }
@@ -648,10 +660,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         guard: GuardSettings::default(),
         sessions: SessionSettings {
             idle: Duration::from_secs(config.session_idle_secs),
-            // Embedded: SQLite, and without Redis the event bus is this process's own, so no
-            // other replica can share the store (its caches would never hear of this one's
-            // changes). Postgres always counts on other writers.
-            sole_writer: config.redis_url.is_none() && matches!(config.database(), Ok(Database::Sqlite(_))),
+            sole_writer: sole_writer(config),
             ..SessionSettings::default()
         },
         discovery: DiscoverySettings {

@@ -309,10 +309,10 @@ mod tests {
         let mut conn = connect(&url).unwrap();
         let before = passive(&mut conn);
         assert!(before.wal_pages > 200, "{before:?}");
-        run_once(&mut conn, &store.catch_up, 0);
-        assert!(store.catch_up.0.load(Ordering::Relaxed), "requested");
+        run_once(&mut conn, &store.writer.catch_up, 0);
+        assert!(store.writer.catch_up.0.load(Ordering::Relaxed), "requested");
         write(1);
-        assert!(!store.catch_up.0.load(Ordering::Relaxed), "taken by the write");
+        assert!(!store.writer.catch_up.0.load(Ordering::Relaxed), "taken by the write");
         let after = passive(&mut conn);
         assert!(after.wal_pages < 10, "the WAL did not start over: {before:?} then {after:?}");
     }

@@ -4,7 +4,9 @@
 //! `synchronous = FULL`, foreign keys, temporary files in memory) to every connection and runs the embedded
 //! migrations of `migrations/sqlite`. `synchronous = FULL` makes every commit durable when
 //! it returns (the WAL is synced on each commit), which the audit log requires. WAL
-//! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`).
+//! checkpoints run on a thread of their own, not inside commits (`checkpoint.rs`). The
+//! index of agent sessions' records is written in bulk when the store is its database's only
+//! writer (`session_index.rs`).
 
 mod checkpoint;
 mod columns;
@@ -13,9 +15,11 @@ mod error;
 mod repo;
 mod rows;
 mod schema;
+mod session_index;
 mod store;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use agentgov_domain::{DomainError, Result};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -25,6 +29,8 @@ use checkpoint::{CatchUp, Checkpointer};
 pub use checkpoint::{CheckpointMode, WalState};
 use conn::{Conn, Readers, connect, run};
 use error::TxError;
+use session_index::SessionIndex;
+pub use session_index::{FLUSH_AT, Indexing};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 
@@ -32,10 +38,38 @@ const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlit
 const READERS: usize = 4;
 
 pub struct SqliteStore {
-    writer: Mutex<Conn>,
+    writer: Writer,
     readers: Readers,
-    catch_up: CatchUp,
+    sessions: Arc<SessionIndex>,
     _checkpointer: Checkpointer,
+}
+
+/// The one write connection, whose lock queues every write of the process (shared with the
+/// session index's flushes).
+#[derive(Clone)]
+pub(crate) struct Writer {
+    conn: Arc<Mutex<Conn>>,
+    catch_up: CatchUp,
+}
+
+impl Writer {
+    /// Runs `task` on the writer connection. Writes queue here, so they never meet
+    /// "database is locked" from each other.
+    pub(crate) async fn write<R, F>(&self, task: F) -> Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
+    {
+        let mut conn = self.conn.lock().await;
+        let catch_up = self.catch_up.take();
+        run(&mut conn, move |c| {
+            if catch_up {
+                CatchUp::run(c);
+            }
+            task(c)
+        })
+        .await
+    }
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -45,9 +79,16 @@ impl std::fmt::Debug for SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (creating it and its directory if needed) and migrates the database at `path`.
-    /// Blocks while it migrates; call it at start-up.
+    /// Opens (creating it and its directory if needed) and migrates the database at `path`,
+    /// which other processes may write too ([`Indexing::Immediate`]). Blocks while it
+    /// migrates; call it at start-up.
     pub fn open(path: &Path) -> Result<SqliteStore> {
+        Self::open_with(path, Indexing::Immediate)
+    }
+
+    /// [`open`](Self::open), with the session index written as `indexing` says:
+    /// [`Indexing::Deferred`] only when no other process writes the database.
+    pub fn open_with(path: &Path, indexing: Indexing) -> Result<SqliteStore> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 DomainError::Internal(format!("cannot create the database directory {}: {e}", dir.display()))
@@ -59,13 +100,14 @@ impl SqliteStore {
 
         let mut writer = connect(url)?;
         writer.run_pending_migrations(MIGRATIONS).map_err(migration_error)?;
+        let sessions = Arc::new(SessionIndex::open(&mut writer, indexing).map_err(DomainError::from)?);
         let readers = (0..READERS).map(|_| connect(url).map(Conn::new)).collect::<Result<Vec<_>>>()?;
         let catch_up = CatchUp::default();
         let checkpointer = Checkpointer::start(url, catch_up.clone())?;
         Ok(SqliteStore {
-            writer: Mutex::new(Conn::new(writer)),
+            writer: Writer { conn: Arc::new(Mutex::new(Conn::new(writer))), catch_up },
             readers: Readers::new(readers),
-            catch_up,
+            sessions,
             _checkpointer: checkpointer,
         })
     }
@@ -107,22 +149,13 @@ impl SqliteStore {
         run(&mut conn, task).await
     }
 
-    /// Runs `task` on the writer connection. Writes queue here, so they never meet
-    /// "database is locked" from each other.
+    /// Runs `task` on the writer connection ([`Writer::write`]).
     pub(crate) async fn write<R, F>(&self, task: F) -> Result<R>
     where
         R: Send + 'static,
         F: FnOnce(&mut diesel::SqliteConnection) -> error::TxResult<R> + Send + 'static,
     {
-        let mut conn = self.writer.lock().await;
-        let catch_up = self.catch_up.take();
-        run(&mut conn, move |c| {
-            if catch_up {
-                CatchUp::run(c);
-            }
-            task(c)
-        })
-        .await
+        self.writer.write(task).await
     }
 
     /// Runs `task` in a `BEGIN IMMEDIATE` transaction on the writer: committed if it

@@ -5,3 +5,19 @@
 //! blobs.
 
 agentgov_store_common::tables!();
+
+// SQLite's own: the session index the store writes in bulk (`session_index`).
+diesel::table! {
+    audit_session_seqs (tenant_id, session_id, seq) {
+        tenant_id -> Text,
+        session_id -> Text,
+        seq -> BigInt,
+    }
+}
+
+diesel::table! {
+    audit_session_indexed (tenant_id) {
+        tenant_id -> Text,
+        seq -> BigInt,
+    }
+}

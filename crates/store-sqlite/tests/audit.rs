@@ -246,7 +246,8 @@ fn plan(c: &mut SqliteConnection, sql: &str) -> String {
 }
 
 /// The statements `scan_audit` sends for an export's keyset pages read the `(tenant_id,
-/// seq)` index in order, without a sort, whatever else the filter narrows.
+/// seq)` index in order, without a sort, whatever else the filter narrows; those of a
+/// session's records look each record up by `seq`.
 #[tokio::test]
 async fn keyset_scans_walk_the_tenant_seq_index() {
     let f = open();
@@ -272,6 +273,21 @@ async fn keyset_scans_walk_the_tenant_seq_index() {
         ),
         (format!("{cols} AND event_type = 'x' AND seq > 10 ORDER BY seq LIMIT 1000"), "audit_records_event_type_idx"),
         (format!("{cols} AND agent_id = 'x' AND seq > 10 ORDER BY seq LIMIT 1000"), "audit_records_agent_idx"),
+        // A session's records: their `seq`s from the session index, then each looked up.
+        (
+            "SELECT seq FROM audit_session_seqs WHERE tenant_id = 't' AND session_id = 's' AND seq < 90 \
+             ORDER BY seq DESC LIMIT 500"
+                .to_owned(),
+            "PRIMARY KEY (tenant_id=? AND session_id=? AND seq<?)",
+        ),
+        (
+            format!("{cols} AND session_id = 's' AND seq IN (3, 7, 11) ORDER BY seq DESC LIMIT 1000"),
+            "sqlite_autoindex_audit_records_2 (tenant_id=? AND seq=?)",
+        ),
+        (
+            format!("{cols} AND session_id = 's' AND decision = 'deny' AND seq IN (3, 7, 11) ORDER BY seq LIMIT 2"),
+            "sqlite_autoindex_audit_records_2 (tenant_id=? AND seq=?)",
+        ),
     ] {
         let p = plan(&mut c, &sql);
         assert!(p.contains(index) && !p.contains("TEMP B-TREE"), "{sql}: {p}");

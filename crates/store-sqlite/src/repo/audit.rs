@@ -6,7 +6,8 @@
 //! connection) and each head row is updated, or inserted on a tenant's first append. With
 //! WAL and `synchronous = FULL`, the commit is durable when `append_audit` returns.
 //!
-//! Scans are keyset queries on the `(tenant_id, seq)` unique index. Export jobs change
+//! Scans are keyset queries on the `(tenant_id, seq)` unique index; a scan of one agent
+//! session's records takes their `seq`s from the session index (`session_index.rs`) first. Export jobs change
 //! state only inside write transactions, and a worker's writes are conditioned on its lease
 //! token, so a worker that lost its lease gets `Conflict` and writes nothing.
 
@@ -27,6 +28,7 @@ use crate::SqliteStore;
 use crate::error::{TxError, TxResult};
 use crate::rows::{AuditHeadRow, AuditRecordRow, convert, id_text};
 use crate::schema::{audit_heads, audit_records};
+use crate::session_index::{self, SessionIndex};
 
 /// The first whole microsecond at or after `t`. Stored timestamps are whole microseconds,
 /// so `ts >= t` is `ts >= ceil(t)` and `ts < t` is `ts < ceil(t)`, also when a filter's
@@ -58,6 +60,85 @@ fn scanned(tenant: TenantId, mut filter: AuditFilter, scan: &AuditScan) -> audit
     match scan.order {
         SeqOrder::Asc => q.order(audit_records::seq.asc()),
         SeqOrder::Desc => q.order(audit_records::seq.desc()),
+    }
+}
+
+/// Records of one agent session a scan reads at a time: their `seq`s from the session
+/// index, then the records among them that pass the rest of the filter.
+const CANDIDATES: usize = 500;
+
+/// [`scanned`]'s rows, loaded by `load`; when `filter` names a session, its records found
+/// through the session index (`CANDIDATES` at a time) rather than by reading the tenant's.
+fn in_session<T>(
+    c: &mut SqliteConnection,
+    sessions: &SessionIndex,
+    tenant: TenantId,
+    filter: AuditFilter,
+    scan: &AuditScan,
+    load: impl Fn(&mut SqliteConnection, audit_records::BoxedQuery<'static, Sqlite>) -> QueryResult<Vec<T>>,
+) -> TxResult<Vec<T>> {
+    let Some(session) = filter.session_id.clone() else { return Ok(load(c, scanned(tenant, filter, scan))?) };
+    let limit = usize::try_from(scan.limit).unwrap_or(usize::MAX);
+    let mut out = Vec::new();
+    let mut pages = SessionPages::new(&filter, scan.order, scan.after_seq);
+    // Bounds on `seq` stay out of the SQL: beside `seq IN (…)`, SQLite would scan the
+    // tenant's range instead of looking the candidates up.
+    let rest = AuditFilter { min_seq: None, max_seq: None, ..filter };
+    while out.len() < limit {
+        let Some(seqs) = pages.next(c, sessions, tenant, &session)? else { break };
+        if seqs.is_empty() {
+            continue;
+        }
+        let page = AuditScan { limit: u32::try_from(limit - out.len()).unwrap_or(u32::MAX), after_seq: None, ..*scan };
+        out.extend(load(c, scanned(tenant, rest.clone(), &page).filter(audit_records::seq.eq_any(seqs)))?);
+    }
+    Ok(out)
+}
+
+/// A session's `seq`s in pages of [`CANDIDATES`], in a scan's order, within the filter's
+/// bounds on `seq`.
+struct SessionPages {
+    order: SeqOrder,
+    after: Option<i64>,
+    min: Option<i64>,
+    max: Option<i64>,
+    done: bool,
+}
+
+impl SessionPages {
+    fn new(filter: &AuditFilter, order: SeqOrder, after: Option<i64>) -> Self {
+        // The bound on the scan's side starts the cursor.
+        let after = match order {
+            SeqOrder::Asc => after.max(filter.min_seq.map(|m| m.saturating_sub(1))),
+            SeqOrder::Desc => match (after, filter.max_seq.map(|m| m.saturating_add(1))) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        };
+        Self { order, after, min: filter.min_seq, max: filter.max_seq, done: false }
+    }
+
+    /// The next page (possibly empty when the bounds leave none of it), or `None` at the end.
+    fn next(
+        &mut self,
+        c: &mut SqliteConnection,
+        sessions: &SessionIndex,
+        tenant: TenantId,
+        session: &str,
+    ) -> TxResult<Option<Vec<i64>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let seqs = sessions.seqs(c, tenant, session, self.order, self.after, CANDIDATES)?;
+        let Some(&last) = seqs.last() else { return Ok(None) };
+        let (min, max) = (self.min.unwrap_or(i64::MIN), self.max.unwrap_or(i64::MAX));
+        let beyond = match self.order {
+            SeqOrder::Asc => last > max,
+            SeqOrder::Desc => last < min,
+        };
+        self.done = beyond || seqs.len() < CANDIDATES;
+        self.after = Some(last);
+        Ok(Some(seqs.into_iter().filter(|s| (min..=max).contains(s)).collect()))
     }
 }
 
@@ -140,47 +221,69 @@ fn load_head(c: &mut SqliteConnection, tenant: TenantId) -> TxResult<Option<Chai
     Ok(row.map(|r| r.head()).transpose()?)
 }
 
+/// One append's transaction: the records sealed on their tenants' heads, inserted, the heads
+/// moved, and (immediate indexing) the session index written.
+fn append(c: &mut SqliteConnection, sessions: &SessionIndex, entries: Vec<AuditEntry>) -> TxResult<Vec<AuditRecord>> {
+    // Heads are read inside the transaction, which holds SQLite's write lock.
+    // Each tenant's head, and whether its row exists yet.
+    let mut heads: HashMap<TenantId, (ChainHead, bool)> = HashMap::new();
+    let mut records = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let (head, _) = match heads.entry(entry.tenant_id) {
+            Entry::Occupied(head) => head.into_mut(),
+            Entry::Vacant(slot) => slot.insert(match load_head(c, entry.tenant_id)? {
+                Some(head) => (head, true),
+                None => (ChainHead::GENESIS, false),
+            }),
+        };
+        records.push(head.seal(entry));
+    }
+    insert_records(c, records.iter().map(AuditRecordRow::from).collect())?;
+    // A plain `UPDATE` (or `INSERT` for a first append) is prepared once per
+    // connection; diesel prepares an upsert anew every time.
+    for (tenant, (head, exists)) in &heads {
+        let row = AuditHeadRow::new(*tenant, head);
+        if *exists {
+            diesel::update(audit_heads::table.find(&row.tenant_id))
+                .set((audit_heads::seq.eq(row.seq), audit_heads::hash.eq(&row.hash), audit_heads::ts.eq(row.ts)))
+                .execute(c)?;
+        } else {
+            diesel::insert_into(audit_heads::table).values(&row).execute(c)?;
+        }
+    }
+    sessions.appending(c, &records)?;
+    Ok(records)
+}
+
 #[async_trait]
 impl AuditRepo for SqliteStore {
     async fn append_audit(&self, entries: Vec<AuditEntry>) -> Result<Vec<AuditRecord>> {
         if entries.is_empty() {
             return Ok(Vec::new());
         }
-        self.transaction(move |c| {
-            // Heads are read inside the transaction, which holds SQLite's write lock.
-            // Each tenant's head, and whether its row exists yet.
-            let mut heads: HashMap<TenantId, (ChainHead, bool)> = HashMap::new();
-            let mut records = Vec::with_capacity(entries.len());
-            for entry in entries {
-                let (head, _) = match heads.entry(entry.tenant_id) {
-                    Entry::Occupied(head) => head.into_mut(),
-                    Entry::Vacant(slot) => slot.insert(match load_head(c, entry.tenant_id)? {
-                        Some(head) => (head, true),
-                        None => (ChainHead::GENESIS, false),
-                    }),
-                };
-                records.push(head.seal(entry));
-            }
-            insert_records(c, records.iter().map(AuditRecordRow::from).collect())?;
-            // A plain `UPDATE` (or `INSERT` for a first append) is prepared once per
-            // connection; diesel prepares an upsert anew every time.
-            for (tenant, (head, exists)) in &heads {
-                let row = AuditHeadRow::new(*tenant, head);
-                if *exists {
-                    diesel::update(audit_heads::table.find(&row.tenant_id))
-                        .set((
-                            audit_heads::seq.eq(row.seq),
-                            audit_heads::hash.eq(&row.hash),
-                            audit_heads::ts.eq(row.ts),
-                        ))
-                        .execute(c)?;
-                } else {
-                    diesel::insert_into(audit_heads::table).values(&row).execute(c)?;
+        let sessions = self.sessions.clone();
+        let (records, flush) = self
+            .write(move |c| {
+                let records = c.immediate_transaction(|c| append(c, &sessions, entries))?;
+                // Still under the writer's lock: the session index's tail follows commit order.
+                let flush = sessions.committed(&records);
+                Ok((records, flush))
+            })
+            .await?;
+        if flush {
+            let (sessions, writer) = (self.sessions.clone(), self.writer.clone());
+            tokio::spawn(session_index::flush(sessions, move |slice, heads| {
+                let writer = writer.clone();
+                async move {
+                    writer
+                        .write(move |c| {
+                            c.immediate_transaction(|c| session_index::write_slice(c, &slice, heads.as_ref()))
+                        })
+                        .await
                 }
-            }
-            Ok(records)
-        })
-        .await
+            }));
+        }
+        Ok(records)
     }
 
     async fn get_audit(&self, tenant: TenantId, id: AuditId) -> Result<Option<AuditRecord>> {
@@ -198,21 +301,49 @@ impl AuditRepo for SqliteStore {
     }
 
     async fn scan_audit(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<AuditRecord>> {
-        let filter = filter.clone();
-        self.read(move |c| Ok(convert(scanned(tenant, filter, &scan).select(AuditRecordRow::as_select()).load(c)?)?))
-            .await
+        let (filter, sessions) = (filter.clone(), self.sessions.clone());
+        self.read(move |c| {
+            let rows =
+                in_session(c, &sessions, tenant, filter, &scan, |c, q| q.select(AuditRecordRow::as_select()).load(c))?;
+            Ok(convert(rows)?)
+        })
+        .await
     }
 
     async fn scan_audit_seqs(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<i64>> {
-        let filter = filter.clone();
-        self.read(move |c| Ok(scanned(tenant, filter, &scan).select(audit_records::seq).load(c)?)).await
+        let (filter, sessions) = (filter.clone(), self.sessions.clone());
+        self.read(move |c| {
+            if let Some(session) = filter.session_id.as_deref()
+                && (AuditFilter { session_id: None, ..filter.clone() }) == AuditFilter::default()
+            {
+                // The index's `seq`s are the answer (an agent session's catch-up).
+                let limit = usize::try_from(scan.limit).unwrap_or(usize::MAX);
+                return sessions.seqs(c, tenant, session, scan.order, scan.after_seq, limit);
+            }
+            in_session(c, &sessions, tenant, filter, &scan, |c, q| q.select(audit_records::seq).load(c))
+        })
+        .await
     }
 
     async fn count_audit(&self, tenant: TenantId, filter: &AuditFilter) -> Result<u64> {
-        let filter = filter.clone();
+        let (filter, sessions) = (filter.clone(), self.sessions.clone());
         self.read(move |c| {
-            let n: i64 = filtered(tenant, filter).count().get_result(c)?;
-            Ok(u64::try_from(n).unwrap_or_default())
+            let Some(session) = filter.session_id.clone() else {
+                let n: i64 = filtered(tenant, filter).count().get_result(c)?;
+                return Ok(u64::try_from(n).unwrap_or_default());
+            };
+            let mut n = 0;
+            let mut pages = SessionPages::new(&filter, SeqOrder::Asc, None);
+            let rest = AuditFilter { min_seq: None, max_seq: None, ..filter };
+            while let Some(seqs) = pages.next(c, &sessions, tenant, &session)? {
+                if seqs.is_empty() {
+                    continue;
+                }
+                let page: i64 =
+                    filtered(tenant, rest.clone()).filter(audit_records::seq.eq_any(seqs)).count().get_result(c)?;
+                n += u64::try_from(page).unwrap_or_default();
+            }
+            Ok(n)
         })
         .await
     }
