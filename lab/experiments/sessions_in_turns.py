@@ -8,6 +8,10 @@ bench`, for trying a change to the session path.
     cargo build --release -p agentgov-server
     python3 lab/experiments/sessions_in_turns.py            # N=50000 ROUNDS=3 SIDES=check,one,many
 
+    # on Postgres: a fresh database, migrated first
+    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/sessions WEBHOOK_SECRET=<32+ characters>
+    AGENTGOV_JWT_SECRET=<32+ characters> agentgov migrate && python3 lab/experiments/sessions_in_turns.py
+
     CALLGRIND=/tmp/cg N=3000 WARM=12000 CONC=8 python3 lab/experiments/sessions_in_turns.py
         # the server under valgrind's callgrind, one dump per side (/tmp/cg/cg.<pid>.<n>):
         # instructions per check, e.g. `callgrind_annotate /tmp/cg/cg.<pid>.2`
