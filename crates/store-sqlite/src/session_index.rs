@@ -36,6 +36,7 @@ use diesel::upsert::excluded;
 use diesel::{QueryableByName, SqliteConnection, sql_query};
 use uuid::Uuid;
 
+use crate::Writer;
 use crate::columns::id_text;
 use crate::error::TxResult;
 use crate::schema::{audit_records, audit_session_indexed, audit_session_seqs};
@@ -58,7 +59,7 @@ const SLICE: usize = 2_048;
 
 /// One record of a session.
 #[derive(Debug, Clone)]
-pub(crate) struct Entry {
+struct Entry {
     tenant: TenantId,
     session: Arc<str>,
     seq: i64,
@@ -99,7 +100,7 @@ impl Tail {
 }
 
 /// What a flush writes: the pending entries, sorted as the table is, and the marks.
-pub(crate) struct Flush {
+struct Flush {
     entries: Vec<Entry>,
     heads: HashMap<TenantId, i64>,
 }
@@ -163,7 +164,7 @@ impl SessionIndex {
 
     /// After an append committed, under the writer's lock (so that the tail follows commit
     /// order): with [`Indexing::Deferred`], keeps the records' entries. True when a flush
-    /// is due; the caller then runs [`flush`].
+    /// is due; the caller then runs [`spawn_flush`].
     pub(crate) fn committed(&self, records: &[AuditRecord]) -> bool {
         let Indexing::Deferred { flush_at } = self.indexing else { return false };
         let mut tail = self.lock();
@@ -195,7 +196,7 @@ impl SessionIndex {
     }
 
     /// Drops committed entries from the tail.
-    pub(crate) fn flushed(&self, entries: &[Entry]) {
+    fn flushed(&self, entries: &[Entry]) {
         let mut tail = self.lock();
         // The entries are sorted by session: each run of one session is a prefix of its
         // seqs in the tail (newer records came after the flush began).
@@ -318,46 +319,46 @@ impl Flush {
     }
 }
 
-/// When a flush is due, writes the pending entries in transactions of [`SLICE`] entries
-/// through `write` (the store's writer queue), dropping each slice from the tail once
-/// committed, and the marks with the last slice; again while another is due. On an error
-/// the entries not written go back for the next flush.
-pub(crate) async fn flush<W, Fut>(index: Arc<SessionIndex>, write: W)
-where
-    W: Fn(Vec<Entry>, Option<HashMap<TenantId, i64>>) -> Fut,
-    Fut: std::future::Future<Output = agentgov_domain::Result<()>>,
-{
-    // A task that finds a flush running or none due ends here; one whose append's spawn
-    // never ran leaves the flush to the next append.
-    while let Some(Flush { mut entries, heads }) = index.begin() {
-        loop {
-            let rest = entries.split_off(entries.len().min(SLICE));
-            let last = rest.is_empty();
-            let slice = std::mem::replace(&mut entries, rest);
-            match write(slice.clone(), last.then(|| heads.clone())).await {
-                Ok(()) => index.flushed(&slice),
-                Err(e) => {
-                    tracing::warn!(error = %e, "writing the session index failed; the next flush retries");
-                    let mut unwritten = slice;
-                    unwritten.append(&mut entries);
-                    index.done(Some(Flush { entries: unwritten, heads }));
-                    return;
+/// When a flush is due and none runs, writes the pending entries on a task of its own, in
+/// transactions of [`SLICE`] entries through `writer` (the store's writer queue, so appends
+/// wait for one slice at most), dropping each slice from the tail once committed, and the
+/// marks with the last slice; again while another is due. On an error the entries not
+/// written go back for the next flush.
+pub(crate) fn spawn_flush(index: Arc<SessionIndex>, writer: Writer) {
+    tokio::spawn(async move {
+        // A task that finds a flush running or none due ends here; one whose append's
+        // spawn never ran leaves the flush to the next append.
+        while let Some(Flush { mut entries, heads }) = index.begin() {
+            loop {
+                let rest = entries.split_off(entries.len().min(SLICE));
+                let last = rest.is_empty();
+                let slice = std::mem::replace(&mut entries, rest);
+                // A copy goes to the writer: the slice comes back to the pending entries if
+                // the write fails in any way.
+                let (written, marks) = (slice.clone(), last.then(|| heads.clone()));
+                let result =
+                    writer.write(move |c| c.immediate_transaction(|c| write_slice(c, &written, marks.as_ref()))).await;
+                match result {
+                    Ok(()) => index.flushed(&slice),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "writing the session index failed; the next flush retries");
+                        let mut unwritten = slice;
+                        unwritten.append(&mut entries);
+                        index.done(Some(Flush { entries: unwritten, heads }));
+                        return;
+                    }
+                }
+                if last {
+                    break;
                 }
             }
-            if last {
-                break;
-            }
+            index.done(None);
         }
-        index.done(None);
-    }
+    });
 }
 
 /// Entries, and the marks if given, in the caller's transaction.
-pub(crate) fn write_slice(
-    c: &mut SqliteConnection,
-    entries: &[Entry],
-    heads: Option<&HashMap<TenantId, i64>>,
-) -> TxResult<()> {
+fn write_slice(c: &mut SqliteConnection, entries: &[Entry], heads: Option<&HashMap<TenantId, i64>>) -> TxResult<()> {
     write_entries(c, entries)?;
     heads.map_or(Ok(()), |heads| write_marks(c, heads))
 }

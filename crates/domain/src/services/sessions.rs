@@ -227,9 +227,13 @@ impl CommitObserver for Kept {
     }
 
     fn committed(&self, records: &[AuditRecord]) {
-        for r in records {
+        // The batch's expected folds, taken under one lock.
+        let expected: Vec<Option<ExpectedFold>> = {
+            let mut kept = self.expected.lock().unwrap_or_else(|e| e.into_inner());
+            records.iter().map(|r| r.session_id.as_ref().and_then(|_| kept.remove(&r.id))).collect()
+        };
+        for (r, expected) in records.iter().zip(expected) {
             let Some(id) = &r.session_id else { continue };
-            let expected = self.expected.lock().unwrap_or_else(|e| e.into_inner()).remove(&r.id);
             let key = (r.tenant_id, id.clone());
             let Some(slot) = self.sessions.get(&key) else { continue };
             let fold = match expected {

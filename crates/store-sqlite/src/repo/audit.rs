@@ -271,17 +271,7 @@ impl AuditRepo for SqliteStore {
             })
             .await?;
         if flush {
-            let (sessions, writer) = (self.sessions.clone(), self.writer.clone());
-            tokio::spawn(session_index::flush(sessions, move |slice, heads| {
-                let writer = writer.clone();
-                async move {
-                    writer
-                        .write(move |c| {
-                            c.immediate_transaction(|c| session_index::write_slice(c, &slice, heads.as_ref()))
-                        })
-                        .await
-                }
-            }));
+            session_index::spawn_flush(self.sessions.clone(), self.writer.clone());
         }
         Ok(records)
     }
