@@ -91,22 +91,32 @@ class Tenant:
         self, verdict: str, request_id: str | None = None, *, edit: dict[str, object] | None = None
     ) -> threading.Thread:
         """The analyst, in a thread: approves or rejects (`verdict`) `request_id`, or else the
-        first pending request once there is one; approving with `edit`, the request's context
-        with these arguments instead. Join the thread after the call."""
+        first request that becomes pending after this call (requests an earlier test left
+        pending, `--approval ask` ones say, are not this test's to decide); approving with
+        `edit`, the request's context with these arguments instead. Join the thread after the
+        call."""
+
+        def pending() -> list[dict[str, object]]:
+            items: list[dict[str, object]] = (
+                self.analyst.api.get_httpx_client().get("/api/v1/hitl/pending", params={"limit": "100"}).json()["items"]
+            )
+            return items
+
+        earlier = {p["id"] for p in pending()} if request_id is None else set()
 
         def decide() -> None:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
-                pending = self.analyst.api.get_httpx_client().get("/api/v1/hitl/pending").json()["items"]
-                target = request_id if request_id is not None else (pending[0]["id"] if pending else None)
-                if target is not None and any(p["id"] == target for p in pending):
+                waiting = [p for p in pending() if p["id"] not in earlier]
+                target = request_id if request_id is not None else (waiting[0]["id"] if waiting else None)
+                if target is not None and any(p["id"] == target for p in waiting):
                     comment = f"{verdict}d by the test"
                     if verdict != "approve":
                         self.analyst.hitl.reject(target, comment)
                     elif edit is None:
                         self.analyst.hitl.approve(target, comment)
                     else:
-                        asked = next(p for p in pending if p["id"] == target)["context"]
+                        asked = next(p for p in waiting if p["id"] == target)["context"]
                         self.analyst.hitl.approve(target, comment, context={**asked, "arguments": edit})
                     return
                 time.sleep(0.1)
