@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use agentgov_domain::ports::{Cache, Counter};
+use agentgov_domain::ports::{Cache, Counter, MAX_MAXIMA_MEMBERS, Maxima, Raise};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use deadpool_redis::redis::{self, RedisError};
@@ -157,6 +157,35 @@ impl Cache for RedisCache {
     async fn release_place(&self, key: &str, holder: &str) -> Result<()> {
         let _: i64 = self.query(redis::cmd("ZREM").arg(self.key(key)).arg(holder)).await?;
         Ok(())
+    }
+
+    async fn raise(&self, raises: &[Raise], ttl: Duration) -> Result<()> {
+        if raises.is_empty() {
+            return Ok(());
+        }
+        // A sorted set per key, the value as the member's score: `ZADD … GT` (Redis 6.2+)
+        // only ever raises a score, and adds an absent member.
+        let mut pipe = redis::pipe();
+        for r in raises {
+            let key = self.key(&r.key);
+            pipe.cmd("ZADD").arg(&key).arg("GT").arg(r.value).arg(&r.member).ignore();
+            pipe.cmd("PEXPIRE").arg(&key).arg(millis(ttl)).ignore();
+        }
+        let mut conn = self.conn().await?;
+        pipe.query_async::<()>(&mut conn).await.map_err(|e| command_error(SERVICE, e))
+    }
+
+    async fn maxima(&self, key: &str) -> Result<Maxima> {
+        // One past the most read, to tell "exactly the most" from "more".
+        let last = isize::try_from(MAX_MAXIMA_MEMBERS).unwrap_or(isize::MAX);
+        let cmd = redis::cmd("ZRANGE").arg(self.key(key)).arg(0).arg(last).arg("WITHSCORES").clone();
+        let members: Vec<(String, f64)> = self.query(&cmd).await?;
+        if members.len() > MAX_MAXIMA_MEMBERS {
+            return Ok(Maxima::TooMany);
+        }
+        // Scores are doubles: exact for the integers raised (up to 2^53).
+        #[expect(clippy::cast_possible_truncation, reason = "scores are integers raised by `raise`")]
+        Ok(Maxima::Members(members.into_iter().map(|(m, v)| (m, v as i64)).collect()))
     }
 
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {

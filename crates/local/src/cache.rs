@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentgov_domain::ports::{Cache, Counter};
+use agentgov_domain::ports::{Cache, Counter, MAX_MAXIMA_MEMBERS, Maxima, Raise};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use moka::Expiry;
@@ -116,6 +116,31 @@ impl std::fmt::Debug for MemoryCache {
     }
 }
 
+/// The members and values of a `raise`d key as an entry's bytes: `value,length,member`
+/// after one another (a member may hold any character).
+fn encode_maxima(members: &[(String, i64)]) -> Vec<u8> {
+    let mut out = String::new();
+    for (member, value) in members {
+        out.push_str(&format!("{value},{},{member}", member.len()));
+    }
+    out.into_bytes()
+}
+
+fn decode_maxima(bytes: &[u8]) -> Result<Vec<(String, i64)>> {
+    let bad = || DomainError::Internal("cache key holds a value that is not a set of maxima".into());
+    let mut rest = std::str::from_utf8(bytes).map_err(|_| bad())?;
+    let mut members = Vec::new();
+    while !rest.is_empty() {
+        let (value, tail) = rest.split_once(',').ok_or_else(bad)?;
+        let (len, tail) = tail.split_once(',').ok_or_else(bad)?;
+        let len: usize = len.parse().map_err(|_| bad())?;
+        let member = tail.get(..len).ok_or_else(bad)?;
+        members.push((member.to_owned(), value.parse().map_err(|_| bad())?));
+        rest = &tail[len..];
+    }
+    Ok(members)
+}
+
 fn revoked_key(jti: &str) -> String {
     format!("revoked:{jti}")
 }
@@ -209,6 +234,36 @@ impl Cache for MemoryCache {
             }
         }
         Ok(())
+    }
+
+    async fn raise(&self, raises: &[Raise], ttl: Duration) -> Result<()> {
+        for r in raises {
+            // Under moka's per-key lock, as `incr`: raises of one key never race.
+            self.entries
+                .entry_by_ref(r.key.as_str())
+                .and_try_compute_with(|current| async move {
+                    let now = Instant::now();
+                    let mut members = match current.map(|e| e.into_value()).filter(|e| e.is_live(now)) {
+                        Some(e) => decode_maxima(&e.value)?,
+                        None => Vec::new(),
+                    };
+                    match members.iter_mut().find(|(m, _)| *m == r.member) {
+                        Some((_, value)) => *value = (*value).max(r.value),
+                        None => members.push((r.member.clone(), r.value)),
+                    }
+                    Ok::<_, DomainError>(Op::Put(Entry::new(&encode_maxima(&members), ttl, now)))
+                })
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn maxima(&self, key: &str) -> Result<Maxima> {
+        let members = match self.live(key).await {
+            Some(e) => decode_maxima(&e.value)?,
+            None => Vec::new(),
+        };
+        Ok(if members.len() > MAX_MAXIMA_MEMBERS { Maxima::TooMany } else { Maxima::Members(members) })
     }
 
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {

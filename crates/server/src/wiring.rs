@@ -16,8 +16,8 @@ use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
     AgentSettings, AnomalyService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, ClaimedJob,
     DiscoveryService, DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker,
-    PolicySettings, Ports, Secrets, ServerInfo, Services, SessionSettings, Settings, SiemRoute, SiemService,
-    SiemSettings, SsoSettings, StatusService,
+    PolicySettings, Ports, Secrets, ServerInfo, Services, SessionSettings, SessionWriters, Settings, SiemRoute,
+    SiemService, SiemSettings, SsoSettings, StatusService,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -41,6 +41,19 @@ const HASH_QUEUE_PER_TENANT: usize = 64;
 /// writers.
 fn sole_writer(config: &Config) -> bool {
     config.redis_url.is_none() && matches!(config.database(), Ok(Database::Sqlite(_)))
+}
+
+/// Who else writes the agent sessions, and how this process learns of it: nobody when it is
+/// the only writer; replicas marking their records in Redis when there is one; else (a
+/// Postgres store without Redis) the store itself, read before each check of a session.
+fn session_writers(config: &Config) -> SessionWriters {
+    if sole_writer(config) {
+        SessionWriters::Sole
+    } else if config.redis_url.is_some() {
+        SessionWriters::Announced
+    } else {
+        SessionWriters::Unannounced
+    }
 }
 
 /// Opens the configured store, migrating it when the configuration says so.
@@ -660,7 +673,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         guard: GuardSettings::default(),
         sessions: SessionSettings {
             idle: Duration::from_secs(config.session_idle_secs),
-            sole_writer: sole_writer(config),
+            writers: session_writers(config),
             ..SessionSettings::default()
         },
         discovery: DiscoverySettings {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_domain::ids::TenantId;
-use agentgov_domain::ports::{Cache, Event, EventBus, EventStream};
+use agentgov_domain::ports::{Cache, Event, EventBus, EventStream, MAX_MAXIMA_MEMBERS, Maxima, Raise};
 use futures::StreamExt;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -53,6 +53,9 @@ macro_rules! cache_conformance_tests {
             a_holder_renews_its_own_place,
             released_and_expired_places_make_room,
             concurrent_holders_never_pass_the_cap,
+            maxima_only_ever_rise,
+            maxima_expire_and_are_deleted,
+            concurrent_raises_keep_the_highest,
         );
 
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -459,4 +462,65 @@ pub async fn concurrent_holders_never_pass_the_cap(cache: Arc<dyn Cache>) {
         held += usize::from(t.await.unwrap());
     }
     assert_eq!(held, 7);
+}
+
+fn raise(key: &str, member: &str, value: i64) -> Raise {
+    Raise { key: key.into(), member: member.into(), value }
+}
+
+async fn members(cache: &Arc<dyn Cache>, key: &str) -> Vec<(String, i64)> {
+    match cache.maxima(key).await.unwrap() {
+        Maxima::Members(mut m) => {
+            m.sort();
+            m
+        }
+        Maxima::TooMany => panic!("{key}: too many members"),
+    }
+}
+
+pub async fn maxima_only_ever_rise(cache: Arc<dyn Cache>) {
+    assert_eq!(members(&cache, "marks").await, [], "an absent key has no members");
+    cache.raise(&[], LONG).await.unwrap();
+    let first = [raise("marks", "w:a", 5), raise("marks", "w:b", 3), raise("other", "w:a", 1)];
+    cache.raise(&first, LONG).await.unwrap();
+    assert_eq!(members(&cache, "marks").await, [("w:a".into(), 5), ("w:b".into(), 3)]);
+    assert_eq!(members(&cache, "other").await, [("w:a".into(), 1)], "keys apart");
+    cache.raise(&[raise("marks", "w:a", 4), raise("marks", "w:b", 9), raise("marks", "v:a", 0)], LONG).await.unwrap();
+    assert_eq!(
+        members(&cache, "marks").await,
+        [("v:a".into(), 0), ("w:a".into(), 5), ("w:b".into(), 9)],
+        "a lower value never lowers a member; a higher one raises it; a new member is added"
+    );
+    let big = 1_i64 << 53;
+    let odd = "member with spaces, commas,\nand 42,7, digits";
+    cache.raise(&[raise("big", odd, big)], LONG).await.unwrap();
+    assert_eq!(members(&cache, "big").await, [(odd.into(), big)], "values exact up to 2^53, any member");
+    let many: Vec<Raise> = (0..=MAX_MAXIMA_MEMBERS).map(|i| raise("crowd", &format!("m{i}"), 1)).collect();
+    cache.raise(&many[..MAX_MAXIMA_MEMBERS], LONG).await.unwrap();
+    assert_eq!(members(&cache, "crowd").await.len(), MAX_MAXIMA_MEMBERS);
+    cache.raise(&many, LONG).await.unwrap();
+    assert_eq!(cache.maxima("crowd").await.unwrap(), Maxima::TooMany);
+}
+
+pub async fn maxima_expire_and_are_deleted(cache: Arc<dyn Cache>) {
+    cache.raise(&[raise("short", "w:a", 1), raise("kept", "w:a", 1)], SHORT).await.unwrap();
+    cache.raise(&[raise("kept", "w:b", 2)], LONG).await.unwrap();
+    tokio::time::sleep(SHORT + SLACK).await;
+    assert_eq!(members(&cache, "short").await, [], "expired");
+    assert_eq!(members(&cache, "kept").await, [("w:a".into(), 1), ("w:b".into(), 2)], "a raise renews the key");
+    cache.delete("kept").await.unwrap();
+    assert_eq!(members(&cache, "kept").await, []);
+}
+
+pub async fn concurrent_raises_keep_the_highest(cache: Arc<dyn Cache>) {
+    let tasks: Vec<_> = (0..40)
+        .map(|i| {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.raise(&[raise("race", &format!("w:{}", i % 2), i)], LONG).await.unwrap() })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(members(&cache, "race").await, [("w:0".into(), 38), ("w:1".into(), 39)]);
 }

@@ -328,11 +328,14 @@ async fn asynchronous_exports_are_capped_per_tenant_on_postgres() {
     expect(export(&other.api_key), 202).await;
 }
 
-/// A session's labels raised on one replica decide a check on another: the state is read
-/// back from the session's records in Postgres (no bus message is needed).
+/// A session's labels raised on one replica decide a check on another: each replica marks
+/// its records of the session in Redis, and the other reads the records from Postgres when
+/// a mark is past its kept state (no bus message is needed).
 #[tokio::test]
 async fn session_labels_raised_on_one_replica_are_read_on_another() {
-    let Some((apps, _guard)) = spawn_replicas(2, |_, _| {}).await else { return };
+    use agentgov_domain::ports::{Cache, Maxima};
+    let prefix = format!("agentgov-test-{}:", uuid::Uuid::now_v7().simple());
+    let Some((apps, _guard)) = spawn_replicas(2, |_, c| c.redis_prefix = prefix.clone()).await else { return };
     let (a, b) = (&apps[0], &apps[1]);
     let t = a.create_tenant("acme").await;
     let body = json!({"name": "Bot", "type": "llm", "capabilities": [], "permissions": {}});
@@ -353,6 +356,21 @@ async fn session_labels_raised_on_one_replica_are_read_on_another() {
     assert_eq!(send["allowed"], false, "{send}");
     let state = expect(a.get("/sessions/run-9").header("X-API-Key", &t.api_key), 200).await;
     assert_eq!((&state["checks"], &state["decisions"]["deny"]), (&json!(3), &json!(1)), "{state}");
+
+    // Each replica's mark of what it wrote (`w:`) and of its reads from Postgres (`v:`).
+    let redis = agentgov_store_conformance::service_url("AGENTGOV_TEST_REDIS_URL").unwrap();
+    let cache = agentgov_cache_redis::RedisCache::connect(&redis, &prefix, 1).unwrap();
+    let Maxima::Members(marks) = cache.maxima(&format!("session-marks:{}:run-9", t.id)).await.unwrap() else {
+        panic!("too many marks")
+    };
+    let kinds: Vec<&str> = marks.iter().map(|(m, _)| &m[..2]).collect();
+    assert_eq!((kinds.iter().filter(|k| **k == "w:").count(), kinds.len()), (2, 4), "{marks:?}");
+    // B's kept state is current on the marks alone; A's next record moves it again.
+    let again = expect(b.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("send", "mail")), 200);
+    assert_eq!(again.await["allowed"], false);
+    expect(a.post("/policies/check").header("X-API-Key", &t.api_key).json(&check("list", "docs")), 200).await;
+    let state = expect(b.get("/sessions/run-9").header("X-API-Key", &t.api_key), 200).await;
+    assert_eq!((&state["checks"], &state["decisions"]["deny"]), (&json!(5), &json!(2)), "{state}");
 }
 
 /// Issue 38, point 2: an approval granted on one replica binds the exact action on every

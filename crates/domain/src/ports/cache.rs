@@ -1,5 +1,6 @@
 //! Cache port: TTL keys, windowed counters (rate limits), expiring places (per-tenant caps
-//! on what stays open) and the revoked-token set.
+//! on what stays open), per-member maxima (the agent sessions' marks) and the revoked-token
+//! set.
 //! Shared by every replica in production (Redis), in-process when embedded.
 
 use std::time::Duration;
@@ -14,6 +15,27 @@ pub struct Counter {
     pub count: u64,
     /// Time until the window ends and the counter is forgotten.
     pub ttl: Duration,
+}
+
+/// One member's value to raise under a key ([`Cache::raise`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raise {
+    pub key: String,
+    pub member: String,
+    pub value: i64,
+}
+
+/// Most members [`Cache::maxima`] reads under one key; past it the key reads as
+/// [`Maxima::TooMany`].
+pub const MAX_MAXIMA_MEMBERS: usize = 64;
+
+/// What [`Cache::maxima`] read under a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Maxima {
+    /// Every member with its value (none when the key is absent or expired).
+    Members(Vec<(String, i64)>),
+    /// More than [`MAX_MAXIMA_MEMBERS`] members.
+    TooMany,
 }
 
 #[async_trait]
@@ -40,6 +62,13 @@ pub trait Cache: Send + Sync {
     async fn hold_place(&self, key: &str, holder: &str, cap: u64, ttl: Duration) -> Result<bool>;
     /// Gives up `holder`'s place under `key` (a no-op when it holds none).
     async fn release_place(&self, key: &str, holder: &str) -> Result<()>;
+    /// Raises each member's value under its key to at least `value` (a maximum per member
+    /// that never goes down; an absent member is added with `value`), and keeps each key
+    /// until `ttl` after this call. Each raise is atomic; the batch is one round trip.
+    /// Values are exact up to 2^53.
+    async fn raise(&self, raises: &[Raise], ttl: Duration) -> Result<()>;
+    /// The members under `key` with their values.
+    async fn maxima(&self, key: &str) -> Result<Maxima>;
     /// Marks a token id revoked for `ttl` (its remaining lifetime).
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()>;
     async fn is_token_revoked(&self, jti: &str) -> Result<bool>;

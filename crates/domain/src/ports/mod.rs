@@ -12,7 +12,7 @@ pub mod sso;
 pub mod store;
 pub mod telemetry;
 
-pub use cache::{Cache, Counter};
+pub use cache::{Cache, Counter, MAX_MAXIMA_MEMBERS, Maxima, Raise};
 pub use callback::{CallbackError, CallbackFailure, CallbackSender};
 pub use clock::{Clock, IdGen, SystemClock, UuidV7Gen};
 pub use embed::{Embedder, EmbeddingModel};

@@ -18,6 +18,7 @@ pub mod passwords;
 pub mod policies;
 mod ports;
 mod replay;
+mod session_marks;
 pub mod sessions;
 pub mod shares;
 pub mod siem;
@@ -47,7 +48,7 @@ pub use jobs::{ClaimedJob, JobClaims, KindSettings};
 pub use policies::{PolicyService, PolicySettings};
 pub use ports::Ports;
 pub use replay::{NewReplay, ReplayService};
-pub use sessions::{SessionService, SessionSettings};
+pub use sessions::{SessionService, SessionSettings, SessionWriters};
 pub use shares::{Place, Share, TenantShares};
 pub use siem::{SiemFilter, SiemRoute, SiemService, SiemSettings};
 pub use sso::{SsoService, SsoSettings};
@@ -162,6 +163,15 @@ impl Services {
     ) -> (Self, Background) {
         let (log, mut audit_writer) =
             AuditLog::new(store.clone(), ports.clock.clone(), ports.ids.clone(), settings.audit.log);
+        // Other replicas write the sessions: this process's records of them are marked.
+        let marks = (settings.sessions.writers == SessionWriters::Announced).then(|| {
+            let replica = ports.ids.new_id().simple().to_string();
+            session_marks::SessionMarks::new(ports.cache.clone(), &replica, settings.sessions.idle)
+        });
+        let log = match &marks {
+            Some(marks) => log.marking_sessions(marks.clone()),
+            None => log,
+        };
         // One wake-up for the one job worker, whatever the kind queued.
         let (wake, job_wakeups) = futures::channel::mpsc::channel(1);
         let passwords = passwords::Passwords::new(secrets.hasher, ports.hashing.clone());
@@ -227,6 +237,7 @@ impl Services {
             agents.clone(),
             guard.clone(),
             settings.sessions,
+            marks,
         );
         audit_writer.observe(sessions.commit_observer());
         let counts = Arc::new(status::HourlyCounter::default());

@@ -14,10 +14,12 @@ use std::time::Duration;
 
 use agentgov_detect::guard::instructed;
 use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
 
 use super::agents::AgentService;
 use super::audit::{AuditEvent, AuditLog, CommitObserver, caller_actor};
 use super::guard::{GuardService, ValidateRequest};
+use super::session_marks::{Marked, SessionMarks, VERIFY_AFTER};
 use super::validate::check_text;
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
@@ -45,16 +47,31 @@ pub struct SessionSettings {
     pub idle: Duration,
     /// Sessions whose state a process keeps (least recently used dropped first).
     pub kept: u64,
-    /// This process is the only one writing the store (embedded mode: its event bus reaches
-    /// no other replica). A kept session then follows this process's own records as they
-    /// commit, and a check reads nothing from the store; otherwise each check first reads
-    /// the `seq`s of the session's newer records, to see other replicas' writes.
-    pub sole_writer: bool,
+    /// Who else writes the store, and how this process learns of it.
+    pub writers: SessionWriters,
+}
+
+/// Who writes the store besides this process ([`SessionSettings::writers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionWriters {
+    /// Nobody (embedded mode: the event bus reaches no other replica). A kept session
+    /// follows this process's own records as they commit, and a check reads nothing.
+    Sole,
+    /// Other replicas, which mark every session record they commit in the shared cache
+    /// (Redis; [`super::session_marks`]): a check reads the session's marks (one cache round
+    /// trip), and the store only when another replica's mark is past the kept state, when
+    /// the marks cannot be read, after [`VERIFY_EVERY`] records of its own and at least
+    /// every [`VERIFY_AFTER`](super::session_marks::VERIFY_AFTER).
+    Announced,
+    /// Other processes, with no shared cache: each check first reads the `seq`s of the
+    /// session's newer records from the store.
+    #[default]
+    Unannounced,
 }
 
 impl Default for SessionSettings {
     fn default() -> Self {
-        Self { idle: Duration::from_secs(24 * 3600), kept: 100_000, sole_writer: false }
+        Self { idle: Duration::from_secs(24 * 3600), kept: 100_000, writers: SessionWriters::default() }
     }
 }
 
@@ -152,11 +169,17 @@ pub struct SessionService {
     agents: AgentService,
     guard: GuardService,
     kept: Kept,
+    /// With [`SessionWriters::Announced`].
+    marks: Option<SessionMarks>,
 }
 
 /// Own records of a session a process keeps unfolded at most (past it, the session's state
 /// is dropped and read again from the store).
 const MAX_AHEAD: usize = 4096;
+/// With [`SessionWriters::Announced`], own records of a session a check folds on top of the
+/// state it keeps at most: past it, the session is read from the store, which folds them
+/// into the kept state.
+pub const VERIFY_EVERY: usize = 16;
 
 /// The sessions a process keeps, shared with the audit writer, which hands them this
 /// process's records as they commit ([`CommitObserver`]).
@@ -181,6 +204,9 @@ struct Slot {
     /// and has caught up once since keeping the session, and folds each of the session's
     /// records as it commits. A check then reads nothing from the store.
     complete: bool,
+    /// With [`SessionWriters::Announced`]: when the state was last caught up with the store
+    /// after marking the read ([`SessionMarks::reading`]).
+    verified_at: Option<OffsetDateTime>,
 }
 
 impl Slot {
@@ -208,7 +234,12 @@ const MAX_EXPECTED: usize = 16_384;
 impl Kept {
     fn slot(&self, tenant: TenantId, id: &str) -> Arc<Mutex<Slot>> {
         self.sessions.get_with((tenant, id.to_owned()), || {
-            Arc::new(Mutex::new(Slot { state: SessionState::new(id), ahead: BTreeMap::new(), complete: false }))
+            Arc::new(Mutex::new(Slot {
+                state: SessionState::new(id),
+                ahead: BTreeMap::new(),
+                complete: false,
+                verified_at: None,
+            }))
         })
     }
 }
@@ -259,17 +290,18 @@ impl CommitObserver for Kept {
 }
 
 impl SessionService {
-    pub fn new(
+    pub(crate) fn new(
         ports: Ports,
         repos: Repos,
         log: AuditLog,
         agents: AgentService,
         guard: GuardService,
         settings: SessionSettings,
+        marks: Option<SessionMarks>,
     ) -> Self {
         let sessions = moka::sync::Cache::builder().max_capacity(settings.kept).time_to_idle(settings.idle).build();
         let expected = Arc::default();
-        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings, expected } }
+        Self { repos, ports, log, agents, guard, kept: Kept { sessions, settings, expected }, marks }
     }
 
     /// What the audit writer tells of each commit, so the kept sessions follow this
@@ -302,15 +334,65 @@ impl SessionService {
                 return Ok(slot.state.view_at(self.ports.clock.now(), idle));
             }
         }
-        self.catch_up(tenant, id, &slot).await?;
-        let mut slot = Slot::lock(&slot);
-        if self.kept.settings.sole_writer {
-            // Whatever committed since the slot was kept is ahead, and only this process
-            // writes: nothing can come between.
-            slot.fold_ahead(i64::MAX, idle);
-            slot.complete = true;
+        let mut verified = false;
+        if let Some(marks) = &self.marks {
+            let marked = match self.announced(marks, tenant, id, &slot).await {
+                Ok(current) => return Ok(current),
+                Err(marked) => marked,
+            };
+            // The read is marked before it starts: a key lost after the mark loses the mark.
+            verified = marked == Marked::Behind || marks.reading(tenant, id).await;
         }
-        Ok(slot.state.view_at(self.ports.clock.now(), idle))
+        self.catch_up(tenant, id, &slot).await?;
+        let now = self.ports.clock.now();
+        let mut slot = Slot::lock(&slot);
+        match self.kept.settings.writers {
+            SessionWriters::Sole => {
+                // Whatever committed since the slot was kept is ahead, and only this process
+                // writes: nothing can come between.
+                slot.fold_ahead(i64::MAX, idle);
+                slot.complete = true;
+            }
+            SessionWriters::Announced => slot.verified_at = verified.then_some(now),
+            SessionWriters::Unannounced => {}
+        }
+        Ok(slot.state.view_at(now, idle))
+    }
+
+    /// The session's state now from the kept one and the marks alone, when they show no
+    /// other replica's record past it ([`SessionWriters::Announced`]): the kept state with
+    /// this process's own newer records folded on top. Otherwise what the marks said.
+    async fn announced(
+        &self,
+        marks: &SessionMarks,
+        tenant: TenantId,
+        id: &str,
+        slot: &Mutex<Slot>,
+    ) -> std::result::Result<SessionView, Marked> {
+        let now = self.ports.clock.now();
+        let seq = {
+            let slot = Slot::lock(slot);
+            let fresh = slot.verified_at.is_some_and(|at| now - at <= VERIFY_AFTER);
+            if !fresh || slot.ahead.len() >= VERIFY_EVERY {
+                return Err(Marked::Unknown);
+            }
+            slot.state.seq
+        };
+        let marked = marks.past(tenant, id, seq).await;
+        if marked != Marked::Current {
+            return Err(marked);
+        }
+        let idle = self.kept.settings.idle;
+        // Another check may have caught the state up meanwhile: then it is only more current.
+        let slot = Slot::lock(slot);
+        if slot.ahead.is_empty() {
+            return Ok(slot.state.view_at(now, idle));
+        }
+        let mut state = slot.state.clone();
+        for fold in slot.ahead.values() {
+            state.fold(fold, idle);
+        }
+        Ok(state.view_at(now, idle))
     }
 
     /// Folds the session's records in the store past the kept state: the `seq`s of those

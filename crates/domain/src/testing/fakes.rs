@@ -61,8 +61,12 @@ pub struct FakeCache {
     values: Mutex<HashMap<String, (Vec<u8>, Instant)>>,
     counters: Mutex<HashMap<String, (u64, Instant)>>,
     places: Mutex<HashMap<String, HashMap<String, Instant>>>,
+    maxima: Mutex<HashMap<String, Members>>,
     down: std::sync::atomic::AtomicBool,
 }
+
+/// The members of a `raise`d key with their values, and the key's deadline.
+type Members = (HashMap<String, i64>, Instant);
 
 /// Longest TTL kept (as the real adapters cap it): `Instant` arithmetic cannot overflow.
 const MAX_TTL: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
@@ -94,6 +98,13 @@ impl FakeCache {
         counters.retain(|_, (_, until)| *until > now);
         counters
     }
+
+    fn live_maxima(&self) -> std::sync::MutexGuard<'_, HashMap<String, Members>> {
+        let mut maxima = self.maxima.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        maxima.retain(|_, (_, until)| *until > now);
+        maxima
+    }
 }
 
 fn counter((count, until): (u64, Instant)) -> Counter {
@@ -115,6 +126,7 @@ impl Cache for FakeCache {
         self.up()?;
         self.values().remove(key);
         self.counters().remove(key);
+        self.live_maxima().remove(key);
         Ok(())
     }
     async fn take(&self, key: &str) -> Result<Option<Vec<u8>>> {
@@ -158,6 +170,30 @@ impl Cache for FakeCache {
             held.remove(holder);
         }
         Ok(())
+    }
+    async fn raise(&self, raises: &[crate::ports::Raise], ttl: Duration) -> Result<()> {
+        self.up()?;
+        let mut maxima = self.live_maxima();
+        for r in raises {
+            let (members, until) = maxima.entry(r.key.clone()).or_insert_with(|| (HashMap::new(), deadline(ttl)));
+            let value = members.entry(r.member.clone()).or_insert(r.value);
+            *value = (*value).max(r.value);
+            *until = deadline(ttl);
+        }
+        Ok(())
+    }
+    async fn maxima(&self, key: &str) -> Result<crate::ports::Maxima> {
+        self.up()?;
+        let members: Vec<(String, i64)> = self
+            .live_maxima()
+            .get(key)
+            .map(|(m, _)| m.iter().map(|(k, v)| (k.clone(), *v)).collect())
+            .unwrap_or_default();
+        Ok(if members.len() > crate::ports::MAX_MAXIMA_MEMBERS {
+            crate::ports::Maxima::TooMany
+        } else {
+            crate::ports::Maxima::Members(members)
+        })
     }
     async fn revoke_token(&self, jti: &str, ttl: Duration) -> Result<()> {
         self.set(&format!("revoked:{jti}"), b"1", ttl).await

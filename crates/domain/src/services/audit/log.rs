@@ -17,6 +17,7 @@ use crate::error::{DomainError, Result};
 use crate::ids::{AuditId, TenantId};
 use crate::model::{Actor, AuditEntry, AuditRecord, JsonText, is_service_event_type};
 use crate::ports::{AuditRepo, Clock, IdGen};
+use crate::services::session_marks::SessionMarks;
 
 /// Tunables of the audit writer.
 #[derive(Debug, Clone, Copy)]
@@ -112,6 +113,9 @@ pub struct AuditLog {
     queue: mpsc::Sender<Pending>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGen>,
+    /// Where a committed record of an agent session is marked for the other replicas
+    /// (`SessionWriters::Announced`).
+    marks: Option<SessionMarks>,
 }
 
 /// The task that commits batches; run it once per process (`AuditWriter::run`). It ends
@@ -147,7 +151,14 @@ impl AuditLog {
     ) -> (AuditLog, AuditWriter) {
         let (tx, rx) = mpsc::channel(settings.queue.max(1));
         let writer = AuditWriter { queue: rx, store, max_batch: settings.max_batch.max(1), observers: Vec::new() };
-        (AuditLog { queue: tx, clock, ids }, writer)
+        (AuditLog { queue: tx, clock, ids, marks: None }, writer)
+    }
+
+    /// Marks each committed record of an agent session with `marks` before its writer is
+    /// answered. Call before the log is cloned.
+    pub(crate) fn marking_sessions(mut self, marks: SessionMarks) -> Self {
+        self.marks = Some(marks);
+        self
     }
 
     /// Stamps `event` with an id and the time, and appends it. Answers once it is durable.
@@ -178,11 +189,16 @@ impl AuditLog {
         }
     }
 
-    /// Appends an entry as built. Answers once it is durable.
+    /// Appends an entry as built. Answers once it is durable (and, for a record of an agent
+    /// session on a store other replicas write, marked for them).
     pub async fn append(&self, entry: AuditEntry) -> Result<AuditRecord> {
         let (done, answer) = oneshot::channel();
         self.queue.clone().send(Pending { entry, done }).await.map_err(|_| writer_gone())?;
-        answer.await.map_err(|_| writer_gone())?
+        let record = answer.await.map_err(|_| writer_gone())??;
+        if let (Some(marks), Some(session)) = (&self.marks, &record.session_id) {
+            marks.written(record.tenant_id, session, record.seq).await;
+        }
+        Ok(record)
     }
 }
 

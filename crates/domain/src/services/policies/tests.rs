@@ -1,13 +1,15 @@
 //! Policies and checks against in-memory fakes (the fake engine's line language is described
 //! in `testing/fakes.rs`; the real Rego behaviour is tested in `agentgov-policy-rego`).
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use super::*;
 use crate::events::{POLICY_CHANGED, POLICY_DECISION, TENANT_UPDATED};
 use crate::model::{AuditFilter, AuditScan, SeqOrder};
 use crate::model::{RiskLevel, RiskLevels};
-use crate::ports::{AuditRepo, Clock};
+use crate::ports::{AuditRepo, Cache, Clock};
 use crate::services::agents::AgentRequest;
 use crate::services::tenants::{SettingsChange, UpdateTenant};
 use crate::services::tests::{Harness, harness, replica};
@@ -538,11 +540,31 @@ fn in_session(mut req: CheckRequest, session: &str) -> CheckRequest {
     req
 }
 
+/// Settings of replicas that learn of each other's session records as `writers` says.
+fn sessions_written(writers: crate::services::SessionWriters) -> crate::services::Settings {
+    crate::services::Settings {
+        sessions: crate::services::SessionSettings { writers, ..Default::default() },
+        ..Default::default()
+    }
+}
+
+const REPLICATED: [crate::services::SessionWriters; 2] =
+    [crate::services::SessionWriters::Unannounced, crate::services::SessionWriters::Announced];
+
 #[tokio::test]
 async fn a_session_keeps_the_labels_its_checks_raise_and_every_replica_reads_them() {
-    let h = harness();
+    for writers in REPLICATED {
+        a_session_keeps_the_labels_on_every_replica(writers).await;
+    }
+}
+
+async fn a_session_keeps_the_labels_on_every_replica(writers: crate::services::SessionWriters) {
+    let settings = sessions_written(writers);
+    let h = crate::services::tests::harness_with_settings(settings.clone());
     let a = admin(&h, "acme").await;
-    let other = replica(&h);
+    let other = crate::services::tests::rebuild(&h, settings);
+    // The other replica knows the session before this one adds to it.
+    other.svc.sessions.get(&a, "s1").await.unwrap();
     let bot = agent(&h, &a, "bot", &[]).await;
     h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
     h.svc.policies.create(&a, policy("no-send", "session secret_read\ndeny no send after a secret")).await.unwrap();
@@ -600,9 +622,16 @@ async fn foreign_decision(h: &Harness, a: &Caller) {
 /// them, every replica ends with the state a fold of the session from the store gives.
 #[tokio::test]
 async fn concurrent_checks_on_two_replicas_leave_each_with_the_stores_fold_of_the_session() {
-    let h = harness();
+    for writers in REPLICATED {
+        concurrent_checks_on_two_replicas(writers).await;
+    }
+}
+
+async fn concurrent_checks_on_two_replicas(writers: crate::services::SessionWriters) {
+    let settings = sessions_written(writers);
+    let h = crate::services::tests::harness_with_settings(settings.clone());
     let a = admin(&h, "acme").await;
-    let other = replica(&h);
+    let other = crate::services::tests::rebuild(&h, settings);
     let bot = agent(&h, &a, "bot", &[]).await;
     h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
     let round = |from: usize| {
@@ -617,6 +646,10 @@ async fn concurrent_checks_on_two_replicas_leave_each_with_the_stores_fold_of_th
         decision.unwrap();
     }
     foreign_decision(&h, &a).await;
+    if writers == crate::services::SessionWriters::Announced {
+        // A third replica's record comes with its mark.
+        mark_foreign(&h, &a).await;
+    }
     for decision in round(12).await {
         decision.unwrap();
     }
@@ -627,6 +660,77 @@ async fn concurrent_checks_on_two_replicas_leave_each_with_the_stores_fold_of_th
     assert_eq!(other.svc.sessions.get(&a, "s1").await.unwrap(), want);
 }
 
+/// What another replica's commit of `foreign_decision` marks: its `w:` member raised to
+/// the tenant's last `seq`.
+async fn mark_foreign(h: &Harness, a: &Caller) {
+    let head = h.store.audit_head(a.tenant_id()).await.unwrap().unwrap();
+    let raise = crate::ports::Raise {
+        key: format!("session-marks:{}:s1", a.tenant_id()),
+        member: "w:elsewhere".into(),
+        value: head.seq,
+    };
+    h.cache.raise(&[raise], Duration::from_secs(3600)).await.unwrap();
+}
+
+/// Replicas that mark their session records in the shared cache read a kept session from
+/// the store only when the marks say another replica wrote past it, when they cannot tell
+/// (the cache down, the marks lost), after `VERIFY_EVERY` records of their own, and at
+/// least every `VERIFY_AFTER`: a record another process wrote without marking it is not
+/// seen until then.
+#[tokio::test]
+async fn announced_replicas_read_a_session_from_the_store_only_when_the_marks_say_so() {
+    use crate::services::SessionWriters::Announced;
+    use crate::services::session_marks::VERIFY_AFTER;
+    let settings = sessions_written(Announced);
+    let h = crate::services::tests::harness_with_settings(settings.clone());
+    let a = admin(&h, "acme").await;
+    let other = crate::services::tests::rebuild(&h, settings);
+    let bot = agent(&h, &a, "bot", &[]).await;
+    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
+    let plain = || in_session(check(&bot, "read", "docs", json!({})), "s1");
+    let state = async || h.svc.sessions.get(&a, "s1").await.unwrap();
+
+    h.svc.policies.check(&a, plain()).await.unwrap();
+    assert_eq!(state().await.checks, 1, "the first read of a session is the store's");
+    foreign_decision(&h, &a).await;
+    let unmarked = state().await;
+    assert_eq!((unmarked.checks, unmarked.labels.len()), (1, 0), "an unmarked record is not read: {unmarked:?}");
+    let every = crate::services::sessions::VERIFY_EVERY as u64;
+    for _ in 2..every {
+        h.svc.policies.check(&a, plain()).await.unwrap();
+    }
+    let own = state().await;
+    assert_eq!((own.checks, own.labels.len()), (every - 1, 0), "its own records fold on top: {own:?}");
+    h.svc.policies.check(&a, plain()).await.unwrap();
+    let verified = state().await;
+    assert_eq!((verified.checks, verified.labels.len()), (every + 1, 1), "read after VERIFY_EVERY: {verified:?}");
+
+    foreign_decision(&h, &a).await;
+    assert_eq!(state().await.checks, every + 1);
+    h.clock.advance(VERIFY_AFTER + Duration::from_secs(1));
+    assert_eq!(state().await.checks, every + 2, "read again after VERIFY_AFTER");
+
+    let secret = in_session(check(&bot, "read", "docs", json!({"kind": "secret"})), "s1");
+    other.svc.policies.check(&a, secret).await.unwrap();
+    let marked = state().await;
+    assert_eq!(
+        (marked.checks, marked.labels.join(",")),
+        (every + 3, "pii_read,secret_read".into()),
+        "another replica's mark"
+    );
+
+    foreign_decision(&h, &a).await;
+    h.cache.delete(&format!("session-marks:{}:s1", a.tenant_id())).await.unwrap();
+    h.svc.policies.check(&a, plain()).await.unwrap();
+    assert_eq!(state().await.checks, every + 5, "lost marks (a Redis restart) are no marks: the store is read");
+
+    foreign_decision(&h, &a).await;
+    h.cache.set_down(true);
+    let down = h.svc.sessions.get(&a, "s1").await.unwrap();
+    h.cache.set_down(false);
+    assert_eq!(down.checks, every + 6, "no marks to read: the store is read");
+}
+
 /// The only writer of its store (embedded mode) keeps a session complete from its own
 /// commits once it has caught up with it: a check then reads nothing from the store. A
 /// record it did not write itself (which only another process could) is therefore not
@@ -634,7 +738,10 @@ async fn concurrent_checks_on_two_replicas_leave_each_with_the_stores_fold_of_th
 #[tokio::test]
 async fn a_sole_writer_follows_its_sessions_from_its_own_commits() {
     let settings = crate::services::Settings {
-        sessions: crate::services::SessionSettings { sole_writer: true, ..Default::default() },
+        sessions: crate::services::SessionSettings {
+            writers: crate::services::SessionWriters::Sole,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let h = crate::services::tests::harness_with_settings(settings.clone());
