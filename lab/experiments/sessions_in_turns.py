@@ -11,6 +11,7 @@ bench`, for trying a change to the session path.
     # on Postgres: a fresh database, migrated first
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/sessions WEBHOOK_SECRET=<32+ characters>
     AGENTGOV_JWT_SECRET=<32+ characters> agentgov migrate && python3 lab/experiments/sessions_in_turns.py
+    # production mode: the same with REDIS_URL=redis://127.0.0.1:6379 (sessions marked in Redis)
 
     CALLGRIND=/tmp/cg N=3000 WARM=12000 CONC=8 python3 lab/experiments/sessions_in_turns.py
         # the server under valgrind's callgrind, one dump per side (/tmp/cg/cg.<pid>.<n>):
