@@ -4,10 +4,9 @@ use agentgov_domain::ports::{Event, EventBus, EventStream};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use deadpool_redis::redis::{self, aio::PubSub};
-use deadpool_redis::{Connection, Pool};
 use futures::StreamExt;
 
-use crate::conn::{CONNECT_TIMEOUT, command_error, invalid_url, pool, pool_error};
+use crate::conn::{CONNECT_TIMEOUT, Connection, Pool, answer, invalid_url, pool, pool_error};
 
 const SERVICE: &str = "event bus";
 /// Publishing is one short command; a few connections serve any number of publishers.
@@ -78,12 +77,8 @@ impl EventBus for RedisBus {
     async fn publish(&self, event: &Event) -> Result<()> {
         let payload = serde_json::to_vec(event).map_err(DomainError::internal)?;
         let mut conn = self.publisher().await?;
-        let _receivers: u64 = redis::cmd("PUBLISH")
-            .arg(&self.channel)
-            .arg(payload)
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| command_error(SERVICE, e))?;
+        let published = redis::cmd("PUBLISH").arg(&self.channel).arg(payload).query_async(&mut *conn).await;
+        let _receivers: u64 = answer(SERVICE, conn, published)?;
         Ok(())
     }
 

@@ -6,10 +6,9 @@ use std::time::Duration;
 use agentgov_domain::ports::{Cache, Counter, MAX_MAXIMA_MEMBERS, Maxima, Raise};
 use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
-use deadpool_redis::redis::{self, RedisError};
-use deadpool_redis::{Connection, Pool};
+use deadpool_redis::redis;
 
-use crate::conn::{command_error, from_pttl, millis, pool, pool_error};
+use crate::conn::{Connection, Pool, answer, from_pttl, millis, pool, pool_error};
 
 const SERVICE: &str = "cache";
 
@@ -84,7 +83,8 @@ impl RedisCache {
 
     async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T> {
         let mut conn = self.conn().await?;
-        cmd.query_async(&mut conn).await.map_err(|e: RedisError| command_error(SERVICE, e))
+        let result = cmd.query_async(&mut *conn).await;
+        answer(SERVICE, conn, result)
     }
 }
 
@@ -129,15 +129,8 @@ impl Cache for RedisCache {
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         let key = self.key(key);
         let mut conn = self.conn().await?;
-        let (count, ttl): (Option<u64>, i64) = redis::pipe()
-            .atomic()
-            .cmd("GET")
-            .arg(&key)
-            .cmd("PTTL")
-            .arg(&key)
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| command_error(SERVICE, e))?;
+        let result = redis::pipe().atomic().cmd("GET").arg(&key).cmd("PTTL").arg(&key).query_async(&mut *conn).await;
+        let (count, ttl): (Option<u64>, i64) = answer(SERVICE, conn, result)?;
         Ok(count.map(|count| Counter { count, ttl: from_pttl(ttl) }))
     }
 
@@ -172,7 +165,8 @@ impl Cache for RedisCache {
             pipe.cmd("PEXPIRE").arg(&key).arg(millis(ttl)).ignore();
         }
         let mut conn = self.conn().await?;
-        pipe.query_async::<()>(&mut conn).await.map_err(|e| command_error(SERVICE, e))
+        let result = pipe.query_async::<()>(&mut *conn).await;
+        answer(SERVICE, conn, result)
     }
 
     async fn maxima(&self, key: &str) -> Result<Maxima> {

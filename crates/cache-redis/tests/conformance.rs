@@ -140,3 +140,39 @@ async fn undecodable_messages_are_skipped() {
     let got = tokio::time::timeout(Duration::from_secs(5), futures::StreamExt::next(&mut stream)).await.unwrap();
     assert_eq!(got, Some(event));
 }
+
+/// A pooled connection that Redis dropped (a restart, a proxy timing out) is not handed out
+/// again: the call that finds it broken fails as `Unavailable`, the next one gets a new
+/// connection. Redis is reached through a proxy on loopback that the test cuts.
+#[tokio::test]
+async fn a_dropped_connection_is_replaced_by_the_next_call() {
+    use tokio::io::copy_bidirectional;
+    use tokio::net::{TcpListener, TcpStream};
+    let Some(url) = redis_url() else { return };
+    let upstream = url.trim_start_matches("redis://").trim_end_matches('/').to_owned();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy = format!("redis://{}", listener.local_addr().unwrap());
+    let (cut, _) = tokio::sync::broadcast::channel::<()>(1);
+    let cuts = cut.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let mut server = TcpStream::connect(&upstream).await.unwrap();
+            let mut cut = cuts.subscribe();
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = copy_bidirectional(&mut client, &mut server) => {}
+                    _ = cut.recv() => {}
+                }
+            });
+        }
+    });
+    let cache = RedisCache::connect(&proxy, &namespace(), 1).unwrap();
+    cache.set("k", b"v", Duration::from_secs(60)).await.unwrap();
+    cut.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    match cache.get("k").await {
+        Ok(value) => assert_eq!(value.as_deref(), Some(&b"v"[..])),
+        Err(e) => assert!(matches!(e, DomainError::Unavailable(_)), "{e:?}"),
+    }
+    assert_eq!(cache.get("k").await.unwrap().as_deref(), Some(&b"v"[..]), "a new connection");
+}
