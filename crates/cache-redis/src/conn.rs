@@ -18,8 +18,8 @@ const PING_IDLE_AFTER: Duration = Duration::from_secs(1);
 /// Opens multiplexed connections and checks a pooled one before handing it out again only
 /// when it sat idle for longer than [`PING_IDLE_AFTER`]. deadpool-redis's own manager pings
 /// at every checkout, a round trip more for every command; a connection in use breaks
-/// loudly instead (an I/O error on its next command), and [`discard_if_broken`] drops it
-/// from the pool then.
+/// loudly instead (an I/O error on its next command), and [`answer`] drops it from the
+/// pool then.
 pub(crate) struct Multiplexed {
     client: Client,
     config: AsyncConnectionConfig,

@@ -540,12 +540,20 @@ fn in_session(mut req: CheckRequest, session: &str) -> CheckRequest {
     req
 }
 
-/// Settings of replicas that learn of each other's session records as `writers` says.
-fn sessions_written(writers: crate::services::SessionWriters) -> crate::services::Settings {
-    crate::services::Settings {
+/// Two replicas over one store and cache that learn of each other's session records as
+/// `writers` says, a tenant's admin, its agent `bot`, and the policy `classify` (kind
+/// secret → `secret_read`).
+async fn two_replicas(writers: crate::services::SessionWriters) -> (Harness, Caller, Harness, Agent) {
+    let settings = crate::services::Settings {
         sessions: crate::services::SessionSettings { writers, ..Default::default() },
         ..Default::default()
-    }
+    };
+    let h = crate::services::tests::harness_with_settings(settings.clone());
+    let a = admin(&h, "acme").await;
+    let other = crate::services::tests::rebuild(&h, settings);
+    let bot = agent(&h, &a, "bot", &[]).await;
+    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
+    (h, a, other, bot)
 }
 
 const REPLICATED: [crate::services::SessionWriters; 2] =
@@ -559,14 +567,9 @@ async fn a_session_keeps_the_labels_its_checks_raise_and_every_replica_reads_the
 }
 
 async fn a_session_keeps_the_labels_on_every_replica(writers: crate::services::SessionWriters) {
-    let settings = sessions_written(writers);
-    let h = crate::services::tests::harness_with_settings(settings.clone());
-    let a = admin(&h, "acme").await;
-    let other = crate::services::tests::rebuild(&h, settings);
+    let (h, a, other, bot) = two_replicas(writers).await;
     // The other replica knows the session before this one adds to it.
     other.svc.sessions.get(&a, "s1").await.unwrap();
-    let bot = agent(&h, &a, "bot", &[]).await;
-    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
     h.svc.policies.create(&a, policy("no-send", "session secret_read\ndeny no send after a secret")).await.unwrap();
     let send = || check(&bot, "send", "mail", json!({}));
 
@@ -628,12 +631,7 @@ async fn concurrent_checks_on_two_replicas_leave_each_with_the_stores_fold_of_th
 }
 
 async fn concurrent_checks_on_two_replicas(writers: crate::services::SessionWriters) {
-    let settings = sessions_written(writers);
-    let h = crate::services::tests::harness_with_settings(settings.clone());
-    let a = admin(&h, "acme").await;
-    let other = crate::services::tests::rebuild(&h, settings);
-    let bot = agent(&h, &a, "bot", &[]).await;
-    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
+    let (h, a, other, bot) = two_replicas(writers).await;
     let round = |from: usize| {
         futures::future::join_all((from..from + 12).map(|i| {
             let svc = if i % 2 == 0 { &h.svc } else { &other.svc };
@@ -681,12 +679,7 @@ async fn mark_foreign(h: &Harness, a: &Caller) {
 async fn announced_replicas_read_a_session_from_the_store_only_when_the_marks_say_so() {
     use crate::services::SessionWriters::Announced;
     use crate::services::session_marks::VERIFY_AFTER;
-    let settings = sessions_written(Announced);
-    let h = crate::services::tests::harness_with_settings(settings.clone());
-    let a = admin(&h, "acme").await;
-    let other = crate::services::tests::rebuild(&h, settings);
-    let bot = agent(&h, &a, "bot", &[]).await;
-    h.svc.policies.create(&a, policy("classify", "when kind secret\nlabel secret_read")).await.unwrap();
+    let (h, a, other, bot) = two_replicas(Announced).await;
     let plain = || in_session(check(&bot, "read", "docs", json!({})), "s1");
     let state = async || h.svc.sessions.get(&a, "s1").await.unwrap();
 
