@@ -6,11 +6,11 @@ use async_trait::async_trait;
 use deadpool_redis::redis::{self, aio::PubSub};
 use futures::StreamExt;
 
-use crate::conn::{CONNECT_TIMEOUT, Connection, Pool, answer, invalid_url, pool, pool_error};
+use crate::conn::{CONNECT_TIMEOUT, Connections, answer, invalid_url};
 
 const SERVICE: &str = "event bus";
-/// Publishing is one short command; a few connections serve any number of publishers.
-const PUBLISH_POOL_SIZE: usize = 4;
+/// Publishing is one short command: one shared connection serves any number of publishers.
+const PUBLISH_CONNECTIONS: usize = 1;
 
 /// The shared event bus. Every replica connected to the same channel sees every event,
 /// its own included. Cloning shares the connections.
@@ -18,7 +18,7 @@ const PUBLISH_POOL_SIZE: usize = 4;
 pub struct RedisBus {
     /// Subscriptions need a dedicated connection each, opened from here.
     client: redis::Client,
-    publisher: Pool,
+    publisher: Connections,
     channel: String,
 }
 
@@ -27,11 +27,7 @@ impl RedisBus {
     /// Connects lazily, like [`crate::RedisCache::connect`].
     pub fn connect(url: &str, channel: &str) -> Result<RedisBus> {
         let client = redis::Client::open(url).map_err(|e| invalid_url(SERVICE, &e))?;
-        Ok(Self { client, publisher: pool(url, PUBLISH_POOL_SIZE, SERVICE)?, channel: channel.to_owned() })
-    }
-
-    async fn publisher(&self) -> Result<Connection> {
-        self.publisher.get().await.map_err(|e| pool_error(SERVICE, e))
+        Ok(Self { client, publisher: Connections::new(url, PUBLISH_CONNECTIONS, SERVICE)?, channel: channel.to_owned() })
     }
 
     /// A new connection subscribed to the channel; returns once Redis confirmed it.
@@ -76,9 +72,9 @@ fn decode(msg: &redis::Msg) -> Option<Event> {
 impl EventBus for RedisBus {
     async fn publish(&self, event: &Event) -> Result<()> {
         let payload = serde_json::to_vec(event).map_err(DomainError::internal)?;
-        let mut conn = self.publisher().await?;
-        let published = redis::cmd("PUBLISH").arg(&self.channel).arg(payload).query_async(&mut *conn).await;
-        let _receivers: u64 = answer(SERVICE, conn, published)?;
+        let published =
+            redis::cmd("PUBLISH").arg(&self.channel).arg(payload).query_async(&mut self.publisher.next()).await;
+        let _receivers: u64 = answer(SERVICE, published)?;
         Ok(())
     }
 

@@ -1,5 +1,5 @@
-//! [`RedisCache`]: the cache port on a deadpool of multiplexed connections, every key under
-//! one prefix.
+//! [`RedisCache`]: the cache port on shared multiplexed connections ([`Connections`]), every
+//! key under one prefix.
 
 use std::time::Duration;
 
@@ -8,7 +8,7 @@ use agentgov_domain::{DomainError, Result};
 use async_trait::async_trait;
 use deadpool_redis::redis;
 
-use crate::conn::{Connection, Pool, answer, from_pttl, millis, pool, pool_error};
+use crate::conn::{Connections, answer, from_pttl, millis};
 
 const SERVICE: &str = "cache";
 
@@ -54,19 +54,20 @@ end
 return 0
 ";
 
-/// The shared cache. Cloning shares the pool.
+/// The shared cache. Cloning shares the connections.
 #[derive(Clone)]
 pub struct RedisCache {
-    pool: Pool,
+    connections: Connections,
     prefix: String,
 }
 
 impl RedisCache {
-    /// A cache on `url` keeping every key under `prefix` (e.g. `agentgov:`), with up to
-    /// `pool_size` connections. Connects lazily: an unreachable Redis shows on the first
-    /// call (`ping` at start-up), not here; a malformed URL is an error here.
-    pub fn connect(url: &str, prefix: &str, pool_size: usize) -> Result<RedisCache> {
-        Ok(Self { pool: pool(url, pool_size, SERVICE)?, prefix: prefix.to_owned() })
+    /// A cache on `url` keeping every key under `prefix` (e.g. `agentgov:`), over
+    /// `connections` multiplexed connections that every caller shares. Connects lazily: an
+    /// unreachable Redis shows on the first call (`ping` at start-up), not here; a
+    /// malformed URL is an error here.
+    pub fn connect(url: &str, prefix: &str, connections: usize) -> Result<RedisCache> {
+        Ok(Self { connections: Connections::new(url, connections, SERVICE)?, prefix: prefix.to_owned() })
     }
 
     fn key(&self, key: &str) -> String {
@@ -77,21 +78,15 @@ impl RedisCache {
         format!("{}revoked:{jti}", self.prefix)
     }
 
-    async fn conn(&self) -> Result<Connection> {
-        self.pool.get().await.map_err(|e| pool_error(SERVICE, e))
-    }
-
     async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T> {
-        let mut conn = self.conn().await?;
-        let result = cmd.query_async(&mut *conn).await;
-        answer(SERVICE, conn, result)
+        answer(SERVICE, cmd.query_async(&mut self.connections.next()).await)
     }
 }
 
 impl std::fmt::Debug for RedisCache {
-    // The pool's own Debug would print the connection info, password included.
+    // The connections' own Debug would print the connection info, password included.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisCache").field("prefix", &self.prefix).field("pool", &self.pool.status()).finish()
+        f.debug_struct("RedisCache").field("prefix", &self.prefix).field("connections", &self.connections.count()).finish()
     }
 }
 
@@ -128,9 +123,15 @@ impl Cache for RedisCache {
 
     async fn get_counter(&self, key: &str) -> Result<Option<Counter>> {
         let key = self.key(key);
-        let mut conn = self.conn().await?;
-        let result = redis::pipe().atomic().cmd("GET").arg(&key).cmd("PTTL").arg(&key).query_async(&mut *conn).await;
-        let (count, ttl): (Option<u64>, i64) = answer(SERVICE, conn, result)?;
+        let result = redis::pipe()
+            .atomic()
+            .cmd("GET")
+            .arg(&key)
+            .cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut self.connections.next())
+            .await;
+        let (count, ttl): (Option<u64>, i64) = answer(SERVICE, result)?;
         Ok(count.map(|count| Counter { count, ttl: from_pttl(ttl) }))
     }
 
@@ -164,9 +165,7 @@ impl Cache for RedisCache {
             pipe.cmd("ZADD").arg(&key).arg("GT").arg(r.value).arg(&r.member).ignore();
             pipe.cmd("PEXPIRE").arg(&key).arg(millis(ttl)).ignore();
         }
-        let mut conn = self.conn().await?;
-        let result = pipe.query_async::<()>(&mut *conn).await;
-        answer(SERVICE, conn, result)
+        answer(SERVICE, pipe.query_async::<()>(&mut self.connections.next()).await)
     }
 
     async fn maxima(&self, key: &str) -> Result<Maxima> {

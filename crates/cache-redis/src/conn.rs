@@ -1,80 +1,61 @@
-//! Pool construction and the translation of driver errors into the domain's.
+//! The shared connections, and the translation of driver errors into the domain's.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agentgov_domain::DomainError;
-use deadpool::Runtime;
-use deadpool::managed::{self, Metrics, RecycleError, RecycleResult};
-use deadpool_redis::redis::aio::MultiplexedConnection;
-use deadpool_redis::redis::{self, AsyncConnectionConfig, Client, RedisError};
+use deadpool_redis::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use deadpool_redis::redis::{self, Client, RedisError};
 
-/// Bound on opening a connection (TCP, handshake, AUTH) and on waiting for a pooled one.
+/// Bound on opening a connection (TCP, handshake, AUTH).
 pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Bound on one command's round trip.
 pub(crate) const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// A pooled connection idle for longer is pinged before it is handed out again.
-const PING_IDLE_AFTER: Duration = Duration::from_secs(1);
 
-/// Opens multiplexed connections and checks a pooled one before handing it out again only
-/// when it sat idle for longer than [`PING_IDLE_AFTER`]. deadpool-redis's own manager pings
-/// at every checkout, a round trip more for every command; a connection in use breaks
-/// loudly instead (an I/O error on its next command), and [`answer`] drops it from the
-/// pool then.
-pub(crate) struct Multiplexed {
-    client: Client,
-    config: AsyncConnectionConfig,
+/// Multiplexed connections every caller shares (redis-rs's `ConnectionManager`): each one
+/// TCP connection carrying the commands of all concurrent callers, written and read in
+/// batches (one system call for many commands under load, where a pool lending a
+/// connection to one caller at a time pays one per command), and opened again by itself
+/// after it failed. Commands go to the connections in turn. Cloning shares them.
+#[derive(Clone)]
+pub(crate) struct Connections {
+    shared: Arc<[ConnectionManager]>,
+    next: Arc<AtomicUsize>,
 }
 
-impl managed::Manager for Multiplexed {
-    type Type = MultiplexedConnection;
-    type Error = RedisError;
-
-    async fn create(&self) -> Result<MultiplexedConnection, RedisError> {
-        self.client.get_multiplexed_async_connection_with_config(&self.config).await
+impl Connections {
+    /// `count` connections (at least one) to `url`, opened at their first command: an
+    /// unreachable Redis shows then, a malformed URL here.
+    pub(crate) fn new(url: &str, count: usize, service: &'static str) -> Result<Self, DomainError> {
+        let client = Client::open(url).map_err(|e| invalid_url(service, &e))?;
+        // One attempt to connect again per failure: a command waits at most one
+        // CONNECT_TIMEOUT for a Redis that is down, then fails as `Unavailable`.
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_number_of_retries(1);
+        let shared = (0..count.max(1))
+            .map(|_| ConnectionManager::new_lazy_with_config(client.clone(), config.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| DomainError::internal(format!("{service}: cannot set up a Redis connection: {e}")))?;
+        Ok(Self { shared: shared.into(), next: Arc::default() })
     }
 
-    async fn recycle(&self, conn: &mut MultiplexedConnection, metrics: &Metrics) -> RecycleResult<RedisError> {
-        if metrics.last_used() < PING_IDLE_AFTER {
-            return Ok(());
-        }
-        let pong: String = redis::cmd("PING").query_async(conn).await?;
-        if pong == "PONG" { Ok(()) } else { Err(RecycleError::message("invalid PING answer")) }
+    /// The next connection in turn.
+    pub(crate) fn next(&self) -> ConnectionManager {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.shared.len();
+        self.shared[i].clone()
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.shared.len()
     }
 }
 
-pub(crate) type Pool = managed::Pool<Multiplexed>;
-pub(crate) type Connection = managed::Object<Multiplexed>;
-pub(crate) type PoolError = managed::PoolError<RedisError>;
-
-/// A lazily connecting pool; no connection is attempted until the first command.
-pub(crate) fn pool(url: &str, size: usize, service: &'static str) -> Result<Pool, DomainError> {
-    let config = AsyncConnectionConfig::new()
-        .set_connection_timeout(Some(CONNECT_TIMEOUT))
-        .set_response_timeout(Some(RESPONSE_TIMEOUT));
-    let client = Client::open(url).map_err(|e| invalid_url(service, &e))?;
-    Pool::builder(Multiplexed { client, config })
-        .max_size(size.max(1))
-        .wait_timeout(Some(CONNECT_TIMEOUT))
-        .create_timeout(Some(CONNECT_TIMEOUT))
-        .recycle_timeout(Some(RESPONSE_TIMEOUT))
-        .runtime(Runtime::Tokio1)
-        .build()
-        .map_err(|e| DomainError::internal(format!("{service}: cannot build the connection pool: {e}")))
-}
-
-/// A command's answer on `conn` in the domain's terms; a connection that failed is dropped
-/// from its pool, so that the pool opens another rather than handing the broken one out.
-pub(crate) fn answer<T>(
-    service: &'static str,
-    conn: Connection,
-    result: redis::RedisResult<T>,
-) -> Result<T, DomainError> {
-    result.map_err(|e| {
-        if is_connection_failure(&e) {
-            drop(managed::Object::take(conn));
-        }
-        command_error(service, e)
-    })
+/// A command's answer in the domain's terms.
+pub(crate) fn answer<T>(service: &'static str, result: redis::RedisResult<T>) -> Result<T, DomainError> {
+    result.map_err(|e| command_error(service, e))
 }
 
 fn is_connection_failure(err: &RedisError) -> bool {
@@ -84,12 +65,6 @@ fn is_connection_failure(err: &RedisError) -> bool {
 /// The URL itself is never repeated: it may carry a password.
 pub(crate) fn invalid_url(service: &'static str, err: &RedisError) -> DomainError {
     DomainError::internal(format!("{service}: invalid Redis URL: {err}"))
-}
-
-/// No connection to be had: Redis is down, unreachable, refusing us or too slow.
-pub(crate) fn pool_error(service: &'static str, err: PoolError) -> DomainError {
-    tracing::warn!(error = %err, "{service}: no Redis connection");
-    DomainError::Unavailable(service.into())
 }
 
 /// Connection trouble is `Unavailable`; anything else Redis answered is a bug of ours.

@@ -141,9 +141,9 @@ async fn undecodable_messages_are_skipped() {
     assert_eq!(got, Some(event));
 }
 
-/// A pooled connection that Redis dropped (a restart, a proxy timing out) is not handed out
-/// again: the call that finds it broken fails as `Unavailable`, the next one gets a new
-/// connection. Redis is reached through a proxy on loopback that the test cuts.
+/// A shared connection that Redis dropped (a restart, a proxy timing out) is opened again:
+/// the call that finds it broken fails as `Unavailable` (or already gets the new one), the
+/// next one succeeds. Redis is reached through a proxy on loopback that the test cuts.
 #[tokio::test]
 async fn a_dropped_connection_is_replaced_by_the_next_call() {
     use tokio::io::copy_bidirectional;

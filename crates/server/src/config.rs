@@ -72,6 +72,8 @@ pub struct Config {
     pub metrics_token: Option<SecretString>,
     /// Connections in the Postgres pool (and SQLite readers).
     pub db_pool_size: usize,
+    /// Multiplexed Redis connections the cache's commands share, in turn (each carries
+    /// every concurrent request's commands, pipelined).
     pub redis_pool_size: usize,
     /// Run Postgres migrations at start-up (SQLite always migrates at start-up).
     pub migrate_on_start: bool,
@@ -347,7 +349,7 @@ impl Default for Config {
             password_change_max_attempts: 5,
             metrics_token: None,
             db_pool_size: 16,
-            redis_pool_size: 16,
+            redis_pool_size: 1,
             migrate_on_start: true,
             workers: None,
             log_format: LogFormat::Pretty,
