@@ -27,7 +27,11 @@ impl RedisBus {
     /// Connects lazily, like [`crate::RedisCache::connect`].
     pub fn connect(url: &str, channel: &str) -> Result<RedisBus> {
         let client = redis::Client::open(url).map_err(|e| invalid_url(SERVICE, &e))?;
-        Ok(Self { client, publisher: Connections::new(url, PUBLISH_CONNECTIONS, SERVICE)?, channel: channel.to_owned() })
+        Ok(Self {
+            client,
+            publisher: Connections::new(url, PUBLISH_CONNECTIONS, SERVICE)?,
+            channel: channel.to_owned(),
+        })
     }
 
     /// A new connection subscribed to the channel; returns once Redis confirmed it.

@@ -86,7 +86,10 @@ impl RedisCache {
 impl std::fmt::Debug for RedisCache {
     // The connections' own Debug would print the connection info, password included.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisCache").field("prefix", &self.prefix).field("connections", &self.connections.count()).finish()
+        f.debug_struct("RedisCache")
+            .field("prefix", &self.prefix)
+            .field("connections", &self.connections.count())
+            .finish()
     }
 }
 
