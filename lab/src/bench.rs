@@ -17,6 +17,7 @@ pub(crate) mod mem;
 mod neighbour;
 mod oha;
 mod otlp;
+mod peer;
 pub(crate) mod policy;
 mod report;
 pub(crate) mod webhook;
@@ -27,6 +28,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use oha::{CONCURRENCY, Load, Stop};
+use peer::{Peer, Sidecar};
 use policy::ROUNDS;
 use report::{ConsoleRow, Machine, MemoryRow, Results, Row, Settings, Success};
 use xtask::args::{self, Arg};
@@ -53,6 +55,7 @@ struct Options {
     webhook_events: u64,
     agents: u64,
     policy_checks: u64,
+    peer: Option<Peer>,
 }
 
 impl Options {
@@ -63,9 +66,24 @@ impl Options {
             webhook_events: DEFAULT_WEBHOOK_EVENTS,
             agents: DEFAULT_AGENTS,
             policy_checks: DEFAULT_POLICY_CHECKS,
+            peer: None,
         };
+        // `--peer NAME` / `--peer=NAME` takes a word, which `args::parse` does not know.
+        let mut rest = Vec::new();
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let name = match arg.strip_prefix("--peer") {
+                Some("") => Some(args.next().context("--peer needs a name (agt)")?.as_str()),
+                Some(value) => value.strip_prefix('='),
+                None => None,
+            };
+            match name {
+                Some(name) => options.peer = Some(Peer::parse(name)?),
+                None => rest.push(arg.clone()),
+            }
+        }
         let numbers = [("--audit-records", 1), ("--webhook-events", 1), ("--agents", 1), ("--policy-checks", 1)];
-        for arg in args::parse(args, &["--skip-postgres"], &numbers)? {
+        for arg in args::parse(&rest, &["--skip-postgres"], &numbers)? {
             match arg {
                 Arg::Number { flag: "--audit-records", value, .. } => options.audit_records = value,
                 Arg::Number { flag: "--webhook-events", value, .. } => options.webhook_events = value,
@@ -103,6 +121,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         webhook_events: options.webhook_events,
         agents: options.agents,
         policy_checks: options.policy_checks,
+        peer: options.peer,
     };
     let mut results = Results::default();
     bench_mode(&binary, &Backend::Embedded, settings, &mut results)?;
@@ -126,6 +145,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let unaudited: Vec<String> = results
         .policy_checks
         .iter()
+        .chain(results.peers.iter().map(|p| &p.ours))
         .filter(|c| !c.every_check_audited())
         .map(|c| format!("{}: {} answered, {} audited", c.load.mode, c.answered, c.audited))
         .collect();
@@ -143,11 +163,43 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One side of a comparison measured in turns: its label, server and prepared decisions.
+/// One side of a comparison measured in turns: its label and whom it asks.
 struct Side<'a> {
     label: &'static str,
-    server: &'a Server,
-    prepared: policy::Decisions,
+    asked: Asked<'a>,
+}
+
+/// Whom a side of a comparison asks for its decisions.
+enum Asked<'a> {
+    /// agentgov, its decisions prepared in a tenant of their own.
+    Agentgov { server: &'a Server, prepared: policy::Decisions },
+    /// A peer's sidecar: it keeps no record, so nothing is counted as audited.
+    Peer(&'a Sidecar),
+}
+
+impl<'a> Side<'a> {
+    fn on(label: &'static str, server: &'a Server, prepared: policy::Decisions) -> Self {
+        Side { label, asked: Asked::Agentgov { server, prepared } }
+    }
+
+    /// CPU seconds of the side's server processes so far.
+    fn server_cpu(&self) -> Option<f64> {
+        match &self.asked {
+            Asked::Agentgov { server, .. } => mem::cpu_seconds(&server.pid().to_string()),
+            Asked::Peer(sidecar) => sidecar.cpu_seconds(),
+        }
+    }
+
+    /// One round: settled first ([`Server::settle`]), then the load `stop` says.
+    fn measure(&self, mode: &str, stop: Stop) -> anyhow::Result<report::PolicyRow> {
+        match &self.asked {
+            Asked::Agentgov { server, prepared } => {
+                server.settle()?;
+                prepared.measure(server, mode, self.label, stop)
+            }
+            Asked::Peer(sidecar) => sidecar.measure(mode, self.label, stop),
+        }
+    }
 }
 
 /// What [`in_turns`] measured of one side.
@@ -179,7 +231,7 @@ impl Turns {
 /// machine over the run, and what one side leaves behind for the next (a checkpoint of its
 /// writes), fall on every side alike. The caller checks afterwards that its servers still
 /// run.
-fn in_turns(sides: &[Side<'_>], mode: &str, n: u64) -> anyhow::Result<Vec<Turns>> {
+fn in_turns(sides: &[Side<'_>], mode: &str, stop: Stop) -> anyhow::Result<Vec<Turns>> {
     let mut turns: Vec<Turns> =
         sides.iter().map(|_| Turns { rows: Vec::new(), server_cpu: 0.0, own_cpu: 0.0 }).collect();
     for round in 0..ROUNDS {
@@ -188,11 +240,9 @@ fn in_turns(sides: &[Side<'_>], mode: &str, n: u64) -> anyhow::Result<Vec<Turns>
             order.reverse();
         }
         for (side, turn) in order {
-            side.server.settle()?;
-            let pid = side.server.pid().to_string();
-            let started = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
-            let row = side.prepared.measure(side.server, mode, side.label, n)?;
-            let ended = (mem::cpu_seconds(&pid), mem::cpu_seconds("self"));
+            let started = (side.server_cpu(), mem::cpu_seconds("self"));
+            let row = side.measure(mode, stop)?;
+            let ended = (side.server_cpu(), mem::cpu_seconds("self"));
             turn.server_cpu += ended.0.zip(started.0).map_or(0.0, |(e, s)| e - s);
             turn.own_cpu += ended.1.zip(started.1).map_or(0.0, |(e, s)| e - s);
             print_row(&row.load);
@@ -223,13 +273,14 @@ fn otlp_off_and_on(binary: &Path, settings: Settings, results: &mut Results) -> 
     let mut sides = Vec::new();
     for (label, server) in [(policy::OTLP_OFF, &off_server), (policy::OTLP_ON, &on_server)] {
         let prepared = policy::Decisions::prepare(server, "bench-otlp", policy::Ask::Check, WARM_UP)?;
-        sides.push(Side { label, server, prepared });
+        sides.push(Side::on(label, server, prepared));
     }
     let before = sink.spans();
     // Server CPU per side, and this process's (the stand-in's) during the rounds with export
     // on: a cost the two cores' contention does not blur.
-    let [off, on]: [Turns; 2] =
-        in_turns(&sides, mode, settings.policy_checks / 2)?.try_into().map_err(|_| anyhow::anyhow!("two sides"))?;
+    let [off, on]: [Turns; 2] = in_turns(&sides, mode, Stop::Requests(settings.policy_checks / 2))?
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("two sides"))?;
     drop(sides);
     off_server.check_still_running()?;
     on_server.check_still_running()?;
@@ -455,33 +506,28 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         settings.policy_checks / 2
     ));
     let sides = [
-        Side {
-            label: policy::AUTHZEN_IN_TURNS,
-            server: &server,
-            prepared: policy::Decisions::prepare(&server, "bench-authzen", policy::Ask::AuthZen, WARM_UP)?,
-        },
-        Side {
-            label: policy::CHECK_IN_TURNS,
-            server: &server,
-            prepared: policy::Decisions::prepare(&server, "bench-check-turns", policy::Ask::Check, WARM_UP)?,
-        },
-        Side {
-            label: policy::SESSION_IN_TURNS,
-            server: &server,
-            prepared: policy::Decisions::prepare(&server, "bench-session-turns", policy::Ask::CheckInSession, WARM_UP)?,
-        },
-        Side {
-            label: policy::SESSIONS_IN_TURNS,
-            server: &server,
-            prepared: policy::Decisions::prepare(
-                &server,
-                "bench-sessions-turns",
-                policy::Ask::CheckInSessions,
-                WARM_UP,
-            )?,
-        },
+        Side::on(
+            policy::AUTHZEN_IN_TURNS,
+            &server,
+            policy::Decisions::prepare(&server, "bench-authzen", policy::Ask::AuthZen, WARM_UP)?,
+        ),
+        Side::on(
+            policy::CHECK_IN_TURNS,
+            &server,
+            policy::Decisions::prepare(&server, "bench-check-turns", policy::Ask::Check, WARM_UP)?,
+        ),
+        Side::on(
+            policy::SESSION_IN_TURNS,
+            &server,
+            policy::Decisions::prepare(&server, "bench-session-turns", policy::Ask::CheckInSession, WARM_UP)?,
+        ),
+        Side::on(
+            policy::SESSIONS_IN_TURNS,
+            &server,
+            policy::Decisions::prepare(&server, "bench-sessions-turns", policy::Ask::CheckInSessions, WARM_UP)?,
+        ),
     ];
-    let measured = in_turns(&sides, mode, settings.policy_checks / 2)?;
+    let measured = in_turns(&sides, mode, Stop::Requests(settings.policy_checks / 2))?;
     let labels = sides.map(|side| side.label);
     server.check_still_running()?;
     for (turns, label) in measured.into_iter().zip(labels) {
@@ -489,6 +535,11 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         let median = turns.median();
         println!("    median round: {} answered (200), {} audited", median.answered, median.audited);
         results.policy_checks.push(median);
+    }
+
+    if let Some(Peer::Agt) = settings.peer {
+        beside_agt(&server, mode, settings, results)?;
+        server.check_still_running()?;
     }
 
     step(&format!(
@@ -548,6 +599,49 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
     Ok(())
 }
 
+/// `--peer agt`: agentgov's check and the agent governance toolkit's sidecar asked the same
+/// decision in turns ([`in_turns`]), each round [`Settings::measure`] long at the same
+/// connections after a warm-up; both servers on this machine's cores.
+fn beside_agt(server: &Server, mode: &str, settings: Settings, results: &mut Results) -> anyhow::Result<()> {
+    step(&format!(
+        "bench [{mode}]: {} and {}: {CONCURRENCY} connections, {}s warm-up, then {ROUNDS} rounds of {}s on each in turn",
+        peer::CHECK_BESIDE_AGT,
+        peer::AGT_IN_TURNS,
+        WARM_UP.as_secs(),
+        settings.measure.as_secs()
+    ));
+    let mut sidecar = Sidecar::start()?;
+    println!("    {} at {} ({} worker processes)", peer::AGT_PACKAGE, sidecar.base, sidecar.workers);
+    sidecar.prepare(WARM_UP)?;
+    let ours = policy::Decisions::prepare(server, "bench-beside-agt", policy::Ask::Check, WARM_UP)?;
+    let sides = [
+        Side::on(peer::CHECK_BESIDE_AGT, server, ours),
+        Side { label: peer::AGT_IN_TURNS, asked: Asked::Peer(&sidecar) },
+    ];
+    let [ours, theirs]: [Turns; 2] =
+        in_turns(&sides, mode, Stop::After(settings.measure))?.try_into().map_err(|_| anyhow::anyhow!("two sides"))?;
+    drop(sides);
+    sidecar.check_still_running()?;
+    let row = report::PeerRow {
+        ours_cpu_us: ours.server_cpu_per_decision_us(),
+        theirs_cpu_us: theirs.server_cpu_per_decision_us(),
+        ours: ours.median(),
+        theirs: theirs.median(),
+        workers: sidecar.workers,
+    };
+    println!(
+        "    agentgov ÷ agt throughput {:.2}; server CPU per decision {:.0} µs (agentgov) and {:.0} µs (agt); median \
+         round: {} answered (200), {} audited",
+        row.ratio(),
+        row.ours_cpu_us,
+        row.theirs_cpu_us,
+        row.ours.answered,
+        row.ours.audited
+    );
+    results.peers.push(row);
+    Ok(())
+}
+
 fn print_row(row: &Row) {
     println!(
         "    {} requests in {:.1}s: {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, {:.2}% success",
@@ -591,7 +685,8 @@ mod tests {
                 audit_records: 1_000_000,
                 webhook_events: 200_000,
                 agents: 10_000,
-                policy_checks: 200_000
+                policy_checks: 200_000,
+                peer: None
             }
         );
         assert_eq!(
@@ -601,7 +696,8 @@ mod tests {
                 audit_records: 5000,
                 webhook_events: 200_000,
                 agents: 10_000,
-                policy_checks: 200_000
+                policy_checks: 200_000,
+                peer: None
             }
         );
         assert_eq!(parse(&["--audit-records=1_000"]).unwrap().audit_records, 1000);
@@ -609,6 +705,22 @@ mod tests {
         assert!(parse(&["--audit-records", "0"]).is_err());
         assert!(parse(&["--audit-records", "x"]).is_err());
         assert!(parse(&["--fast"]).is_err());
+    }
+
+    #[test]
+    fn a_peer_is_named_in_either_spelling() {
+        assert_eq!(parse(&["--peer", "agt"]).unwrap().peer, Some(Peer::Agt));
+        let options = parse(&["--skip-postgres", "--peer=agt", "--policy-checks", "10"]).unwrap();
+        assert_eq!((options.peer, options.skip_postgres, options.policy_checks), (Some(Peer::Agt), true, 10));
+        for (args, reason) in [
+            (&["--peer"][..], "--peer needs a name"),
+            (&["--peer", "opa"], "--peer knows `agt`"),
+            (&["--peer="], "--peer knows `agt`"),
+            (&["--peers", "agt"], "unexpected argument `--peers`"),
+        ] {
+            let err = parse(args).unwrap_err().to_string();
+            assert!(err.starts_with(reason), "{args:?}: {err}");
+        }
     }
 
     #[test]
@@ -620,7 +732,8 @@ mod tests {
                 audit_records: 7,
                 webhook_events: 20_000,
                 agents: 2000,
-                policy_checks: 200_000
+                policy_checks: 200_000,
+                peer: None
             }
         );
         assert_eq!(parse(&["--agents", "5", "--agents", "6"]).unwrap().agents, 6);
@@ -642,7 +755,8 @@ mod tests {
                 audit_records: 1_000_000,
                 webhook_events: 200_000,
                 agents: 3,
-                policy_checks: 5
+                policy_checks: 5,
+                peer: None
             }
         );
         assert!(parse(&["--policy-checks"]).is_err());

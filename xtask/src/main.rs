@@ -21,7 +21,7 @@ commands:
   openapi [--check]   write `agentgov openapi` to docs/openapi.json; --check fails if the
                       committed file differs
   bench [--skip-postgres] [--audit-records N] [--webhook-events N] [--agents N]
-        [--policy-checks N]
+        [--policy-checks N] [--peer agt]
                       build the release server, load it with oha (embedded mode, then
                       Postgres at $AGENTGOV_BENCH_DATABASE_URL) and rewrite BENCHMARKS.md;
                       per mode: --audit-records durable appends, then exported (default
@@ -29,7 +29,10 @@ commands:
                       acknowledged one checked to be stored (default 200000); agent search
                       over --agents registered agents (default 10000); --policy-checks
                       policy checks under 5 templates, each answered one checked to be
-                      audited (default 200000)
+                      audited (default 200000); --peer agt: the agent governance
+                      toolkit's policy sidecar (pinned in lab/peers/agt/requirements.txt,
+                      its own virtual environment) asked the same decision, in turns
+                      with the check
   guard-eval [--train TRAIN.jsonl] --eval EVAL.jsonl
                       train the Prompt Guard detector as the API does (from the shipped
                       model, on the built-in corpus plus TRAIN; without --train the

@@ -49,7 +49,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// A Python 3.10 or later, or `None` (after saying so) when there is none outside CI.
-pub(crate) fn python() -> anyhow::Result<Option<String>> {
+pub fn python() -> anyhow::Result<Option<String>> {
     for candidate in ["python3", "python"] {
         let version = Command::new(candidate)
             .args(["-c", "import sys; print('%d %d' % sys.version_info[:2])"])
@@ -75,7 +75,7 @@ pub(crate) fn python() -> anyhow::Result<Option<String>> {
 
 /// The virtual environment `name` with `requirements` installed and the SDK itself
 /// (editable), made again when `requirements` changed.
-pub(crate) fn venv(python: &str, name: &str, requirements: &Path, sdk: &Path) -> anyhow::Result<PathBuf> {
+pub fn venv(python: &str, name: &str, requirements: &Path, sdk: &Path) -> anyhow::Result<PathBuf> {
     let root = std::env::var_os("AGENTGOV_SDK_VENVS").map_or_else(|| PathBuf::from("/var/tmp"), PathBuf::from);
     let dir = root.join(name);
     let wanted =

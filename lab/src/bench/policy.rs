@@ -150,7 +150,7 @@ pub fn decisions(
     warm_up: Duration,
     checks: u64,
 ) -> anyhow::Result<PolicyRow> {
-    Decisions::prepare(server, tenant, ask, warm_up)?.measure(server, mode, label, checks)
+    Decisions::prepare(server, tenant, ask, warm_up)?.measure(server, mode, label, Stop::Requests(checks))
 }
 
 /// A tenant set up, its decisions' request ready and warmed up, to be measured (again).
@@ -190,12 +190,11 @@ impl Decisions {
         Ok(Decisions { api_key: credentials.api_key, url, headers, body })
     }
 
-    /// Exactly `checks` decisions; the tenant's `policy.decision` records counted just
-    /// before and after.
-    pub fn measure(&self, server: &Server, mode: &str, label: &str, checks: u64) -> anyhow::Result<PolicyRow> {
+    /// Decisions until `stop`; the tenant's `policy.decision` records counted just before
+    /// and after (requests in flight at a deadline finish, so every answer is counted).
+    pub fn measure(&self, server: &Server, mode: &str, label: &str, stop: Stop) -> anyhow::Result<PolicyRow> {
         let before = audited(server, mode, &self.api_key)?;
-        let json =
-            Load::post(self.url.clone(), self.headers.clone(), self.body.clone(), Stop::Requests(checks)).run()?;
+        let json = Load::post(self.url.clone(), self.headers.clone(), self.body.clone(), stop).run()?;
         let after = audited(server, mode, &self.api_key)?;
         let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
         load.warn_unless_all_succeeded("decision", 200, &json);

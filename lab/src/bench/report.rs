@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+use super::oha::CONCURRENCY;
 use super::{agents, policy};
 use xtask::cmd;
 
@@ -205,6 +206,26 @@ impl PolicyRow {
     }
 }
 
+/// `--peer`: agentgov's check and a peer's sidecar, in turns; median rounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerRow {
+    pub ours: PolicyRow,
+    pub theirs: PolicyRow,
+    /// Server CPU per decision over all rounds, µs: agentgov's process, the peer's
+    /// processes (its workers included).
+    pub ours_cpu_us: f64,
+    pub theirs_cpu_us: f64,
+    /// The peer's worker processes.
+    pub workers: usize,
+}
+
+impl PeerRow {
+    /// agentgov's throughput over the peer's.
+    pub fn ratio(&self) -> f64 {
+        self.ours.load.requests_per_sec / self.theirs.load.requests_per_sec
+    }
+}
+
 /// The noisy-neighbour phase: the bystander's health runs, idle and during another tenant's
 /// flood of budget-burning checks, and that flood.
 #[derive(Debug, Clone, PartialEq)]
@@ -260,6 +281,8 @@ pub struct Results {
     /// Agent search runs, the query in `endpoint`, the connections in `concurrency`.
     pub searches: Vec<Row>,
     pub policy_checks: Vec<PolicyRow>,
+    /// `--peer`: the same decision from a peer, beside agentgov's check.
+    pub peers: Vec<PeerRow>,
     pub neighbours: Vec<NeighbourRow>,
     /// Prompt Guard screening, the prompt in `endpoint`.
     pub guard: Vec<Row>,
@@ -282,6 +305,8 @@ pub struct Settings {
     pub webhook_events: u64,
     pub agents: u64,
     pub policy_checks: u64,
+    /// `--peer`: a peer measured beside the check.
+    pub peer: Option<super::peer::Peer>,
 }
 
 pub struct Machine {
@@ -595,6 +620,62 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
         }
     }
 
+    if !results.peers.is_empty() {
+        let _ = writeln!(out, "\n### A peer beside the check: {}'s HTTP policy sidecar\n", super::peer::AGT_PACKAGE);
+        let _ = writeln!(
+            out,
+            "The same decision (the check above; for the peer, the bench's five templates in its rule language, \
+             `lab/peers/agt/agentgov-five.yaml`), {CONCURRENCY} connections, {} rounds of {} s each in turns after a \
+             warm-up, median round. The peer writes **no audit record** (agentgov's answered checks are each a \
+             durable, hash-chained record, counted below), authenticates no caller, keeps no agent registry and \
+             computes no risk score (its caller would send one); agentgov also scores risk, reads the agent's \
+             registry entry and evaluates Rego. Peer: `agentmesh.server.sidecar` under uvicorn, one worker \
+             process per core (lab/peers/agt/NOTES.md).\n",
+            super::policy::ROUNDS,
+            settings.measure.as_secs()
+        );
+        let _ = writeln!(
+            out,
+            "| mode | server | requests/s | p50 ms | p99 ms | success % | server CPU per decision, µs | answered 200 | \
+             audited |"
+        );
+        let _ = writeln!(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        for p in &results.peers {
+            for (who, row, cpu, audited) in [
+                (
+                    "agentgov `POST /api/v1/policies/check`".to_owned(),
+                    &p.ours,
+                    p.ours_cpu_us,
+                    p.ours.audited.to_string(),
+                ),
+                (
+                    format!("agt sidecar `POST /api/v1/policy/evaluate`, {} workers", p.workers),
+                    &p.theirs,
+                    p.theirs_cpu_us,
+                    "– (none kept)".to_owned(),
+                ),
+            ] {
+                let r = &row.load;
+                let _ = writeln!(
+                    out,
+                    "| {} | {who} | {:.0} | {:.2} | {:.2} | {:.2} | {cpu:.0} | {} | {audited} |",
+                    r.mode, r.requests_per_sec, r.p50_ms, r.p99_ms, r.success_percent, row.answered
+                );
+            }
+        }
+        let _ = writeln!(out);
+        for p in &results.peers {
+            let _ = writeln!(
+                out,
+                "- {}: agentgov ÷ agt sidecar throughput **{:.2}**, p99 {:.2} ms against {:.2} ms",
+                p.ours.load.mode,
+                p.ratio(),
+                p.ours.load.p99_ms,
+                p.theirs.load.p99_ms
+            );
+        }
+    }
+
     let _ = writeln!(
         out,
         "\n### Noisy neighbour: `{}` at {} requests/s over {} connections, idle and while another tenant floods \
@@ -789,6 +870,17 @@ mod tests {
                     audited: 1000,
                 },
             ],
+            peers: vec![PeerRow {
+                ours: PolicyRow { load: row(super::super::peer::CHECK_BESIDE_AGT), answered: 1000, audited: 1000 },
+                theirs: PolicyRow {
+                    load: Row { requests_per_sec: 2500.0, p99_ms: 40.0, ..row(super::super::peer::AGT_IN_TURNS) },
+                    answered: 1000,
+                    audited: 0,
+                },
+                ours_cpu_us: 150.0,
+                theirs_cpu_us: 700.0,
+                workers: 2,
+            }],
             neighbours: vec![NeighbourRow {
                 idle: row("GET /api/v1/health"),
                 loaded: Row { p99_ms: 3.0, ..row("GET /api/v1/health") },
@@ -813,6 +905,7 @@ mod tests {
             webhook_events: 1000,
             agents: 2000,
             policy_checks: 1000,
+            peer: Some(super::super::peer::Peer::Agt),
         };
         let text = render(&machine, settings, &results);
         assert!(text.starts_with(START) && text.ends_with(END));
@@ -862,6 +955,20 @@ mod tests {
         ));
         assert!(text.contains("| m | 1.0 | 2.0 | 2.5 | 3.0 |"));
         assert!(text.contains("- PostgreSQL 15\n") && text.contains("- a note\n"));
+        assert!(
+            text.contains("### A peer beside the check: agent-governance-toolkit-core 5.0.0's HTTP policy sidecar")
+        );
+        assert!(text.contains(
+            "| embedded (SQLite) | agentgov `POST /api/v1/policies/check` | 10000 | 1.00 | 2.00 | 100.00 | 150 | 1000 | 1000 |"
+        ));
+        assert!(text.contains(
+            "| embedded (SQLite) | agt sidecar `POST /api/v1/policy/evaluate`, 2 workers | 2500 | 1.00 | 40.00 | 100.00 | 700 | 1000 | – (none kept) |"
+        ));
+        assert!(
+            text.contains(
+                "- embedded (SQLite): agentgov ÷ agt sidecar throughput **4.00**, p99 2.00 ms against 40.00 ms"
+            )
+        );
     }
 
     #[test]
