@@ -505,30 +505,19 @@ fn bench_mode(binary: &Path, backend: &Backend, settings: Settings, results: &mu
         WARM_UP.as_secs(),
         settings.policy_checks / 2
     ));
-    let sides = [
-        Side::on(
-            policy::AUTHZEN_IN_TURNS,
-            &server,
-            policy::Decisions::prepare(&server, "bench-authzen", policy::Ask::AuthZen, WARM_UP)?,
-        ),
-        Side::on(
-            policy::CHECK_IN_TURNS,
-            &server,
-            policy::Decisions::prepare(&server, "bench-check-turns", policy::Ask::Check, WARM_UP)?,
-        ),
-        Side::on(
-            policy::SESSION_IN_TURNS,
-            &server,
-            policy::Decisions::prepare(&server, "bench-session-turns", policy::Ask::CheckInSession, WARM_UP)?,
-        ),
-        Side::on(
-            policy::SESSIONS_IN_TURNS,
-            &server,
-            policy::Decisions::prepare(&server, "bench-sessions-turns", policy::Ask::CheckInSessions, WARM_UP)?,
-        ),
+    let asked = [
+        (policy::AUTHZEN_IN_TURNS, "bench-authzen", policy::Ask::AuthZen),
+        (policy::CHECK_IN_TURNS, "bench-check-turns", policy::Ask::Check),
+        (policy::SESSION_IN_TURNS, "bench-session-turns", policy::Ask::CheckInSession),
+        (policy::SESSIONS_IN_TURNS, "bench-sessions-turns", policy::Ask::CheckInSessions),
     ];
+    let mut sides = Vec::new();
+    for (label, tenant, ask) in asked {
+        sides.push(Side::on(label, &server, policy::Decisions::prepare(&server, tenant, ask, WARM_UP)?));
+    }
     let measured = in_turns(&sides, mode, Stop::Requests(settings.policy_checks / 2))?;
-    let labels = sides.map(|side| side.label);
+    let labels: Vec<&str> = sides.iter().map(|side| side.label).collect();
+    drop(sides);
     server.check_still_running()?;
     for (turns, label) in measured.into_iter().zip(labels) {
         println!("    {label}: server process CPU per decision {:.0} µs", turns.server_cpu_per_decision_us());
