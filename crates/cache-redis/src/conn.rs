@@ -29,8 +29,8 @@ impl Connections {
     /// unreachable Redis shows then, a malformed URL here.
     pub(crate) fn new(url: &str, count: usize, service: &'static str) -> Result<Self, DomainError> {
         let client = Client::open(url).map_err(|e| invalid_url(service, &e))?;
-        // One attempt to connect again per failure: a command waits at most one
-        // CONNECT_TIMEOUT for a Redis that is down, then fails as `Unavailable`.
+        // One retry of a failed connect (redis-rs's default is six, with growing delays): a
+        // command for a Redis that is down fails as `Unavailable` within a few seconds.
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
