@@ -15,11 +15,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::mem;
 use super::oha::{CONCURRENCY, Load, Stop, status_count};
 use super::report::{PolicyRow, Row, Success};
+use super::{mem, policy};
 use xtask::cmd::{root, step};
 use xtask::http::Connection;
 use xtask::server::free_port;
@@ -57,7 +57,25 @@ pub struct Sidecar {
     pub base: String,
     pub workers: usize,
     policies: PathBuf,
+    /// The decision asked of it ([`evaluation`]).
+    body: String,
 }
+
+/// The path of the sidecar's decision endpoint.
+const EVALUATE: &str = "/api/v1/policy/evaluate";
+
+/// The bench's check ([`policy::check_body`]) as the sidecar's evaluation: the same action,
+/// resource and context; the agent as a DID, which the sidecar takes on trust.
+fn evaluation() -> anyhow::Result<String> {
+    let mut body: Value = serde_json::from_str(&policy::check_body(AGENT_DID)).context("the check's body")?;
+    let object = body.as_object_mut().context("the check's body is an object")?;
+    let agent = object.remove("agent_id").context("the check names its agent")?;
+    object.insert("agent_did".into(), agent);
+    Ok(body.to_string())
+}
+
+/// The agent's identity as the sidecar is told it.
+const AGENT_DID: &str = "did:agentgov:support-refunds";
 
 impl Sidecar {
     /// Makes (or reuses) the pinned virtual environment, starts the sidecar with one worker
@@ -88,7 +106,8 @@ impl Sidecar {
             .stderr(log)
             .spawn()
             .context("starting the agt sidecar (uvicorn)")?;
-        let sidecar = Sidecar { child, base: format!("http://127.0.0.1:{port}"), workers, policies };
+        let body = evaluation()?;
+        let sidecar = Sidecar { child, base: format!("http://127.0.0.1:{port}"), workers, policies, body };
         sidecar.wait_ready()?;
         Ok(sidecar)
     }
@@ -118,35 +137,26 @@ impl Sidecar {
         self.policies.join("sidecar.log").display().to_string()
     }
 
-    /// The URL and body of the decision: the bench's check, the agent as a DID.
-    fn request(&self) -> (String, String) {
-        let body = json!({
-            "agent_did": "did:agentgov:support-refunds",
-            "action": "lookup order",
-            "resource": "orders/42",
-            "context": {"consent": true, "environment": "production", "ticket": "T-1042", "channel": "chat"},
-        });
-        (format!("{}/api/v1/policy/evaluate", self.base), body.to_string())
+    fn url(&self) -> String {
+        format!("{}{EVALUATE}", self.base)
     }
 
     /// One request by hand: the decision must be `allow`, as agentgov's is; then a warm-up.
     pub fn prepare(&self, warm_up: Duration) -> anyhow::Result<()> {
-        let (url, body) = self.request();
         let mut connection = Connection::new(&self.base)?;
-        let answer = connection.post_json("/api/v1/policy/evaluate", &[], &body)?;
+        let answer = connection.post_json(EVALUATE, &[], &self.body)?;
         let decision: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
         if answer.status != 200 || decision["decision"] != "allow" {
             bail!("the agt sidecar answered {} {}, expected 200 and allow", answer.status, answer.body);
         }
-        Load::post_json(url, Vec::new(), body, Stop::After(warm_up)).run()?;
+        Load::post_json(self.url(), Vec::new(), self.body.clone(), Stop::After(warm_up)).run()?;
         Ok(())
     }
 
     /// The same load as agentgov's side of the comparison, labelled `label`. The sidecar
     /// keeps no record: `audited` is 0.
     pub fn measure(&self, mode: &str, label: &str, stop: Stop) -> anyhow::Result<PolicyRow> {
-        let (url, body) = self.request();
-        let json = Load::post_json(url, Vec::new(), body, stop).run()?;
+        let json = Load::post_json(self.url(), Vec::new(), self.body.clone(), stop).run()?;
         let load = Row::from_oha(mode, label, CONCURRENCY, Success::Status(200), &json)?;
         load.warn_unless_all_succeeded("decision", 200, &json);
         Ok(PolicyRow { load, answered: status_count(&json, "200"), audited: 0 })
@@ -195,5 +205,26 @@ impl Drop for Sidecar {
         let _ = self.child.kill();
         let _ = self.child.wait();
         step(&format!("agt sidecar stopped (its policy file and log in {})", self.policies.display()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_sidecar_is_asked_the_benchs_check_with_the_agent_as_a_did() {
+        let asked: Value = serde_json::from_str(&evaluation().unwrap()).unwrap();
+        assert_eq!(
+            asked,
+            json!({
+                "agent_did": "did:agentgov:support-refunds",
+                "action": "lookup order",
+                "resource": "orders/42",
+                "context": {"consent": true, "environment": "production", "ticket": "T-1042", "channel": "chat"},
+            })
+        );
     }
 }

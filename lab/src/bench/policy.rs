@@ -47,7 +47,7 @@ pub const POLICIES: [(&str, &str, &str); 5] = [
 
 /// The check: the agent looks an order up in production, with the customer's consent. Every
 /// policy above allows it.
-fn check_body(agent_id: &str) -> String {
+pub(crate) fn check_body(agent_id: &str) -> String {
     json!({
         "agent_id": agent_id,
         "action": "lookup order",
