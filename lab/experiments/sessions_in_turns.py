@@ -2,7 +2,8 @@
 (BENCHMARKS.md, "Sessions on and off"): the bench's agent, its five templates and its check,
 each side in a tenant of its own; `check` (no session), `one` (every request in one
 session), `many` (each request in one of 4,096 sessions, `oha -Z`); oha at 64
-connections; server CPU (user and system) and bytes written per request read from /proc. Faster to run than `cargo xtask
+connections; server CPU (user and system) and bytes written per request read from /proc, with the
+CPU of the database's and Redis's processes and the machine's idle time per request. Faster to run than `cargo xtask
 bench`, for trying a change to the session path.
 
     cargo build --release -p agentgov-server
@@ -77,15 +78,32 @@ def io():
     """The server's bytes handed to write calls and its write calls so far."""
     with open(f"/proc/{srv.pid}/io") as s: v = dict(line.split(": ") for line in s.read().splitlines())
     return int(v["wchar"]), int(v["syscw"])
+def others():
+    """CPU seconds so far of the database (every `postgres` process) and of `redis-server`,
+    and the machine's idle seconds (all cores)."""
+    tick = os.sysconf("SC_CLK_TCK"); got = {"postgres": 0.0, "redis-server": 0.0}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as s: comm, rest = s.read().split("(", 1)[1].split(")", 1)
+        except OSError: continue
+        if comm in got: parts = rest.split(); got[comm] += (int(parts[11]) + int(parts[12])) / tick
+    with open("/proc/stat") as s: idle = int(s.readline().split()[4]) / tick
+    return got["postgres"], got["redis-server"], idle
 def oha(side, n):
     key, f = sides[side]
-    c0, w0 = cpu(), io()
+    c0, w0, o0 = cpu(), io(), others()
     out = subprocess.run(["oha", "-n", str(n), "-c", os.environ.get("CONC", "64"), "--no-tui", "--output-format", "json", "-m", "POST", "-H", f"X-API-Key: {key}", "-H", "Content-Type: application/json", "-Z", f, f"{base}/api/v1/policies/check"], capture_output=True, text=True)
-    c1, w1 = cpu(), io()
+    c1, w1, o1 = cpu(), io(), others()
     r = json.loads(out.stdout)
-    us = ((c1[0] - c0[0]) / n * 1e6, (c1[1] - c0[1]) / n * 1e6, (w1[0] - w0[0]) / n, (w1[1] - w0[1]) / n)
+    us = ((c1[0] - c0[0]) / n * 1e6, (c1[1] - c0[1]) / n * 1e6, (w1[0] - w0[0]) / n, (w1[1] - w0[1]) / n,
+          *((b - a) / n * 1e6 for a, b in zip(o0, o1)))
     return r["summary"]["requestsPerSec"], r["latencyPercentiles"]["p99"] * 1000, us, r.get("statusCodeDistribution")
 for side in SIDES: oha(side, int(os.environ.get("WARM", "5000")))  # warm up
+if os.environ.get("DATABASE_URL"):
+    # The tables' statistics as a running deployment's autovacuum keeps them: planned on the
+    # empty tables' of the fresh database, a session's `seq` scan may filter the tenant's
+    # (tenant_id, seq) index rather than take the session index (milliseconds a scan).
+    subprocess.run(["psql", os.environ["DATABASE_URL"], "-qc", "ANALYZE"], check=True)
 if CG:
     for side in SIDES:
         subprocess.run(["callgrind_control", "-i", "on", str(srv.pid)], capture_output=True)
@@ -102,12 +120,14 @@ for rnd in range(ROUNDS):
         rps, p99, us, codes = oha(side, N)
         res[side].append((rps, p99, us))
         print(f"round {rnd} {side:6} {rps:8.0f}/s p99 {p99:6.1f} ms  server CPU {us[0] + us[1]:6.1f} µs/req "
-              f"(user {us[0]:5.1f}, system {us[1]:5.1f}), written {us[2]:6.0f} B in {us[3]:4.1f} calls {codes}", flush=True)
+              f"(user {us[0]:5.1f}, system {us[1]:5.1f}), written {us[2]:6.0f} B in {us[3]:4.1f} calls; "
+              f"postgres {us[4]:5.1f} µs, redis {us[5]:4.1f} µs, idle {us[6]:5.1f} µs {codes}", flush=True)
 import statistics
 for side in SIDES:
     m = statistics.median(r[0] for r in res[side])
-    u, k, b, w = (statistics.median(r[2][i] for r in res[side]) for i in range(4))
-    print(f"median {side:6} {m:8.0f}/s  cpu {u + k:6.1f} µs (user {u:5.1f}, system {k:5.1f}), {b:6.0f} B in {w:4.1f} writes  ratio {m / statistics.median(r[0] for r in res['check']):.3f}" if "check" in res else f"median {side} {m}")
+    u, k, b, w, pg, rd, idle = (statistics.median(r[2][i] for r in res[side]) for i in range(7))
+    print(f"median {side:6} {m:8.0f}/s  cpu {u + k:6.1f} µs (user {u:5.1f}, system {k:5.1f}), {b:6.0f} B in {w:4.1f} writes, "
+          f"postgres {pg:5.1f} µs, redis {rd:4.1f} µs, idle {idle:5.1f} µs  ratio {m / statistics.median(r[0] for r in res['check']):.3f}" if "check" in res else f"median {side} {m}")
 if os.environ.get("HOLD"):
     print("holding for profiling, pid", srv.pid, flush=True); time.sleep(float(os.environ["HOLD"]))
 srv.terminate(); srv.wait()

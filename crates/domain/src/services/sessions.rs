@@ -185,11 +185,20 @@ pub const VERIFY_EVERY: usize = 16;
 /// process's records as they commit ([`CommitObserver`]).
 #[derive(Clone)]
 struct Kept {
-    sessions: moka::sync::Cache<(TenantId, String), Arc<Mutex<Slot>>>,
+    sessions: moka::sync::Cache<(TenantId, String), Arc<KeptSession>>,
     settings: SessionSettings,
     /// What this process's checks will add to their sessions, by record id, until the
     /// records commit (see [`SessionService::expect`]).
     expected: Arc<Mutex<HashMap<AuditId, ExpectedFold>>>,
+}
+
+/// One kept session: its state, and the turn its store reads take.
+struct KeptSession {
+    slot: Mutex<Slot>,
+    /// Held while the session is read from the store: checks that need a read meanwhile
+    /// wait, and use the next read that begins after they arrived rather than each reading
+    /// (64 checks racing on one session would otherwise all read at once).
+    reading: futures::lock::Mutex<()>,
 }
 
 /// What a process keeps of one session.
@@ -207,6 +216,10 @@ struct Slot {
     /// With [`SessionWriters::Announced`]: when the state was last caught up with the store
     /// after marking the read ([`SessionMarks::reading`]).
     verified_at: Option<OffsetDateTime>,
+    /// Store reads begun, counted.
+    reads_begun: u64,
+    /// The count of reads begun when the latest finished read began.
+    read_through: u64,
 }
 
 impl Slot {
@@ -232,14 +245,19 @@ impl Slot {
 const MAX_EXPECTED: usize = 16_384;
 
 impl Kept {
-    fn slot(&self, tenant: TenantId, id: &str) -> Arc<Mutex<Slot>> {
+    fn session(&self, tenant: TenantId, id: &str) -> Arc<KeptSession> {
         self.sessions.get_with((tenant, id.to_owned()), || {
-            Arc::new(Mutex::new(Slot {
-                state: SessionState::new(id),
-                ahead: BTreeMap::new(),
-                complete: false,
-                verified_at: None,
-            }))
+            Arc::new(KeptSession {
+                slot: Mutex::new(Slot {
+                    state: SessionState::new(id),
+                    ahead: BTreeMap::new(),
+                    complete: false,
+                    verified_at: None,
+                    reads_begun: 0,
+                    read_through: 0,
+                }),
+                reading: futures::lock::Mutex::new(()),
+            })
         })
     }
 }
@@ -266,14 +284,14 @@ impl CommitObserver for Kept {
         for (r, expected) in records.iter().zip(expected) {
             let Some(id) = &r.session_id else { continue };
             let key = (r.tenant_id, id.clone());
-            let Some(slot) = self.sessions.get(&key) else { continue };
+            let Some(kept) = self.sessions.get(&key) else { continue };
             let fold = match expected {
                 Some(expected) => SessionFold::expected(r, expected),
                 None => SessionFold::of(r),
             };
             #[cfg(test)]
             assert_eq!(fold, SessionFold::of(r), "a check's expected fold is its record's");
-            let mut slot = Slot::lock(&slot);
+            let mut slot = Slot::lock(&kept.slot);
             if fold.seq <= slot.state.seq {
                 continue;
             }
@@ -327,25 +345,55 @@ impl SessionService {
     /// The session's state now, caught up with its records in the store.
     pub(crate) async fn state(&self, tenant: TenantId, id: &str) -> Result<SessionView> {
         let idle = self.kept.settings.idle;
-        let slot = self.kept.slot(tenant, id);
-        {
-            let slot = Slot::lock(&slot);
+        let kept = self.kept.session(tenant, id);
+        let arrived = {
+            let slot = Slot::lock(&kept.slot);
             if slot.complete {
+                return Ok(slot.state.view_at(self.ports.clock.now(), idle));
+            }
+            slot.reads_begun
+        };
+        let mut marked = None;
+        if let Some(marks) = &self.marks {
+            match self.announced(marks, tenant, id, &kept.slot).await {
+                Ok(current) => return Ok(current),
+                Err(m) => marked = Some(m),
+            }
+        }
+        let (_turn, waited) = match kept.reading.try_lock() {
+            Some(turn) => (turn, false),
+            None => (kept.reading.lock().await, true),
+        };
+        {
+            let slot = Slot::lock(&kept.slot);
+            // A read that began after this check arrived finished while it waited: it folded
+            // every record this check must see.
+            if slot.read_through > arrived {
                 return Ok(slot.state.view_at(self.ports.clock.now(), idle));
             }
         }
         let mut verified = false;
-        if let Some(marks) = &self.marks {
-            let marked = match self.announced(marks, tenant, id, &slot).await {
-                Ok(current) => return Ok(current),
-                Err(marked) => marked,
-            };
+        if let (Some(marks), Some(mut marked)) = (&self.marks, marked) {
+            if waited {
+                // The read it waited for began before it arrived, but may have brought the
+                // kept state close enough for the marks to tell.
+                match self.announced(marks, tenant, id, &kept.slot).await {
+                    Ok(current) => return Ok(current),
+                    Err(m) => marked = m,
+                }
+            }
             // The read is marked before it starts: a key lost after the mark loses the mark.
             verified = marked == Marked::Behind || marks.reading(tenant, id).await;
         }
-        self.catch_up(tenant, id, &slot).await?;
+        let read = {
+            let mut slot = Slot::lock(&kept.slot);
+            slot.reads_begun += 1;
+            slot.reads_begun
+        };
+        self.catch_up(tenant, id, &kept.slot).await?;
         let now = self.ports.clock.now();
-        let mut slot = Slot::lock(&slot);
+        let mut slot = Slot::lock(&kept.slot);
+        slot.read_through = read;
         match self.kept.settings.writers {
             SessionWriters::Sole => {
                 // Whatever committed since the slot was kept is ahead, and only this process

@@ -658,6 +658,30 @@ async fn concurrent_checks_on_two_replicas(writers: crate::services::SessionWrit
     assert_eq!(other.svc.sessions.get(&a, "s1").await.unwrap(), want);
 }
 
+/// Checks of one session that need its records from the store at the same moment take
+/// turns: one reads, and those that arrived while it read use the next read rather than
+/// each reading again (the marks, when kept, may tell them that the state is current).
+#[tokio::test]
+async fn concurrent_checks_of_a_session_share_its_store_reads() {
+    for writers in REPLICATED {
+        let (h, a, _other, bot) = two_replicas(writers).await;
+        h.svc.policies.check(&a, in_session(check(&bot, "read", "docs", json!({})), "s1")).await.unwrap();
+        h.svc.sessions.get(&a, "s1").await.unwrap();
+        foreign_decision(&h, &a).await;
+        if writers == crate::services::SessionWriters::Announced {
+            mark_foreign(&h, &a).await;
+        }
+        let before = h.store.audit_seq_scans();
+        let views = futures::future::join_all((0..32).map(|_| h.svc.sessions.get(&a, "s1"))).await;
+        for view in views {
+            let view = view.unwrap();
+            assert_eq!((view.checks, view.labels.as_slice()), (2, ["pii_read".to_owned()].as_slice()), "{writers:?}");
+        }
+        let reads = h.store.audit_seq_scans() - before;
+        assert!((1..=2).contains(&reads), "{writers:?}: 32 concurrent reads of one session read the store {reads} times");
+    }
+}
+
 /// What another replica's commit of `foreign_decision` marks: its `w:` member raised to
 /// the tenant's last `seq`.
 async fn mark_foreign(h: &Harness, a: &Caller) {
