@@ -1,0 +1,47 @@
+"""Instructions per request of `GET /health` and `GET /auth/me` (a session JWT), counted by
+valgrind's callgrind on a release server in embedded mode (issue 39's profile of the
+authenticated request; `perf` has no hardware counters on this VM). Instrumented only while
+each endpoint's N requests run (oha, 8 connections, after a warm-up of as many), one dump per
+endpoint in CG:
+
+    cargo build --release -p agentgov-server
+    python3 lab/experiments/callgrind_auth_me.py          # N=2000 CG=/tmp/cgme
+    callgrind_annotate --inclusive=no /tmp/cgme/cg.<pid>.2  # /auth/me; .1 is /health
+
+Counts do not depend on the machine's load. Under valgrind SHA-256 runs in software (the CPU's
+SHA instructions are not offered), so it weighs far more here than natively. Standard library,
+oha and valgrind only; talks to 127.0.0.1 only.
+"""
+import json, os, subprocess, sys, tempfile, time, urllib.request, socket
+BIN = os.environ.get("BIN", os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "agentgov"))
+def port():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
+P = port(); base = f"http://127.0.0.1:{P}"; admin = "bench-admin-key-0123456789abcdef0123456789"
+d = tempfile.mkdtemp()
+env = {**{k: v for k, v in os.environ.items() if not k.startswith("AGENTGOV")}, "AGENTGOV_DATA_DIR": d, "AGENTGOV_BIND": f"127.0.0.1:{P}",
+       "AGENTGOV_ADMIN_KEY": admin, "AGENTGOV_LOG_LEVEL": "warn", "AGENTGOV_JWT_SECRET": "bench-jwt-secret-0123456789abcdef0123456789"}
+CG = os.environ.get("CG", "/tmp/cgme"); os.makedirs(CG, exist_ok=True)
+srv = subprocess.Popen(["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={CG}/cg.%p", BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "server.log"), "w"))
+def call(method, path, body=None, headers={}):
+    req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), method=method)
+    req.add_header("Content-Type", "application/json")
+    for k, v in headers.items(): req.add_header(k, v)
+    with urllib.request.urlopen(req, timeout=60) as r: return json.loads(r.read() or b"null")
+for _ in range(3000):
+    try: call("GET", "/health"); break
+    except Exception: time.sleep(0.1)
+t = call("POST", "/api/v1/tenants", {"name": "t", "admin_email": "a@agentgov.test", "admin_password": "bench-password-1234"}, {"X-Admin-Key": admin})
+tok = call("POST", "/api/v1/auth/login", {"email": "a@agentgov.test", "password": "bench-password-1234"})["access_token"]
+N = int(os.environ.get("N", "2000"))
+def oha(path, headers):
+    args = ["oha", "-n", str(N), "-c", "8", "--no-tui", "--output-format", "json"]
+    for h in headers: args += ["-H", h]
+    subprocess.run(args + [base + path], capture_output=True)
+for path, headers in [("/api/v1/health", []), ("/api/v1/auth/me", [f"Authorization: Bearer {tok}"])]:
+    oha(path, headers)  # warm
+    subprocess.run(["callgrind_control", "-i", "on", str(srv.pid)], capture_output=True)
+    oha(path, headers)
+    subprocess.run(["callgrind_control", "-i", "off", str(srv.pid)], capture_output=True)
+    subprocess.run(["callgrind_control", "--dump=" + path.replace("/", "_"), str(srv.pid)], capture_output=True)
+srv.terminate(); srv.wait()
+print("done", CG)
