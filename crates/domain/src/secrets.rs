@@ -400,7 +400,17 @@ pub struct TokenCodec {
     approval_encoding: jsonwebtoken::EncodingKey,
     approval_decoding: jsonwebtoken::DecodingKey,
     approval_validation: jsonwebtoken::Validation,
+    /// Session JWTs that verified, by the SHA-256 of their text: a token presented again is
+    /// not decoded nor its HMAC computed again (its expiry is still checked). The digest
+    /// covers the signature, so kept claims are only ever given for the very text that
+    /// verified; a token that did not verify is never kept.
+    verified: moka::sync::Cache<[u8; 32], Claims>,
 }
+
+/// Verified session JWTs a process keeps ([`TokenCodec::verify`]).
+const VERIFIED_TOKENS: u64 = 16_384;
+/// How long a verified token's claims are kept before it is verified again.
+const VERIFIED_FOR: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl std::fmt::Debug for TokenCodec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -437,6 +447,7 @@ impl TokenCodec {
             approval_encoding: jsonwebtoken::EncodingKey::from_secret(derived.as_ref()),
             approval_decoding: jsonwebtoken::DecodingKey::from_secret(derived.as_ref()),
             approval_validation,
+            verified: moka::sync::Cache::builder().max_capacity(VERIFIED_TOKENS).time_to_live(VERIFIED_FOR).build(),
         })
     }
 
@@ -471,11 +482,23 @@ impl TokenCodec {
 
     /// Verifies signature, issuer and expiry (at `now`). Failures are `Unauthorized`.
     pub fn verify(&self, token: &str, now: time::OffsetDateTime) -> Result<Claims> {
-        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map(|data| data.claims)
-            .map_err(|_| DomainError::Unauthorized("invalid token".into()))?;
+        let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
+        let key: [u8; 32] =
+            digest.as_ref().try_into().map_err(|_| DomainError::internal("SHA-256 gave other than 32 bytes"))?;
+        let (claims, kept) = match self.verified.get(&key) {
+            Some(claims) => (claims, true),
+            None => {
+                let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+                    .map(|data| data.claims)
+                    .map_err(|_| DomainError::Unauthorized("invalid token".into()))?;
+                (claims, false)
+            }
+        };
         if claims.exp <= now.unix_timestamp() {
             return Err(DomainError::Unauthorized("token expired".into()));
+        }
+        if !kept {
+            self.verified.insert(key, claims.clone());
         }
         Ok(claims)
     }
@@ -551,6 +574,47 @@ mod tests {
             matches!(codec.verify(&codec.sign(&expired).unwrap(), at), Err(DomainError::Unauthorized(m)) if m == "token expired")
         );
         assert!(TokenCodec::hs256(b"short").is_err());
+    }
+
+    /// A token that verified is kept by its digest: presented again it is not decoded, it
+    /// still expires at its `exp`, and a token differing in a byte is verified afresh.
+    #[test]
+    fn a_verified_token_is_kept_by_its_digest_and_still_expires() {
+        let codec = TokenCodec::hs256(&[7u8; 32]).unwrap();
+        let at = time::OffsetDateTime::now_utc();
+        let now = at.unix_timestamp();
+        let claims = Claims {
+            sub: UserId(uuid::Uuid::now_v7()),
+            tid: TenantId(uuid::Uuid::now_v7()),
+            role: Role::Viewer,
+            jti: SessionId(uuid::Uuid::now_v7()),
+            iat: now,
+            exp: now + 60,
+            iss: TOKEN_ISSUER.into(),
+        };
+        let token = codec.sign(&claims).unwrap();
+        let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
+        let key: [u8; 32] = digest.as_ref().try_into().unwrap();
+        let mut tampered = token.clone();
+        let last = tampered.pop().unwrap();
+        tampered.push(if last == 'A' { 'E' } else { 'A' });
+        assert!(codec.verify(&tampered, at).is_err(), "refused, and not kept");
+        assert_eq!(codec.verified.iter().count(), 0);
+        assert_eq!(codec.verify(&token, at).unwrap(), claims);
+        assert!(codec.verified.contains_key(&key), "kept after it verified");
+        let clone = codec.clone();
+        assert_eq!(clone.verify(&token, at).unwrap(), claims, "a clone shares what was kept");
+        assert!(clone.verify(&tampered, at).is_err(), "the tampered token is still refused");
+        let later = at + time::Duration::seconds(60);
+        assert!(matches!(codec.verify(&token, later), Err(DomainError::Unauthorized(m)) if m == "token expired"));
+        let expired = Claims { exp: now - 1, ..claims };
+        let expired = codec.sign(&expired).unwrap();
+        assert!(codec.verify(&expired, at).is_err());
+        let digest = ring::digest::digest(&ring::digest::SHA256, expired.as_bytes());
+        assert!(
+            !codec.verified.contains_key(&<[u8; 32]>::try_from(digest.as_ref()).unwrap()),
+            "an expired token is not kept"
+        );
     }
 
     #[test]

@@ -678,7 +678,10 @@ async fn concurrent_checks_of_a_session_share_its_store_reads() {
             assert_eq!((view.checks, view.labels.as_slice()), (2, ["pii_read".to_owned()].as_slice()), "{writers:?}");
         }
         let reads = h.store.audit_seq_scans() - before;
-        assert!((1..=2).contains(&reads), "{writers:?}: 32 concurrent reads of one session read the store {reads} times");
+        assert!(
+            (1..=2).contains(&reads),
+            "{writers:?}: 32 concurrent reads of one session read the store {reads} times"
+        );
     }
 }
 
