@@ -551,20 +551,25 @@ mod tests {
         assert!(!format!("{k:?}").contains("s3cret"));
     }
 
+    /// A session's claims issued at `now`, valid for a minute.
+    fn session_claims(now: i64, role: Role) -> Claims {
+        Claims {
+            sub: UserId(uuid::Uuid::now_v7()),
+            tid: TenantId(uuid::Uuid::now_v7()),
+            role,
+            jti: SessionId(uuid::Uuid::now_v7()),
+            iat: now,
+            exp: now + 60,
+            iss: TOKEN_ISSUER.into(),
+        }
+    }
+
     #[test]
     fn tokens_round_trip_and_tampering_is_rejected() {
         let codec = TokenCodec::hs256(&[7u8; 32]).unwrap();
         let at = time::OffsetDateTime::now_utc();
         let now = at.unix_timestamp();
-        let claims = Claims {
-            sub: UserId(uuid::Uuid::now_v7()),
-            tid: TenantId(uuid::Uuid::now_v7()),
-            role: Role::Admin,
-            jti: SessionId(uuid::Uuid::now_v7()),
-            iat: now,
-            exp: now + 60,
-            iss: TOKEN_ISSUER.into(),
-        };
+        let claims = session_claims(now, Role::Admin);
         let token = codec.sign(&claims).unwrap();
         assert_eq!(codec.verify(&token, at).unwrap(), claims);
         let other = TokenCodec::hs256(&[8u8; 32]).unwrap();
@@ -583,15 +588,7 @@ mod tests {
         let codec = TokenCodec::hs256(&[7u8; 32]).unwrap();
         let at = time::OffsetDateTime::now_utc();
         let now = at.unix_timestamp();
-        let claims = Claims {
-            sub: UserId(uuid::Uuid::now_v7()),
-            tid: TenantId(uuid::Uuid::now_v7()),
-            role: Role::Viewer,
-            jti: SessionId(uuid::Uuid::now_v7()),
-            iat: now,
-            exp: now + 60,
-            iss: TOKEN_ISSUER.into(),
-        };
+        let claims = session_claims(now, Role::Viewer);
         let token = codec.sign(&claims).unwrap();
         let digest = ring::digest::digest(&ring::digest::SHA256, token.as_bytes());
         let key: [u8; 32] = digest.as_ref().try_into().unwrap();
