@@ -300,5 +300,22 @@ impl Services {
     }
 }
 
+/// Lets other tasks run once (a wait without a timer: the domain has no runtime).
+pub(crate) struct YieldNow(pub(crate) bool);
+
+impl std::future::Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

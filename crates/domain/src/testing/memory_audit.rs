@@ -82,16 +82,7 @@ impl AuditRepo for MemoryStore {
     async fn scan_audit_seqs(&self, tenant: TenantId, filter: &AuditFilter, scan: AuditScan) -> Result<Vec<i64>> {
         self.audit_tables().seq_scans += 1;
         // A database answers later: concurrent readers of a session meet.
-        let mut yielded = false;
-        futures::future::poll_fn(|cx| {
-            if std::mem::replace(&mut yielded, true) {
-                std::task::Poll::Ready(())
-            } else {
-                cx.waker().wake_by_ref();
-                std::task::Poll::Pending
-            }
-        })
-        .await;
+        crate::services::YieldNow(false).await;
         Ok(self.scan_audit(tenant, filter, scan).await?.iter().map(|r| r.seq).collect())
     }
 

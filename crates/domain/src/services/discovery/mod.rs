@@ -67,23 +67,6 @@ const CONFIRM_WAIT: time::Duration = time::Duration::seconds(5);
 /// Most look-ups while waiting (a bound even when the clock does not move).
 const CONFIRM_POLLS: usize = 20_000;
 
-/// Lets other tasks run once (a wait without a timer: the domain has no runtime).
-struct YieldNow(bool);
-
-impl std::future::Future for YieldNow {
-    type Output = ();
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
-        if self.0 {
-            std::task::Poll::Ready(())
-        } else {
-            self.0 = true;
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
-        }
-    }
-}
-
 /// Sample events kept with a candidate.
 const SAMPLES: usize = detect::SAMPLES;
 
@@ -803,7 +786,7 @@ impl DiscoveryService {
             if self.ports().clock.now() > deadline {
                 break;
             }
-            YieldNow(false).await;
+            super::YieldNow(false).await;
             current = self.stored(tenant, candidate.id).await?;
         }
         Err(DomainError::Conflict(format!(
