@@ -19,7 +19,8 @@ bench`, for trying a change to the session path.
         # instructions per check, e.g. `callgrind_annotate /tmp/cg/cg.<pid>.2`
 
 BIN (default $CARGO_TARGET_DIR/release/agentgov), N, ROUNDS, SIDES, WARM (warm-up requests
-a side), CONC (connections, default 64) set the run. Standard library and oha only (and
+a side), CONC (connections, default 64) set the run; SESSION_POLICY=<template id> (e.g.
+rule-of-two) adds a template that reads the session to every side's five. Standard library and oha only (and
 valgrind for CALLGRIND); talks to 127.0.0.1 only; writes its bodies to /tmp/agentgov-sessions-*.
 """
 import json, os, subprocess, sys, tempfile, time, urllib.request, random, socket
@@ -50,6 +51,10 @@ for _ in range(1200):
 POLICIES = [("a", "deny-destructive-production", {}), ("b", "require-consent-personal-data", {"effect": "approval"}),
     ("c", "approval-above-risk", {"threshold": 0.6}), ("d", "capability-scope", {}),
     ("e", "business-hours", {"timezone": "UTC", "start_hour": 0, "end_hour": 24, "days": ["Monday","Tuesday","Wednesday","Thursday","Friday","Saturday","Sunday"]})]
+if os.environ.get("SESSION_POLICY"):
+    # A sixth policy that reads the session (every side has it, the plain check too): without
+    # one, a check of a session reads no session state at all (docs/policies.md "Sessions").
+    POLICIES.append(("f", os.environ["SESSION_POLICY"], {}))
 def tenant(name):
     email = f"{name}@agentgov.test"
     t = call("POST", "/api/v1/tenants", {"name": name, "admin_email": email, "admin_password": "bench-password-1234"}, {"X-Admin-Key": admin})
@@ -116,7 +121,9 @@ if CG:
     sys.exit(0)
 res = {s: [] for s in SIDES}
 for rnd in range(ROUNDS):
-    for side in SIDES:
+    # Each round starts one side later: no side always follows the same one (the store's
+    # background work, a checkpoint or an autovacuum, lands on whichever side runs then).
+    for side in SIDES[rnd % len(SIDES):] + SIDES[:rnd % len(SIDES)]:
         rps, p99, us, codes = oha(side, N)
         res[side].append((rps, p99, us))
         print(f"round {rnd} {side:6} {rps:8.0f}/s p99 {p99:6.1f} ms  server CPU {us[0] + us[1]:6.1f} µs/req "

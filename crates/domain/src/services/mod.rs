@@ -255,7 +255,13 @@ impl Services {
         let shares = TenantShares::new(ports.cache.clone(), ports.ids.clone());
         let readers =
             tenants::SettingsReaders { policies: policies.clone(), agents: agents.clone(), guard: guard.clone() };
-        let replays = ReplayService::new(ports.clone(), replay::Repos::of(&store), policies.clone(), wake.clone());
+        let replays = ReplayService::new(
+            ports.clone(),
+            replay::Repos::of(&store),
+            policies.clone(),
+            sessions.clone(),
+            wake.clone(),
+        );
         let audit = AuditService::new(ports.clone(), audit::Repos::of(&store), log.clone(), settings.audit, wake);
         let kinds = [
             (JobKind::Export, audit.job_settings()),

@@ -17,7 +17,8 @@ use time::OffsetDateTime;
 
 use futures::channel::mpsc;
 
-use super::policies::{KeptInput, PolicyService, busy};
+use super::policies::{KeptInput, PolicyService, busy, reads_session, session_input};
+use super::sessions::{Refolded, SessionService};
 use super::{Caller, Ports};
 use crate::error::{DomainError, Result, Violations};
 use crate::events::POLICY_DECISION;
@@ -55,6 +56,7 @@ pub struct ReplayService {
     repos: Repos,
     ports: Ports,
     policies: PolicyService,
+    sessions: SessionService,
     /// Tells the worker that a job was queued here.
     wake_worker: mpsc::Sender<()>,
 }
@@ -140,8 +142,14 @@ fn replay_not_found(id: ReplayJobId) -> DomainError {
 }
 
 impl ReplayService {
-    pub(crate) fn new(ports: Ports, repos: Repos, policies: PolicyService, wake_worker: mpsc::Sender<()>) -> Self {
-        Self { repos, ports, policies, wake_worker }
+    pub(crate) fn new(
+        ports: Ports,
+        repos: Repos,
+        policies: PolicyService,
+        sessions: SessionService,
+        wake_worker: mpsc::Sender<()>,
+    ) -> Self {
+        Self { repos, ports, policies, sessions, wake_worker }
     }
 
     /// `POST /policies/{id}/replay` (admin): queues a replay of a candidate version of the
@@ -309,6 +317,8 @@ impl ReplayService {
             ..AuditFilter::default()
         };
         let total = self.repos.audit.count_audit(tenant, &filter).await?.clamp(1, REPLAY_MAX_DECISIONS);
+        let reads = reads_session(&job.baseline_rego) || reads_session(&job.candidate_rego);
+        let mut refolded = Refolded::default();
         let mut report = ReplayReport::default();
         let mut after = None;
         loop {
@@ -322,8 +332,25 @@ impl ReplayService {
                 report.truncated = true;
             }
             report.decisions += page.len() as u64;
-            let (records, inputs): (Vec<AuditRecord>, Vec<crate::ports::PolicyInput>) =
-                page.into_iter().filter_map(|r| KeptInput::input_of(&r).map(|input| (r, input))).unzip();
+            let (mut records, mut inputs) = (Vec::with_capacity(page.len()), Vec::with_capacity(page.len()));
+            for record in page {
+                let Some(mut input) = KeptInput::input_of(&record) else { continue };
+                if let (true, Some(session)) = (reads, &record.session_id)
+                    && !input.rest.contains_key("session")
+                {
+                    // The check's policies read no session; these do: the session as the
+                    // check would have read it, folded from its records before the decision.
+                    let state = self
+                        .sessions
+                        .state_before(tenant, session, record.seq, record.timestamp, &mut refolded)
+                        .await?;
+                    let context = input.rest.get("context").and_then(|c| c.as_object()).cloned().unwrap_or_default();
+                    let resource = record.resource.as_deref().unwrap_or_default();
+                    input.rest.insert("session".into(), session_input(&state, tenant, resource, &context));
+                }
+                records.push(record);
+                inputs.push(input);
+            }
             let evaluating = compiled.clone();
             let evaluated = self
                 .ports
@@ -404,7 +431,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    use crate::ports::Clock;
+    use crate::ports::{AuditRepo, Clock};
     use crate::services::audit::AuditEvent;
     use crate::services::policies::tests::{admin, agent, check, fields, policy};
     use crate::services::tests::harness;
@@ -421,6 +448,39 @@ mod tests {
         assert_eq!(change(Allow, RequireApproval), Some(NewlyApprovalGated));
         assert_eq!(change(Deny, RequireApproval), None);
         assert_eq!(change(Allow, Allow), None);
+    }
+
+    /// Decisions whose checks read no session (their policies did not) are replayed, for a
+    /// candidate that reads it, with the session as it stood before each: its records folded.
+    #[tokio::test]
+    async fn a_replay_folds_the_session_for_a_candidate_that_reads_it() {
+        let h = harness();
+        let a = admin(&h, "acme").await;
+        let bot = agent(&h, &a, "bot", &[]).await;
+        let p = h.svc.policies.create(&a, policy("guard", "when kind secret\nlabel secret_read")).await.unwrap();
+        for (kind, session) in [("secret", "s1"), ("send", "s1"), ("send", "s2"), ("send", "s1")] {
+            let mut req = check(&bot, kind, "x", json!({"kind": kind}));
+            req.session_id = Some(session.into());
+            let decided = h.svc.policies.check(&a, req).await.unwrap();
+            let record = h.store.get_audit(a.tenant_id(), decided.decision_id.unwrap()).await.unwrap().unwrap();
+            assert!(record.details.to_value()["input"].get("session").is_none());
+        }
+        h.clock.advance(std::time::Duration::from_secs(1));
+        let candidate = "session secret_read\ndeny no send after a secret";
+        let job = NewReplay { rego: Some(candidate.into()), ..NewReplay::default() };
+        let job = h.svc.replays.start_replay(&a, p.id, job).await.unwrap();
+        let claimed = h.claim(crate::model::JobKind::Replay).await.unwrap();
+        h.svc.replays.run_replay(claimed).await.unwrap();
+        let report = h.svc.replays.replay_status(&a, p.id, job.id).await.unwrap().report.unwrap();
+        assert_eq!((report.decisions, report.replayed), (4, 4));
+        // The two sends of s1 came after its secret read (the first check saw no label);
+        // s2 read nothing secret.
+        assert_eq!((report.newly_denied, report.newly_allowed), (2, 0), "{report:?}");
+        let denied = report.examples.iter().find(|e| e.change == ReplayChange::NewlyDenied).unwrap();
+        assert_eq!(
+            (denied.action.as_deref(), denied.messages.as_slice()),
+            (Some("send"), ["no send after a secret".to_owned()].as_slice())
+        );
     }
 
     #[tokio::test]

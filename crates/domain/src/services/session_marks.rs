@@ -107,10 +107,13 @@ impl SessionMarks {
         let raise = Raise { key: Self::key(tenant, session), member: self.written.to_string(), value: seq };
         self.waiting.lock().unwrap_or_else(|e| e.into_inner()).push(raise);
         let _sending = self.sending.lock().await;
-        let raises = std::mem::take(&mut *self.waiting.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut raises = std::mem::take(&mut *self.waiting.lock().unwrap_or_else(|e| e.into_inner()));
         if raises.is_empty() {
             return;
         }
+        // Raises of one session's member waiting together: only the highest is sent.
+        raises.sort_unstable_by(|a, b| (&a.key, &a.member, b.value).cmp(&(&b.key, &b.member, a.value)));
+        raises.dedup_by(|later, first| later.key == first.key && later.member == first.member);
         let mut batch = Sending { waiting: &self.waiting, raises };
         self.raise(&batch.raises).await;
         batch.raises.clear();

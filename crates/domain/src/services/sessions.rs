@@ -239,6 +239,13 @@ impl Slot {
     }
 }
 
+/// Sessions a replay keeps folded at most ([`SessionService::state_before`]).
+const MAX_REFOLDED: usize = 4096;
+
+/// Sessions folded from the store as a replay meets their decisions, by id.
+#[derive(Default)]
+pub(crate) struct Refolded(HashMap<String, SessionState>);
+
 /// Most folds kept for records not committed yet: past it they are dropped, and the
 /// observer parses those records instead (only an append that never reached the writer
 /// leaves one behind).
@@ -328,17 +335,17 @@ impl SessionService {
         Arc::new(self.kept.clone())
     }
 
-    /// Tells the commit observer what the record `id` of a kept session will add, so that it
-    /// folds the record without reading its `details` back. Nothing to do for a session
-    /// this process does not keep, or past [`MAX_EXPECTED`] waiting (the observer then
-    /// reads the record as any other).
-    pub(crate) fn expect(&self, tenant: TenantId, session: &str, id: AuditId, fold: ExpectedFold) {
+    /// Tells the commit observer what the record `id` of a kept session will add (`fold`),
+    /// so that it folds the record without reading its `details` back. Nothing to do for a
+    /// session this process does not keep, or past [`MAX_EXPECTED`] waiting (the observer
+    /// then reads the record as any other).
+    pub(crate) fn expect(&self, tenant: TenantId, session: &str, id: AuditId, fold: impl FnOnce() -> ExpectedFold) {
         if !self.kept.sessions.contains_key(&(tenant, session.to_owned())) {
             return;
         }
         let mut expected = self.kept.expected.lock().unwrap_or_else(|e| e.into_inner());
         if expected.len() < MAX_EXPECTED {
-            expected.insert(id, fold);
+            expected.insert(id, fold());
         }
     }
 
@@ -476,6 +483,42 @@ impl SessionService {
                 return Ok(());
             }
         }
+    }
+
+    /// The session `id` as a check recorded at `seq` (at `at`) would have read it: the
+    /// session's records before `seq`, folded. For a replay of a decision whose check read no
+    /// session (its policies did not), when the replayed policies do: `refolded` keeps each
+    /// session's fold from one call to the next, which come in ascending `seq`, so each
+    /// record is read once.
+    pub(crate) async fn state_before(
+        &self,
+        tenant: TenantId,
+        id: &str,
+        seq: i64,
+        at: OffsetDateTime,
+        refolded: &mut Refolded,
+    ) -> Result<SessionView> {
+        let idle = self.kept.settings.idle;
+        if refolded.0.len() >= MAX_REFOLDED && !refolded.0.contains_key(id) {
+            // Bounded: the sessions met again are read afresh.
+            refolded.0.clear();
+        }
+        let state = refolded.0.entry(id.to_owned()).or_insert_with(|| SessionState::new(id));
+        let filter = AuditFilter { session_id: Some(id.to_owned()), ..AuditFilter::default() };
+        'read: loop {
+            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(state.seq), limit: PAGE };
+            let records = self.repos.audit.scan_audit(tenant, &filter, scan).await?;
+            for record in &records {
+                if record.seq >= seq {
+                    break 'read;
+                }
+                state.fold(&SessionFold::of(record), idle);
+            }
+            if records.len() < PAGE as usize {
+                break;
+            }
+        }
+        Ok(state.view_at(at, idle))
     }
 
     /// `GET /sessions/{id}`.

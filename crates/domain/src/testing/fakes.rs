@@ -301,8 +301,9 @@ impl Telemetry for FakeTelemetry {
 /// A stand-in for Rego with a line-based language, for the domain's tests: `deny <msg>`,
 /// `approve <msg>` (a `require_approval` message), `risk <number>` (`risk_adjustment`),
 /// `label <name>` (a member of `labels`), `session <label>` (the following lines apply only
-/// if `input.session.labels` holds `<label>`), `instructed` (the following lines apply only
-/// if `input.session.instructed_values` is not empty),
+/// if `input.session.labels` holds `<label>`), `session_instructed` (the following lines apply
+/// only if `input.session.instructed_values` is not empty; as in Rego, a policy that reads
+/// the session names it),
 /// `when <key> <value>` (the following lines apply only if `input.context.<key>` is the
 /// string `<value>`), `fail <msg>` (an evaluation error). A line `oops` does not compile.
 #[derive(Debug, Default)]
@@ -349,7 +350,7 @@ impl CompiledPolicies for FakeCompiled {
                                 .as_array()
                                 .is_some_and(|labels| labels.iter().any(|l| l.as_str() == Some(rest)));
                         }
-                        "instructed" => {
+                        "session_instructed" => {
                             applies = input["session"]["instructed_values"].as_array().is_some_and(|v| !v.is_empty());
                         }
                         _ if !applies => {}

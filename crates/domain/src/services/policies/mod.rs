@@ -288,6 +288,36 @@ pub(crate) struct TenantPolicies {
     pub(crate) policies: Vec<PolicyModule>,
     pub(crate) compiled: Arc<dyn CompiledPolicies>,
     pub(crate) settings: EffectiveSettings,
+    /// Whether any of the policies may read `input.session` ([`reads_session`]): if none
+    /// does, a check of a session reads no session state (its record still carries the
+    /// session, which it joins all the same).
+    pub(crate) reads_session: bool,
+}
+
+/// Whether a policy's Rego may read `input.session`: it names `session` anywhere, or uses
+/// `input` other than as `input.<field>` (whole or indexed, passed to a function such as
+/// `object.get(input, ...)`, imported under another name, or replaced with `with`).
+/// Conservative by construction: the word in a comment counts as a read, and no policy that
+/// reads the session can be taken for one that does not.
+pub(crate) fn reads_session(rego: &str) -> bool {
+    if rego.contains("session") {
+        return true;
+    }
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = rego.as_bytes();
+    let mut from = 0;
+    while let Some(at) = rego[from..].find("input") {
+        let (start, end) = (from + at, from + at + "input".len());
+        from = end;
+        if (start > 0 && word(bytes[start - 1])) || bytes.get(end).is_some_and(|b| word(*b)) {
+            continue;
+        }
+        let field = rego[end..].trim_start().strip_prefix('.').map(str::trim_start);
+        if !field.is_some_and(|f| f.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')) {
+            return true;
+        }
+    }
+    false
 }
 
 super::ports::repos!(Repos { policies: PolicyRepo, tenants: TenantRepo, audit: AuditRepo });
@@ -647,7 +677,8 @@ impl PolicyService {
         let policies: Vec<PolicyModule> =
             self.repos.policies.enabled_policies(tenant).await?.into_iter().map(PolicyModule::from).collect();
         let compiled = self.compile(tenant, policies.clone()).await?;
-        let set = Arc::new(TenantPolicies { policies, compiled, settings });
+        let reads_session = policies.iter().any(|p| reads_session(&p.rego));
+        let set = Arc::new(TenantPolicies { policies, compiled, settings, reads_session });
         self.cache.insert(tenant, set.clone(), generation);
         Ok(set)
     }
@@ -659,7 +690,7 @@ impl PolicyService {
         let agent_id = validate_check(&req)?;
         let agent = self.agents.reported_agent(caller.tenant_id(), agent_id).await?;
         let set = self.enabled(caller.tenant_id()).await?;
-        let session = self.session(caller.tenant_id(), &req).await?;
+        let session = self.session(caller.tenant_id(), &req, set.reads_session).await?;
         let (mut response, kept) =
             self.decide(&agent, &req, session.as_ref(), &set.settings, &set.policies, set.compiled.clone()).await?;
         if req.dry_run {
@@ -759,7 +790,7 @@ impl PolicyService {
             session_id: request.session_id,
             ..CheckRequest::default()
         };
-        let session = self.session(caller.tenant_id(), &edited).await?;
+        let session = self.session(caller.tenant_id(), &edited, set.reads_session).await?;
         let (decided, _) =
             self.decide(&agent, &edited, session.as_ref(), &set.settings, &set.policies, set.compiled.clone()).await?;
         if !decided.allowed && !decided.required_approval {
@@ -786,15 +817,17 @@ impl PolicyService {
         // Tested as if enforced, whatever its mode.
         let module = PolicyModule { shadow: false, ..PolicyModule::from(policy) };
         let compiled = self.compile(caller.tenant_id(), vec![module.clone()]).await?;
-        let session = self.session(caller.tenant_id(), &req).await?;
+        let session = self.session(caller.tenant_id(), &req, reads_session(&module.rego)).await?;
         let (response, _) =
             self.decide(&agent, &req, session.as_ref(), &settings, std::slice::from_ref(&module), compiled).await?;
         Ok(response)
     }
 
-    /// The state of the check's session, if it names one, before the check.
-    async fn session(&self, tenant: TenantId, req: &CheckRequest) -> Result<Option<SessionView>> {
-        let Some(id) = &req.session_id else { return Ok(None) };
+    /// The state of the check's session before the check, if it names one and its policies
+    /// `read` one (nothing is read otherwise: the store's and the cache's round trips of a
+    /// session are paid only by the checks whose policies look at it).
+    async fn session(&self, tenant: TenantId, req: &CheckRequest, read: bool) -> Result<Option<SessionView>> {
+        let Some(id) = req.session_id.as_ref().filter(|_| read) else { return Ok(None) };
         Ok(Some(self.sessions.state(tenant, id).await?))
     }
 
@@ -998,12 +1031,7 @@ impl PolicyService {
             serde_json::json!({"score": score, "level": settings.risk_levels.level(score), "factors": factors}),
         );
         if let Some(session) = session {
-            let mut json = serde_json::to_value(session).unwrap_or_default();
-            let carried = session.instructed_in(agent.tenant_id, &req.resource, &req.context);
-            if let Some(members) = json.as_object_mut() {
-                members.insert("instructed_values".into(), serde_json::json!(carried));
-            }
-            kept.insert("session".into(), json);
+            kept.insert("session".into(), session_input(session, agent.tenant_id, &req.resource, &req.context));
         }
         let mut rest = kept.clone();
         rest.insert("action".into(), serde_json::Value::String(req.action.clone()));
@@ -1065,7 +1093,7 @@ impl PolicyService {
         if let Some(session) = &req.session_id {
             // The session's fold of this record, handed to the commit observer.
             let id = AuditId(self.ports.ids.new_id());
-            let fold = ExpectedFold::decision(decision, &req.action, req.context.get("cost"), &response.labels);
+            let fold = || ExpectedFold::decision(decision, &req.action, req.context.get("cost"), &response.labels);
             self.sessions.expect(caller.tenant_id(), session, id, fold);
             event.id = Some(id);
         }
@@ -1141,6 +1169,23 @@ impl serde::Serialize for KeptInput {
         }
         map.end()
     }
+}
+
+/// The input's `session` member: the session's state before the check, with the values of
+/// the check's `resource` and `context` that content shown to the session told the agent to
+/// use.
+pub(crate) fn session_input(
+    session: &SessionView,
+    tenant: TenantId,
+    resource: &str,
+    context: &JsonObject,
+) -> serde_json::Value {
+    let mut json = serde_json::to_value(session).unwrap_or_default();
+    let carried = session.instructed_in(tenant, resource, context);
+    if let Some(members) = json.as_object_mut() {
+        members.insert("instructed_values".into(), serde_json::json!(carried));
+    }
+    json
 }
 
 impl KeptInput {

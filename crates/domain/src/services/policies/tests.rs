@@ -685,6 +685,64 @@ async fn concurrent_checks_of_a_session_share_its_store_reads() {
     }
 }
 
+/// A check of a session whose policies do not read `input.session` reads nothing of the
+/// session (no store scan, no marks) and keeps no session in its input; its record joins
+/// the session all the same, so a policy that reads it later sees every earlier record.
+#[tokio::test]
+async fn a_check_reads_its_session_only_when_a_policy_reads_it() {
+    for writers in REPLICATED {
+        let (h, a, other, bot) = two_replicas(writers).await;
+        let secret = || in_session(check(&bot, "read", "vault", json!({"kind": "secret"})), "s1");
+        let before = h.store.audit_seq_scans();
+        for _ in 0..3 {
+            let read = h.svc.policies.check(&a, secret()).await.unwrap();
+            assert_eq!(read.labels, ["secret_read"]);
+            let record = h.store.get_audit(a.tenant_id(), read.decision_id.unwrap()).await.unwrap().unwrap();
+            assert_eq!(record.session_id.as_deref(), Some("s1"));
+            assert!(record.details.to_value()["input"].get("session").is_none(), "{writers:?}");
+        }
+        assert_eq!(h.store.audit_seq_scans(), before, "{writers:?}: no policy reads the session");
+
+        h.svc.policies.create(&a, policy("no-send", "session secret_read\ndeny no send after a secret")).await.unwrap();
+        let send = in_session(check(&bot, "send", "mail", json!({})), "s1");
+        let denied = other.svc.policies.check(&a, send).await.unwrap();
+        assert_eq!(denied.reason, "denied: no send after a secret", "{writers:?}");
+        let record = h.store.get_audit(a.tenant_id(), denied.decision_id.unwrap()).await.unwrap().unwrap();
+        assert_eq!(record.details.to_value()["input"]["session"]["checks"], 3, "{writers:?}");
+        assert!(h.store.audit_seq_scans() > before, "{writers:?}");
+        assert_eq!(h.svc.sessions.get(&a, "s1").await.unwrap().checks, 4, "{writers:?}");
+    }
+}
+
+#[test]
+fn a_policy_reads_the_session_unless_it_uses_input_only_by_field() {
+    for free in [
+        "package p\ndeny contains m if {\n\tinput.action == \"x\"\n\tm := \"no\"\n}",
+        "allow if input . agent.risk_score < 1",
+        "x := data.inputs",
+        "inputs := 1",
+        "",
+    ] {
+        assert!(!reads_session(free), "{free}");
+    }
+    for reads in [
+        "s := input.session.labels",
+        "x := input[\"session\"]",
+        "x := input[\"agent\"]",
+        "x := object.get(input, \"a\", {})",
+        "import input as i",
+        "x := input[k]",
+        "x := data.p.y with input as {}",
+        "y := input",
+        "z := input.",
+        "# about the session",
+    ] {
+        assert!(reads_session(reads), "{reads}");
+    }
+    let reading: Vec<&str> = TEMPLATES.iter().filter(|t| reads_session(t.source)).map(|t| t.id).collect();
+    assert_eq!(reading, ["rule-of-two", "no-send-after-secret", "instructed-values", "session-caps"]);
+}
+
 /// What another replica's commit of `foreign_decision` marks: its `w:` member raised to
 /// the tenant's last `seq`.
 async fn mark_foreign(h: &Harness, a: &Caller) {
@@ -707,6 +765,8 @@ async fn announced_replicas_read_a_session_from_the_store_only_when_the_marks_sa
     use crate::services::SessionWriters::Announced;
     use crate::services::session_marks::VERIFY_AFTER;
     let (h, a, other, bot) = two_replicas(Announced).await;
+    // A policy that reads the session: its checks read it as GET /sessions/{id} does.
+    h.svc.policies.create(&a, policy("reads", "session never_raised\ndeny not reached")).await.unwrap();
     let plain = || in_session(check(&bot, "read", "docs", json!({})), "s1");
     let state = async || h.svc.sessions.get(&a, "s1").await.unwrap();
 
@@ -849,7 +909,7 @@ async fn a_value_that_observed_content_ordered_the_agent_to_use_gates_the_call_t
     let h = harness();
     let a = admin(&h, "acme").await;
     let bot = agent(&h, &a, "bot", &[]).await;
-    let rule = "instructed\napprove follows an order read in content";
+    let rule = "session_instructed\napprove follows an order read in content";
     h.svc.policies.create(&a, policy("follow", rule)).await.unwrap();
     let observe = |content: &str, trusted: bool| ObserveRequest {
         agent_id: bot.id.to_string(),
