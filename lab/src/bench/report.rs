@@ -586,7 +586,8 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
             let _ = writeln!(
                 out,
                 "- {mode}: check with a session ÷ without throughput **{:.2}** (target ≥ 0.85), one server, measured \
-                 in turns; every check of the session's side names one session",
+                 in turns; every check of the session's side names one session (the five templates read none of \
+                 it, so its checks read nothing of the session: docs/policies.md \"Sessions\")",
                 session / check
             );
         }
@@ -596,7 +597,7 @@ pub fn render(machine: &Machine, settings: Settings, results: &Results) -> Strin
             let _ = writeln!(
                 out,
                 "- {mode}: check in one of many sessions ÷ without throughput **{:.2}** (target ≥ 0.85), one server, \
-                 measured in turns; each check names one of 4,096 sessions at random",
+                 measured in turns; each check names one of 4,096 sessions at random (read by no template)",
                 sessions / check
             );
         }
