@@ -63,6 +63,31 @@ async fn labels_raised_by_a_check_decide_the_next_checks_of_its_session() {
     assert_eq!((&theirs["checks"], &theirs["labels"]), (&json!(0), &json!([])), "{theirs}");
 }
 
+/// Checks under policies that do not read the session (`label-sensitive-reads` raises
+/// labels, reads none) read nothing of it and keep no `session` in their input; their
+/// records still make up the session, so a policy that reads it, enabled later, sees them.
+#[tokio::test]
+async fn a_policy_enabled_later_reads_the_session_of_checks_that_did_not_read_it() {
+    let app = spawn_app().await;
+    let t = app.create_tenant("acme").await;
+    let bot = agent(&app, &t).await;
+    template(&app, &t, "labels", "label-sensitive-reads", json!({})).await;
+    let read = check(&app, &t, &bot, "read_file", "vault/db-password", Some("run-1")).await;
+    assert_eq!(read["labels"], json!(["secret_read"]), "{read}");
+    let id = read["decision_id"].as_str().unwrap();
+    let record = expect(app.get(&format!("/audit/{id}")).header("X-API-Key", &t.api_key), 200).await;
+    let input = &record["details"]["input"];
+    assert!(input["risk"].is_object() && input.get("session").is_none(), "{record}");
+
+    template(&app, &t, "no send", "no-send-after-secret", json!({})).await;
+    let send = check(&app, &t, &bot, "send_email", "mail/outbox", Some("run-1")).await;
+    assert_eq!(send["allowed"], false, "{send}");
+    let id = send["decision_id"].as_str().unwrap();
+    let record = expect(app.get(&format!("/audit/{id}")).header("X-API-Key", &t.api_key), 200).await;
+    let session = &record["details"]["input"]["session"];
+    assert_eq!((&session["checks"], &session["labels"]), (&json!(1), &json!(["secret_read"])), "{record}");
+}
+
 #[tokio::test]
 async fn an_injection_shown_to_the_agent_gates_what_it_does_next_under_the_rule_of_two() {
     let app = spawn_app().await;
