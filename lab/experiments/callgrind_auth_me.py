@@ -7,6 +7,8 @@ endpoint in CG:
     cargo build --release -p agentgov-server
     python3 lab/experiments/callgrind_auth_me.py          # N=2000 CG=/tmp/cgme
     callgrind_annotate --inclusive=no /tmp/cgme/cg.<pid>.2  # /auth/me; .1 is /health
+    ENDPOINTS=audit N=4000 CG=/tmp/cga python3 lab/experiments/callgrind_auth_me.py
+        # `POST /audit/log` with the bench's entry and an API key (ENDPOINTS: any of health, me, audit)
 
 Counts do not depend on the machine's load. Under valgrind SHA-256 runs in software (the CPU's
 SHA instructions are not offered), so it weighs far more here than natively. Standard library,
@@ -33,14 +35,24 @@ for _ in range(3000):
 t = call("POST", "/api/v1/tenants", {"name": "t", "admin_email": "a@agentgov.test", "admin_password": "bench-password-1234"}, {"X-Admin-Key": admin})
 tok = call("POST", "/api/v1/auth/login", {"email": "a@agentgov.test", "password": "bench-password-1234"})["access_token"]
 N = int(os.environ.get("N", "2000"))
-def oha(path, headers):
-    args = ["oha", "-n", str(N), "-c", "8", "--no-tui", "--output-format", "json"]
+# The bench's audit entry (lab/src/bench/audit.rs ENTRY).
+ENTRY = ('{"event_type":"app.action","agent_id":"0193a4c2-0000-7000-8000-000000000001","action":"read",'
+         '"resource":"db/customers/42","decision":"allow","risk_score":0.2,"details":{"input":{"query":'
+         '"SELECT name FROM customers WHERE id = 42"},"output":{"rows":1},"reasoning":["user asked for a '
+         'customer name","read-only query"]}}')
+ENDPOINTS = {
+    "health": ("/api/v1/health", [], []),
+    "me": ("/api/v1/auth/me", [f"Authorization: Bearer {tok}"], []),
+    "audit": ("/api/v1/audit/log", [f"X-API-Key: {t['api_key']}", "Content-Type: application/json"], ["-m", "POST", "-d", ENTRY]),
+}
+def oha(path, headers, extra):
+    args = ["oha", "-n", str(N), "-c", "8", "--no-tui", "--output-format", "json"] + extra
     for h in headers: args += ["-H", h]
     subprocess.run(args + [base + path], capture_output=True)
-for path, headers in [("/api/v1/health", []), ("/api/v1/auth/me", [f"Authorization: Bearer {tok}"])]:
-    oha(path, headers)  # warm
+for path, headers, extra in (ENDPOINTS[e] for e in os.environ.get("ENDPOINTS", "health,me").split(",")):
+    oha(path, headers, extra)  # warm
     subprocess.run(["callgrind_control", "-i", "on", str(srv.pid)], capture_output=True)
-    oha(path, headers)
+    oha(path, headers, extra)
     subprocess.run(["callgrind_control", "-i", "off", str(srv.pid)], capture_output=True)
     subprocess.run(["callgrind_control", "--dump=" + path.replace("/", "_"), str(srv.pid)], capture_output=True)
 srv.terminate(); srv.wait()
