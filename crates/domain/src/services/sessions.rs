@@ -8,7 +8,7 @@
 //! session's records past the last one folded (an indexed scan, usually empty), so every
 //! replica sees every other's records and nothing but the audit log is written.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -241,10 +241,14 @@ impl Slot {
 
 /// Sessions a replay keeps folded at most ([`SessionService::state_before`]).
 const MAX_REFOLDED: usize = 4096;
+/// Records of one session a replay reads per query (and keeps read ahead at most).
+const REFOLD_PAGE: u32 = 64;
 
-/// Sessions folded from the store as a replay meets their decisions, by id.
+/// Sessions folded from the store as a replay meets their decisions, by id: each one's
+/// state, and the folds of its records read past the decision last asked for (the records
+/// right after the state's `seq`, in order).
 #[derive(Default)]
-pub(crate) struct Refolded(HashMap<String, SessionState>);
+pub(crate) struct Refolded(HashMap<String, (SessionState, VecDeque<SessionFold>)>);
 
 /// Most folds kept for records not committed yet: past it they are dropped, and the
 /// observer parses those records instead (only an append that never reached the writer
@@ -488,8 +492,9 @@ impl SessionService {
     /// The session `id` as a check recorded at `seq` (at `at`) would have read it: the
     /// session's records before `seq`, folded. For a replay of a decision whose check read no
     /// session (its policies did not), when the replayed policies do: `refolded` keeps each
-    /// session's fold from one call to the next, which come in ascending `seq`, so each
-    /// record is read once.
+    /// session's fold and what was read past it from one call to the next, which come in
+    /// ascending `seq`, so each record is read once and the store is asked only when the
+    /// records read ahead run out before `seq`.
     pub(crate) async fn state_before(
         &self,
         tenant: TenantId,
@@ -503,22 +508,24 @@ impl SessionService {
             // Bounded: the sessions met again are read afresh.
             refolded.0.clear();
         }
-        let state = refolded.0.entry(id.to_owned()).or_insert_with(|| SessionState::new(id));
+        let (state, ahead) =
+            refolded.0.entry(id.to_owned()).or_insert_with(|| (SessionState::new(id), VecDeque::new()));
         let filter = AuditFilter { session_id: Some(id.to_owned()), ..AuditFilter::default() };
-        'read: loop {
-            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(state.seq), limit: PAGE };
-            let records = self.repos.audit.scan_audit(tenant, &filter, scan).await?;
-            for record in &records {
-                if record.seq >= seq {
-                    break 'read;
+        loop {
+            while let Some(fold) = ahead.front() {
+                if fold.seq >= seq {
+                    return Ok(state.view_at(at, idle));
                 }
-                state.fold(&SessionFold::of(record), idle);
+                state.fold(fold, idle);
+                ahead.pop_front();
             }
-            if records.len() < PAGE as usize {
-                break;
+            let scan = AuditScan { order: SeqOrder::Asc, after_seq: Some(state.seq), limit: REFOLD_PAGE };
+            let records = self.repos.audit.scan_audit(tenant, &filter, scan).await?;
+            if records.is_empty() {
+                return Ok(state.view_at(at, idle));
             }
+            ahead.extend(records.iter().map(SessionFold::of));
         }
-        Ok(state.view_at(at, idle))
     }
 
     /// `GET /sessions/{id}`.
