@@ -11,14 +11,27 @@
 //! Words also carry the governance *concepts* they name ([`CONCEPTS`]: money movement, shell
 //! access, personal data, deletion…), so paraphrases with no word in common still meet.
 //!
-//! Corpus statistics (IDF) are not baked in: a caller ranking a collection can weight
-//! buckets by their document frequency at query time (see the agent registry).
+//! Corpus statistics (IDF) are not used: weighting buckets by their document frequency did
+//! not rank the search-quality fixture better (BENCHMARKS.md, "Search quality").
+//!
+//! The *fused* model ([`fuse`]) puts a hashing vector and the Prompt Guard's multilingual
+//! encoder's vector of the same text side by side: the dot product of two fused vectors is
+//! the mean of the two cosines, which ranks the fixture better than either alone.
 
 /// Identifies the embedding model, stored beside every vector: vectors of different models
 /// or versions are never compared.
 pub const MODEL_NAME: &str = "agentgov-hashing";
 pub const MODEL_VERSION: u32 = 1;
 pub const DEFAULT_DIMENSIONS: usize = 512;
+
+/// The fused model: the hashing embedder's vector ([`DEFAULT_DIMENSIONS`]) followed by the
+/// multilingual encoder's (`guard::encoder`, 512 dimensions). Its version changes with the
+/// hashing embedder's (the encoder's weights are pinned by checksum).
+pub const FUSED_MODEL_NAME: &str = "agentgov-hashing+use-multilingual-v3";
+pub const FUSED_MODEL_VERSION: u32 = 1000 * MODEL_VERSION + 1;
+/// How much of a text the fused model's encoder half reads: its first tokens (about 15 ms
+/// of CPU for a full window; the hashing half reads the whole text).
+pub const FUSED_ENCODER_TOKENS: usize = 256;
 
 const WORD_WEIGHT: f32 = 1.0;
 const PAIR_WEIGHT: f32 = 0.7;
@@ -356,6 +369,31 @@ pub fn agent_text(
     text
 }
 
+/// The fused vector of one text: `[hashing; encoder] / √2`. Of unit length when both halves
+/// are, and the dot product of two such vectors is the mean of the two models' cosines
+/// (equal weights ranked the search-quality fixture best: BENCHMARKS.md, "Search quality").
+/// A text with no words but stop words has a zero hashing half and is compared by its
+/// encoder half alone.
+pub fn fuse(hashing: &[f32], encoder: &[f32]) -> Vec<f32> {
+    hashing.iter().chain(encoder).map(|x| x * std::f32::consts::FRAC_1_SQRT_2).collect()
+}
+
+/// The hashing embedder's vector inside a fused one of `hashing_dims + encoder` values: its
+/// first part, scaled back (exact).
+pub fn hashing_half(fused: &[f32], hashing_dims: usize) -> Vec<f32> {
+    fused.iter().take(hashing_dims).map(|x| x * std::f32::consts::SQRT_2).collect()
+}
+
+/// A hashing vector placed in the fused space of `fused_dims`: its dot product with a fused
+/// vector is the hashing cosine alone (the encoder half is zero and the hashing half scaled
+/// to make up for it), so an agent embedded before the fused model ranks by what it has
+/// until it is embedded again.
+pub fn hashing_in_fused(hashing: &[f32], fused_dims: usize) -> Vec<f32> {
+    let mut v: Vec<f32> = hashing.iter().map(|x| x * std::f32::consts::SQRT_2).collect();
+    v.resize(fused_dims.max(hashing.len()), 0.0);
+    v
+}
+
 /// Scales `v` to unit length (leaves a zero vector alone).
 pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -387,6 +425,32 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two fused vectors compare by the mean of their halves' cosines; the hashing half
+    /// comes back exactly; a hashing vector in the fused space scores its own cosine.
+    #[test]
+    fn fused_vectors_compare_by_the_mean_of_the_two_cosines() {
+        let e = HashingEmbedder::default();
+        let (h1, h2) = (e.embed("moves money between accounts"), e.embed("pays suppliers by bank transfer"));
+        let unit = |seed: f32| {
+            let mut v: Vec<f32> = (0..512).map(|i| ((i as f32) * seed).sin()).collect();
+            normalize(&mut v);
+            v
+        };
+        let (e1, e2) = (unit(0.37), unit(0.41));
+        let (f1, f2) = (fuse(&h1, &e1), fuse(&h2, &e2));
+        assert_eq!(f1.len(), DEFAULT_DIMENSIONS + 512);
+        assert!((dot(&f1, &f1) - 1.0).abs() < 1e-5);
+        let mean = (dot(&h1, &h2) + dot(&e1, &e2)) / 2.0;
+        assert!((dot(&f1, &f2) - mean).abs() < 1e-5);
+        let back = hashing_half(&f1, DEFAULT_DIMENSIONS);
+        assert!(back.iter().zip(&h1).all(|(a, b)| (a - b).abs() < 1e-6));
+        let lifted = hashing_in_fused(&h2, f1.len());
+        assert_eq!(lifted.len(), f1.len());
+        assert!((dot(&f1, &lifted) - dot(&h1, &h2)).abs() < 1e-5);
+        let stop_words = fuse(&e.embed("the and of"), &e1);
+        assert!((dot(&stop_words, &f1) - dot(&e1, &e1) / 2.0).abs() < 1e-5, "compared by the encoder half");
+    }
 
     #[test]
     fn embeddings_are_unit_length_deterministic_and_sized() {

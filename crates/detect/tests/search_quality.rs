@@ -9,7 +9,11 @@ mod fixtures;
 
 use std::collections::{HashMap, HashSet};
 
-use agentgov_detect::embed::{HashingEmbedder, dot, words};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use agentgov_detect::embed::{FUSED_ENCODER_TOKENS, HashingEmbedder, dot, fuse, words};
+use agentgov_detect::guard::encoder::{self, Encoder};
 use fixtures::{AGENTS, Agent, HELD_OUT, QUERIES, Query};
 
 /// The text an agent is indexed by: exactly what the registry embeds.
@@ -220,6 +224,83 @@ fn report_search_quality() {
             QUERIES[i].q,
             top.join(", ")
         );
+    }
+}
+
+/// The Prompt Guard's encoder, from `cargo xtask guard-models`; `None` (skipped) without its
+/// weights, except in CI.
+fn guard_encoder() -> Option<Encoder> {
+    let dir = match std::env::var_os("AGENTGOV_GUARD_MODELS") {
+        Some(_) => encoder::default_dir(),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models").join(encoder::NAME),
+    };
+    match Encoder::load(&dir) {
+        Ok(e) => Some(e),
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("the encoder's weights must be installed in CI (cargo xtask guard-models): {e}")
+        }
+        Err(e) => {
+            eprintln!("skipped: no encoder weights ({e}); run `cargo xtask guard-models`");
+            None
+        }
+    }
+}
+
+/// p50 and p99 of `samples`, in µs.
+fn percentiles(mut samples: Vec<f64>) -> (f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.99))
+}
+
+/// A text's hashing, encoder and fused vectors.
+type Embedded = (Vec<f32>, Vec<f32>, Vec<f32>);
+
+/// The fused model the registry uses when the encoder is installed (`embed::fuse`: the
+/// hashing and encoder vectors side by side, equal weights), against the hashing embedder
+/// alone and the encoder alone, on both query sets. Asserts what shipping it rests on: it
+/// ranks better than the hashing embedder on the tuned queries and the held-out ones.
+#[test]
+fn fused_model_ranks_better_than_the_hashing_embedder() {
+    let Some(encoder) = guard_encoder() else { return };
+    let hashing = HashingEmbedder::default();
+    // The registry embeds the text as the agent wrote it: the hashing embedder lower-cases
+    // it itself, the encoder is case-sensitive.
+    let texts: Vec<String> = AGENTS.iter().map(agent_text).collect();
+    let (mut agent_micros, mut query_micros) = (Vec::new(), Vec::new());
+    let embed = |text: &str, micros: &mut Vec<f64>| {
+        let started = Instant::now();
+        let e = encoder.embed(text, FUSED_ENCODER_TOKENS);
+        micros.push(started.elapsed().as_secs_f64() * 1e6);
+        let h = hashing.embed(text);
+        (h.clone(), e.to_vec(), fuse(&h, &e))
+    };
+    let agents: Vec<_> = texts.iter().map(|t| embed(t, &mut agent_micros)).collect();
+    let mut rows = Vec::new();
+    for (set, queries) in [("queries", QUERIES), ("held-out", HELD_OUT)] {
+        let embedded: Vec<_> = queries.iter().map(|q| embed(q.q, &mut query_micros)).collect();
+        let ranked = |pick: &dyn Fn(&Embedded) -> &Vec<f32>| -> Scores {
+            let rankings: Vec<Vec<usize>> = embedded
+                .iter()
+                .map(|q| rank(&agents.iter().map(|a| dot(pick(q), pick(a))).collect::<Vec<f32>>()))
+                .collect();
+            evaluate_on(queries, &rankings)
+        };
+        let (h, e, f) = (ranked(&|v| &v.0), ranked(&|v| &v.1), ranked(&|v| &v.2));
+        println!("\n{set}: {} queries over {} agents", queries.len(), AGENTS.len());
+        println!("{:<40} {:>8} {:>10}", "method", "nDCG@5", "recall@10");
+        for (name, s) in [("hashing embedder", &h), (encoder::NAME, &e), ("fused (what the registry ships)", &f)] {
+            println!("{name:<40} {:>8.3} {:>10.3}", mean(&s.ndcg5), mean(&s.recall10));
+        }
+        rows.push((set, mean(&h.ndcg5), mean(&f.ndcg5)));
+    }
+    let (a50, a99) = percentiles(agent_micros);
+    let (q50, q99) = percentiles(query_micros);
+    println!(
+        "\nencoder time per text: agent texts p50 {a50:.0} µs, p99 {a99:.0} µs; queries p50 {q50:.0} µs, p99 {q99:.0} µs"
+    );
+    for (set, hashing, fused) in rows {
+        assert!(fused >= hashing + 0.03, "{set}: fused nDCG@5 {fused:.3} against hashing {hashing:.3}");
     }
 }
 

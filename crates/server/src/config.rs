@@ -120,6 +120,10 @@ pub struct Config {
     #[serde(serialize_with = "ser_secret_opt")]
     pub embedding_api_key: Option<SecretString>,
     pub embedding_timeout_secs: u64,
+    /// The built-in embedder of agent search: `fused` (the hashing embedder fused with the
+    /// Prompt Guard's multilingual encoder when its files are installed, the hashing
+    /// embedder alone otherwise) or `hashing`. Unused when `embedding_url` is set.
+    pub search_embedder: SearchEmbedder,
     /// OpenID Connect providers for single sign-on (`[[sso_providers]]` in the file, or
     /// `AGENTGOV_SSO_PROVIDERS='[{id="okta", …}]'`). See the README.
     pub sso_providers: Vec<SsoProviderConfig>,
@@ -321,6 +325,14 @@ pub(crate) fn check_name(what: &str, name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The built-in embedder of agent search (`search_embedder`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchEmbedder {
+    Fused,
+    Hashing,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LogFormat {
@@ -370,6 +382,7 @@ impl Default for Config {
             embedding_send_dimensions: false,
             embedding_api_key: None,
             embedding_timeout_secs: 10,
+            search_embedder: SearchEmbedder::Fused,
             sso_providers: Vec::new(),
             sso_state_ttl_secs: 600,
             discovery_window_days: 30,
@@ -777,6 +790,7 @@ impl fmt::Debug for Config {
             embedding_send_dimensions,
             embedding_api_key,
             embedding_timeout_secs,
+            search_embedder,
             sso_providers,
             sso_state_ttl_secs,
             discovery_window_days,
@@ -853,6 +867,7 @@ impl fmt::Debug for Config {
             .field("embedding_send_dimensions", embedding_send_dimensions)
             .field("embedding_api_key", &mask(embedding_api_key))
             .field("embedding_timeout_secs", embedding_timeout_secs)
+            .field("search_embedder", search_embedder)
             .field("sso_state_ttl_secs", sso_state_ttl_secs)
             .field("discovery_window_days", discovery_window_days)
             .field(
@@ -946,6 +961,20 @@ mod tests {
         });
         c.validate().unwrap();
         assert!(!format!("{c:?}").contains("sk-very-secret"));
+    }
+
+    #[test]
+    #[expect(clippy::result_large_err, reason = "figment's Jail API, not ours")]
+    fn the_search_embedder_is_fused_unless_set_to_hashing_and_other_names_fail() {
+        assert_eq!(Config::default().search_embedder, SearchEmbedder::Fused);
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("AGENTGOV_SEARCH_EMBEDDER", "hashing");
+            assert_eq!(Config::load(None).unwrap().search_embedder, SearchEmbedder::Hashing);
+            jail.set_env("AGENTGOV_SEARCH_EMBEDDER", "minilm");
+            let err = format!("{:#}", Config::load(None).unwrap_err());
+            assert!(err.contains("minilm") && err.contains("fused"), "{err}");
+            Ok(())
+        });
     }
 
     #[test]

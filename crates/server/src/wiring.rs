@@ -15,9 +15,9 @@ use agentgov_domain::services::guard::{TrainError, TrainingRun};
 use agentgov_domain::services::siem::{Forwarder, Step};
 use agentgov_domain::services::{
     AgentSettings, AnomalyService, AuditSettings, AuthSettings, Background, BuiltinEmbedder, ClaimedJob,
-    DiscoveryService, DiscoverySettings, GuardService, GuardSettings, HitlService, HitlSettings, HitlWorker,
-    PolicySettings, Ports, Secrets, ServerInfo, Services, SessionSettings, SessionWriters, Settings, SiemRoute,
-    SiemService, SiemSettings, SsoSettings, StatusService,
+    DiscoveryService, DiscoverySettings, FusedEmbedder, GuardService, GuardSettings, HitlService, HitlSettings,
+    HitlWorker, PolicySettings, Ports, Secrets, ServerInfo, Services, SessionSettings, SessionWriters, Settings,
+    SiemRoute, SiemService, SiemSettings, SsoSettings, StatusService,
 };
 use agentgov_embed_openai::{OpenAiConfig, OpenAiEmbedder};
 use anyhow::Context;
@@ -28,7 +28,7 @@ use futures::channel::mpsc::Receiver;
 use ring::rand::{SecureRandom, SystemRandom};
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::config::{Config, Database};
+use crate::config::{Config, Database, SearchEmbedder};
 
 /// Capacity of the in-process event bus; a subscriber further behind skips ahead.
 const LOCAL_BUS_CAPACITY: usize = 4096;
@@ -503,11 +503,11 @@ async fn follow_bus(bus: Arc<dyn EventBus>, services: Services, feed: Feed) {
 const BUS_RETRY: Duration = Duration::from_secs(1);
 
 /// The configured external embeddings service, or the built-in embedder.
-fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
+async fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
     let (Some(url), Some(model), Some(dimensions)) =
         (&config.embedding_url, &config.embedding_model, config.embedding_dimensions)
     else {
-        return Ok(Arc::new(BuiltinEmbedder::new()));
+        return Ok(builtin_embedder(config.search_embedder).await);
     };
     let external = OpenAiEmbedder::new(OpenAiConfig {
         base_url: url.clone(),
@@ -522,6 +522,36 @@ fn embedder(config: &Config) -> anyhow::Result<Arc<dyn Embedder>> {
     .context("embedding service")?;
     tracing::info!(endpoint = external.endpoint(), model, "agents are embedded by an external service");
     Ok(Arc::new(external))
+}
+
+/// The built-in embedder of agent search: fused with the Prompt Guard's encoder when that is
+/// installed (loading it takes about a second, off the runtime's threads), and says so;
+/// the hashing embedder alone otherwise, with the reason.
+async fn builtin_embedder(choice: SearchEmbedder) -> Arc<dyn Embedder> {
+    if choice == SearchEmbedder::Hashing {
+        tracing::info!("agent search: the hashing embedder (search_embedder = hashing)");
+        return Arc::new(BuiltinEmbedder::new());
+    }
+    match tokio::task::spawn_blocking(FusedEmbedder::installed).await {
+        Ok(Ok(fused)) => {
+            tracing::info!(
+                model = fused.model().name,
+                "agent search: the hashing embedder fused with the multilingual encoder"
+            );
+            Arc::new(fused)
+        }
+        Ok(Err(reason)) => {
+            tracing::warn!(
+                reason,
+                "agent search: encoder stage off (ranking with the hashing embedder alone); install it with `cargo xtask guard-models`"
+            );
+            Arc::new(BuiltinEmbedder::new())
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "agent search: loading the encoder failed; ranking with the hashing embedder alone");
+            Arc::new(BuiltinEmbedder::new())
+        }
+    }
 }
 
 /// Rego in worker processes (the default), or in this process.
@@ -597,7 +627,7 @@ pub async fn build_services(config: &Config) -> anyhow::Result<Built> {
         policy,
         clock: clock.clone(),
         ids: Arc::new(UuidV7Gen),
-        embedder: embedder(config)?,
+        embedder: embedder(config).await?,
         oidc: Arc::new(agentgov_sso_oidc::OidcAdapter::new(SSO_HTTP_TIMEOUT).context("the OpenID Connect client")?),
         siem_sinks: siem_sinks.into(),
         callbacks: Arc::new(

@@ -350,17 +350,21 @@ pub fn search(
             bail!("searching {query:?} returned {found} agents, expected {}: {first}", LIMIT.min(agents));
         }
         let best = first["items"][0]["name"].as_str().unwrap_or("?");
-        println!("    {query:?}: first search {:.1} ms, best match {best}", seconds * 1000.0);
+        let model = first["model"]["name"].as_str().unwrap_or("?");
+        println!("    {query:?}: first search {:.1} ms, best match {best}, ranked by {model}", seconds * 1000.0);
+        // The row names the model that ranked: the server's default depends on whether the
+        // Prompt Guard's encoder is installed.
+        let label = format!("{query} ({model})");
 
         let url = format!("{}{path}", server.base);
         let headers = vec![key.clone()];
         let single = Load::get(url.clone(), headers.clone(), Stop::Requests(SINGLE_USER_REQUESTS)).connections(1);
-        rows.push(search_row(mode, query, 1, &single.run()?)?);
+        rows.push(search_row(mode, &label, 1, &single.run()?)?);
         let loaded = |stop| Load::get(url.clone(), headers.clone(), stop).connections(LOADED_CONNECTIONS);
         if n == 0 {
             loaded(Stop::After(warm_up)).run()?;
         }
-        rows.push(search_row(mode, query, LOADED_CONNECTIONS, &loaded(Stop::After(measure)).run()?)?);
+        rows.push(search_row(mode, &label, LOADED_CONNECTIONS, &loaded(Stop::After(measure)).run()?)?);
     }
     Ok(rows)
 }

@@ -1,5 +1,6 @@
 //! Spec 4.4, the agent registry, over HTTP: registration, lists and filters, lookup,
 //! details, full updates, deletion, heartbeats, semantic search, and every error.
+use agentgov_server::config::SearchEmbedder;
 use agentgov_tests::*;
 use serde_json::{Value, json};
 
@@ -249,7 +250,10 @@ async fn details_show_the_embedding_and_risk_factors() {
     let d = expect(app.get(&format!("/agents/{id}/details")).header("X-API-Key", &t.api_key), 200).await;
     assert_eq!(d["id"], payer["id"]);
     let e = &d["embedding"];
-    assert_eq!((e["model"].as_str(), e["dimensions"].as_u64()), (Some("agentgov-hashing"), Some(512)));
+    // The default model: fused with the encoder (installed in CI), else the hashing one.
+    let model = (e["model"].as_str().unwrap(), e["dimensions"].as_u64().unwrap());
+    let fallback = model == ("agentgov-hashing", 512) && std::env::var_os("CI").is_none();
+    assert!(model == ("agentgov-hashing+use-multilingual-v3", 1024) || fallback, "{model:?}");
     assert!(e["text"].as_str().unwrap().contains("Pays vendors by bank transfer"));
     let neighbours = e["neighbours"].as_array().unwrap();
     assert_eq!(neighbours.len(), 2, "the others, not itself");
@@ -259,9 +263,18 @@ async fn details_show_the_embedding_and_risk_factors() {
     assert!(factors.iter().all(|f| f["reason"].is_string() && f["evidence"].is_string() && f["weight"].is_number()));
 }
 
+/// Under each built-in embedder: the hashing one alone, and the default, fused with the
+/// Prompt Guard's multilingual encoder (required in CI; elsewhere, without its weights, the
+/// server falls back to the hashing embedder and says so in `model`).
 #[tokio::test]
 async fn search_ranks_agents_by_meaning() {
-    let app = spawn_app().await;
+    for embedder in [SearchEmbedder::Hashing, SearchEmbedder::Fused] {
+        let app = spawn_with(|c| c.search_embedder = embedder).await;
+        search_ranks_agents_by_meaning_under(&app, embedder).await;
+    }
+}
+
+async fn search_ranks_agents_by_meaning_under(app: &TestApp, embedder: SearchEmbedder) {
     let t = app.create_tenant("acme").await;
     for (name, description, caps, perms) in [
         (
@@ -278,7 +291,7 @@ async fn search_ranks_agents_by_meaning() {
             json!({"wiki": "read"}),
         ),
     ] {
-        register(&app, &t.api_key, &agent(name, description, &caps, perms)).await;
+        register(app, &t.api_key, &agent(name, description, &caps, perms)).await;
     }
     let found = expect(
         app.get("/agents/search?q=agents%20that%20can%20move%20money&limit=2").header("X-API-Key", &t.api_key),
@@ -290,7 +303,24 @@ async fn search_ranks_agents_by_meaning() {
     assert_eq!(items[0]["name"], "Payout Runner", "{found}");
     assert!(items[0]["score"].as_f64().unwrap() >= items[1]["score"].as_f64().unwrap());
     assert!(items[0].get("predicted_type").is_some());
-    assert_eq!(found["model"]["name"], "agentgov-hashing");
+    let fused = "agentgov-hashing+use-multilingual-v3";
+    match (embedder, found["model"]["name"].as_str().unwrap()) {
+        (SearchEmbedder::Hashing, name) => assert_eq!(name, "agentgov-hashing"),
+        (SearchEmbedder::Fused, name) if name == fused => {
+            assert_eq!(found["model"]["dimensions"], 1024);
+            // The encoder half meets a question in another language: "who can transfer
+            // money?" in German and in Spanish.
+            for q in ["Wer%20kann%20Geld%20%C3%BCberweisen%3F", "%C2%BFQui%C3%A9n%20puede%20enviar%20dinero%3F"] {
+                let found =
+                    expect(app.get(&format!("/agents/search?q={q}")).header("X-API-Key", &t.api_key), 200).await;
+                assert_eq!(found["items"][0]["name"], "Payout Runner", "{found}");
+            }
+        }
+        (SearchEmbedder::Fused, name) => {
+            assert!(std::env::var_os("CI").is_none(), "the encoder must be installed in CI (cargo xtask guard-models)");
+            assert_eq!(name, "agentgov-hashing", "without the encoder, the hashing embedder ranks");
+        }
+    }
     let found =
         expect(app.get("/agents/search?q=who%20can%20read%20customer%20emails").header("X-API-Key", &t.api_key), 200)
             .await;

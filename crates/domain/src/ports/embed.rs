@@ -21,4 +21,11 @@ pub trait Embedder: Send + Sync {
     /// One unit-length vector of `model().dimensions` per text, in order. `Unavailable`
     /// when a remote model cannot be reached.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
+
+    /// Whether `embed` computes in this process for milliseconds of CPU per text (a neural
+    /// encoder): callers then run it on the shared CPU pool, fairly per tenant, never on a
+    /// request thread. It must then complete without waiting on anything.
+    fn costly(&self) -> bool {
+        false
+    }
 }

@@ -32,7 +32,7 @@ pub mod webhook;
 
 use std::sync::Arc;
 
-pub use agents::{AgentService, AgentSettings, BuiltinEmbedder};
+pub use agents::{AgentService, AgentSettings, BuiltinEmbedder, EncodeFn, FusedEmbedder};
 pub use anomalies::{AnomalyParams, AnomalyService, AnomalyStats, AnomalyUpdate, NewAnomalyReport};
 pub use api_keys::{ApiKeyService, CreatedApiKey, NewApiKey};
 pub use audit::{AuditEvent, AuditLog, AuditService, AuditSettings, AuditWriter};

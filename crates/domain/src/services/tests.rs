@@ -50,7 +50,22 @@ pub(crate) fn harness_with_offload(settings: Settings, offload: Arc<dyn crate::p
     let clock = Arc::new(FixedClock::default());
     let cache = Arc::new(FakeCache::default());
     let store = Arc::new(MemoryStore::new());
-    build_with(settings, (clock, cache, store, Arc::new(SeqIds::default())), offload)
+    build_with(settings, (clock, cache, store, Arc::new(SeqIds::default())), offload, builtin_embedder())
+}
+
+fn builtin_embedder() -> Arc<dyn crate::ports::Embedder> {
+    Arc::new(crate::services::BuiltinEmbedder::new())
+}
+
+/// Another replica over the same store, cache and clock, embedding with `embedder` on
+/// `offload`.
+pub(crate) fn replica_with(
+    h: &Harness,
+    embedder: Arc<dyn crate::ports::Embedder>,
+    offload: Arc<dyn crate::ports::Offload>,
+) -> Harness {
+    let parts = (h.clock.clone(), h.cache.clone(), h.store.clone(), h.ids.clone());
+    build_with(Settings::default(), parts, offload, embedder)
 }
 
 /// A second server process over the same store, cache and clock (another replica).
@@ -71,13 +86,14 @@ fn build(
     store: Arc<MemoryStore>,
     ids: Arc<SeqIds>,
 ) -> Harness {
-    build_with(settings, (clock, cache, store, ids), Arc::new(crate::ports::offload::Inline))
+    build_with(settings, (clock, cache, store, ids), Arc::new(crate::ports::offload::Inline), builtin_embedder())
 }
 
 fn build_with(
     settings: Settings,
     (clock, cache, store, ids): (Arc<FixedClock>, Arc<FakeCache>, Arc<MemoryStore>, Arc<SeqIds>),
     offload: Arc<dyn crate::ports::Offload>,
+    embedder: Arc<dyn crate::ports::Embedder>,
 ) -> Harness {
     let bus = Arc::new(FakeBus::default());
     let oidc = Arc::new(FakeOidc::default());
@@ -89,7 +105,7 @@ fn build_with(
         policy: Arc::new(FakePolicyEngine),
         clock: clock.clone(),
         ids: ids.clone(),
-        embedder: Arc::new(crate::services::BuiltinEmbedder::new()),
+        embedder,
         oidc: oidc.clone(),
         siem_sinks: Arc::from(Vec::new()),
         callbacks: callbacks.clone(),

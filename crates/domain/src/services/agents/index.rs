@@ -12,7 +12,8 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
-use agentgov_detect::embed::dot;
+use agentgov_detect::embed::{self, dot};
+use agentgov_detect::guard::encoder;
 
 use crate::error::Result;
 use crate::ids::{AgentId, TenantId};
@@ -149,6 +150,47 @@ impl Ord for Hit {
     }
 }
 
+/// A vector of the built-in hashing embedder.
+fn hashing(name: &str, version: i32, len: usize) -> bool {
+    name == embed::MODEL_NAME
+        && i64::from(version) == i64::from(embed::MODEL_VERSION)
+        && len == embed::DEFAULT_DIMENSIONS
+}
+
+/// A vector of the fused model (`embed::fuse`).
+fn fused(name: &str, version: i32, len: usize) -> bool {
+    name == embed::FUSED_MODEL_NAME
+        && i64::from(version) == i64::from(embed::FUSED_MODEL_VERSION)
+        && len == embed::DEFAULT_DIMENSIONS + encoder::DIM
+}
+
+/// Whether a vector stored under `name`/`version` with `len` values holds one of `model`:
+/// it is one, or it is a fused vector and `model` the hashing embedder (whose vector is its
+/// first half). A heartbeat re-embeds an agent whose vector does not; so vectors move up to
+/// the fused model and never down, and replicas of either model do not undo each other.
+pub(crate) fn covers(model: &EmbeddingModel, name: &str, version: i32, len: usize) -> bool {
+    (model.name == name && model.version == version && model.dimensions == len)
+        || (hashing(&model.name, model.version, model.dimensions) && fused(name, version, len))
+}
+
+/// `vector`, stored under `name`/`version`, as a vector of `model`'s space, or `None` when
+/// the two cannot be compared (another model: the agent is found again once an update or a
+/// heartbeat re-embeds it). The built-in models meet: a fused vector's hashing half is the
+/// hashing embedder's vector (exact), and a hashing vector under the fused model is
+/// compared by its hashing cosine alone (`embed::hashing_in_fused`) until it is re-embedded.
+pub(crate) fn in_space_of(model: &EmbeddingModel, name: &str, version: i32, vector: Vec<f32>) -> Option<Vec<f32>> {
+    let (len, dims) = (vector.len(), model.dimensions);
+    if model.name == name && model.version == version {
+        Some(vector).filter(|_| len == dims)
+    } else if hashing(&model.name, model.version, dims) && fused(name, version, len) {
+        Some(embed::hashing_half(&vector, dims))
+    } else if fused(&model.name, model.version, dims) && hashing(name, version, len) {
+        Some(embed::hashing_in_fused(&vector, dims))
+    } else {
+        None
+    }
+}
+
 #[derive(Clone)]
 pub struct AgentIndex {
     tenants: moka::sync::Cache<TenantId, Arc<TenantIndex>>,
@@ -188,13 +230,10 @@ impl AgentIndex {
             return Ok(index);
         }
         let vectors = store.agent_vectors(tenant).await?;
-        // Vectors of another model (the embedder was reconfigured) are not comparable; such
-        // an agent is found again once an update or heartbeat re-embeds it.
         let model = &self.model;
-        let comparable = vectors.into_iter().filter(|v| {
-            v.model == model.name && v.model_version == model.version && v.vector.len() == model.dimensions
-        });
-        let index = Arc::new(TenantIndex::build(version, model.dimensions, comparable.map(|v| (v.id, v.vector))));
+        let comparable =
+            vectors.into_iter().filter_map(|v| Some((v.id, in_space_of(model, &v.model, v.model_version, v.vector)?)));
+        let index = Arc::new(TenantIndex::build(version, model.dimensions, comparable));
         self.tenants.insert(tenant, index.clone());
         Ok(index)
     }

@@ -10,12 +10,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentgov_detect::classify::TypeClassifier;
-use agentgov_detect::embed::HashingEmbedder;
+use agentgov_detect::embed::{FUSED_ENCODER_TOKENS, HashingEmbedder};
+use agentgov_detect::guard::encoder;
 use agentgov_detect::risk;
 use async_trait::async_trait;
 use time::OffsetDateTime;
 
 pub use self::index::AgentIndex;
+use self::index::{covers, in_space_of};
 use self::text::{embedding_text, flatten_permissions};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
@@ -26,7 +28,7 @@ use crate::events::TENANT_UPDATED;
 use crate::ids::{AgentId, TenantId};
 use crate::model::{Agent, AgentEmbedding, AgentFilter, AgentStatus, Heartbeat, JsonObject, Permission, RiskLevel};
 use crate::page::{Page, PageRequest};
-use crate::ports::{Embedder, EmbeddingModel, Event};
+use crate::ports::{Embedder, EmbeddingModel, Event, OffloadError};
 
 const MAX_TYPE_LEN: usize = 50;
 const MAX_DESCRIPTION_LEN: usize = 2000;
@@ -39,6 +41,8 @@ pub const DEFAULT_SEARCH_LIMIT: u32 = 10;
 pub const MAX_SEARCH_LIMIT: u32 = 100;
 /// Nearest neighbours shown in an agent's details.
 const NEIGHBOURS: usize = 5;
+/// How long an embedding run on the shared CPU pool may take, queueing included.
+const EMBED_BUDGET: Duration = Duration::from_secs(5);
 
 /// Tunables of the registry.
 #[derive(Debug, Clone)]
@@ -90,6 +94,57 @@ impl Embedder for BuiltinEmbedder {
 
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
         Ok(texts.iter().map(|t| self.inner.embed(t)).collect())
+    }
+}
+
+/// The text of an agent or a query as a vector of the Prompt Guard's multilingual encoder.
+pub type EncodeFn = Arc<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
+
+/// The built-in embedder fused with the Prompt Guard's multilingual encoder
+/// (`agentgov_detect::embed::fuse`): each text's hashing vector and encoder vector side by
+/// side, compared by the mean of the two cosines. It ranks the search-quality fixture better
+/// than either alone (BENCHMARKS.md, "Search quality") and meets across languages, at
+/// milliseconds of CPU per text, so it is `costly`.
+pub struct FusedEmbedder {
+    hashing: HashingEmbedder,
+    encoder: EncodeFn,
+    model: EmbeddingModel,
+}
+
+impl FusedEmbedder {
+    /// Over `encoder`, which must give unit vectors of `encoder::DIM` values.
+    pub fn new(encoder: EncodeFn) -> Self {
+        let hashing = HashingEmbedder::new(agentgov_detect::embed::DEFAULT_DIMENSIONS);
+        let model = EmbeddingModel {
+            name: agentgov_detect::embed::FUSED_MODEL_NAME.to_owned(),
+            version: i32::try_from(agentgov_detect::embed::FUSED_MODEL_VERSION).unwrap_or(i32::MAX),
+            dimensions: hashing.dimensions() + encoder::DIM,
+        };
+        Self { hashing, encoder, model }
+    }
+
+    /// Over the process's encoder (`agentgov_detect::guard::encoder::shared`), or why it is
+    /// off (its files are not installed, or `AGENTGOV_GUARD_ENCODER=off`).
+    pub fn installed() -> std::result::Result<Self, &'static str> {
+        match encoder::shared() {
+            Some(e) => Ok(Self::new(Arc::new(|text: &str| e.embed(text, FUSED_ENCODER_TOKENS).to_vec()))),
+            None => Err(encoder::shared_error().unwrap_or("not loaded")),
+        }
+    }
+}
+
+#[async_trait]
+impl Embedder for FusedEmbedder {
+    fn model(&self) -> &EmbeddingModel {
+        &self.model
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts.iter().map(|t| agentgov_detect::embed::fuse(&self.hashing.embed(t), &(self.encoder)(t))).collect())
+    }
+
+    fn costly(&self) -> bool {
+        true
     }
 }
 
@@ -347,8 +402,25 @@ impl AgentService {
         }
     }
 
-    async fn embedding(&self, text: String) -> Result<AgentEmbedding> {
-        let mut vectors = self.embedder.embed(std::slice::from_ref(&text)).await?;
+    /// The embedder's vectors of `texts`; a costly embedder runs on the shared CPU pool,
+    /// fairly per tenant (a tenant whose queue there is full gets 429, an embedding past its
+    /// budget 503).
+    async fn embed(&self, tenant: TenantId, texts: Vec<String>) -> Result<Vec<Vec<f32>>> {
+        if !self.embedder.costly() {
+            return self.embedder.embed(&texts).await;
+        }
+        let embedder = Arc::clone(&self.embedder);
+        let embedded =
+            self.ports.offload.call(tenant, EMBED_BUDGET, move || futures::executor::block_on(embedder.embed(&texts)));
+        match embedded.await {
+            Ok(vectors) => vectors,
+            Err(OffloadError::Busy) => Err(DomainError::RateLimited { retry_after: Duration::from_secs(1) }),
+            Err(e) => Err(DomainError::Unavailable(format!("the agent's text could not be embedded: {e}"))),
+        }
+    }
+
+    async fn embedding(&self, tenant: TenantId, text: String) -> Result<AgentEmbedding> {
+        let mut vectors = self.embed(tenant, vec![text.clone()]).await?;
         let vector = vectors.pop().filter(|v| v.len() == self.model().dimensions).ok_or_else(|| {
             DomainError::Internal(format!("the embedder returned no vector of {} dimensions", self.model().dimensions))
         })?;
@@ -373,7 +445,7 @@ impl AgentService {
         agent.predicted_type = d.predicted_type;
         agent.risk = levels.level(d.risk_score);
         agent.risk_score = d.risk_score;
-        self.embedding(d.text).await
+        self.embedding(agent.tenant_id, d.text).await
     }
 
     async fn record(&self, caller: &Caller, event_type: &str, agent: &Agent) {
@@ -523,11 +595,9 @@ impl AgentService {
         let tenant = caller.tenant_id();
         let embedding = match self.repos.agents.get_agent_embedding(tenant, id).await? {
             Some(e) => {
-                let comparable = e.model == self.model().name && e.model_version == self.model().version;
-                let near = if comparable {
-                    self.index.nearest(self.repos.agents.as_ref(), tenant, &e.vector, NEIGHBOURS, Some(id)).await?
-                } else {
-                    Vec::new()
+                let near = match in_space_of(self.model(), &e.model, e.model_version, e.vector.clone()) {
+                    Some(v) => self.index.nearest(self.repos.agents.as_ref(), tenant, &v, NEIGHBOURS, Some(id)).await?,
+                    None => Vec::new(),
                 };
                 let ids: Vec<AgentId> = near.iter().map(|(id, _)| *id).collect();
                 let agents = self.repos.agents.get_agents(tenant, &ids).await?;
@@ -588,8 +658,9 @@ impl AgentService {
     }
 
     /// `POST /agents/{id}/heartbeat`, and the webhook's `agent.heartbeat`: the agent is
-    /// seen now, and its embedding is refreshed (recomputed if the model or the text
-    /// changed, otherwise only re-stamped).
+    /// seen now, and its embedding is refreshed: recomputed if the text changed or the
+    /// stored vector does not hold one of the model in use (see `index::covers`), otherwise
+    /// only re-stamped.
     pub async fn heartbeat(&self, caller: &Caller, id: AgentId, req: HeartbeatRequest) -> Result<Agent> {
         caller.require_permission(Permission::AgentsWrite)?;
         let mut v = Violations::new();
@@ -604,14 +675,9 @@ impl AgentService {
         }
         let current = self.repos.agents.get_agent_embedding(tenant, id).await?;
         let text = embedding_text(&stored, &flatten_permissions(&stored.permissions));
-        let model = self.model();
-        let fresh = current.is_some_and(|e| {
-            e.model == model.name
-                && e.model_version == model.version
-                && e.vector.len() == model.dimensions
-                && e.text == text
-        });
-        let embedding = if fresh { None } else { Some(self.embedding(text).await?) };
+        let fresh =
+            current.is_some_and(|e| e.text == text && covers(self.model(), &e.model, e.model_version, e.vector.len()));
+        let embedding = if fresh { None } else { Some(self.embedding(tenant, text).await?) };
         let beat = Heartbeat { at: self.ports.clock.now(), status: req.status, metadata: req.metadata, embedding };
         let agent = self.repos.agents.heartbeat_agent(tenant, id, &beat).await?.ok_or_else(|| not_found(id))?;
         self.snapshots.invalidate(&(tenant, id));
@@ -635,7 +701,7 @@ impl AgentService {
         };
         v.into_result()?;
         let tenant = caller.tenant_id();
-        let query = self.embedder.embed(&[q.to_owned()]).await?.pop().unwrap_or_default();
+        let query = self.embed(tenant, vec![q.to_owned()]).await?.pop().unwrap_or_default();
         if query.iter().all(|x| *x == 0.0) {
             // Nothing to compare (only stop words, say): every agent would score 0.
             return Ok(SearchResults { items: Vec::new(), model: self.model().clone() });

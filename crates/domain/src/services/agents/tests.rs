@@ -9,8 +9,9 @@ use crate::model::RiskLevels;
 use crate::model::Role;
 use crate::model::{AuditFilter, AuditScan, SeqOrder};
 use crate::ports::{AuditRepo, Clock};
+use crate::ports::{Offload, OffloadError};
 use crate::services::tenants::{SettingsChange, UpdateTenant};
-use crate::services::tests::{Harness, harness};
+use crate::services::tests::{Harness, harness, replica_with};
 
 async fn admin(h: &Harness, tenant: &str) -> Caller {
     h.tenant(tenant).await;
@@ -238,4 +239,115 @@ async fn search_ranks_by_meaning_and_follows_updates_and_deletes() {
 
     let err = h.svc.agents.search(&a, Some("  "), Some(0)).await.unwrap_err();
     assert_eq!(fields(err), vec!["q", "limit"]);
+}
+
+/// Stands in for the multilingual encoder (which needs its weights): a unit vector of
+/// `encoder::DIM` values that depends on the text's words, whatever their case.
+fn fake_encoder() -> EncodeFn {
+    Arc::new(|text: &str| {
+        let mut v = vec![0.0_f32; encoder::DIM];
+        for word in text.split_whitespace() {
+            let bucket =
+                word.to_lowercase().bytes().fold(7_usize, |h, b| h.wrapping_mul(31).wrapping_add(usize::from(b)));
+            v[bucket % encoder::DIM] += 1.0;
+        }
+        agentgov_detect::embed::normalize(&mut v);
+        v
+    })
+}
+
+/// Runs jobs inline, recording whose they were; refuses every job once `full` is set.
+#[derive(Default)]
+struct Pool {
+    tenants: std::sync::Mutex<Vec<TenantId>>,
+    full: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait]
+impl Offload for Pool {
+    async fn run(
+        &self,
+        tenant: TenantId,
+        budget: Duration,
+        job: crate::ports::Job,
+    ) -> std::result::Result<Box<dyn std::any::Any + Send>, OffloadError> {
+        assert_eq!(budget, EMBED_BUDGET);
+        if self.full.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(OffloadError::Busy);
+        }
+        self.tenants.lock().unwrap().push(tenant);
+        crate::ports::offload::Inline.run(tenant, budget, job).await
+    }
+}
+
+fn score_of(found: &SearchResults, id: AgentId) -> f32 {
+    found.items.iter().find(|i| i.agent.id == id).map(|i| i.score).unwrap()
+}
+
+/// The fused embedder computes on the shared CPU pool as the tenant's job (429 when the
+/// tenant's queue there is full), stores vectors of both halves, and meets the vectors of
+/// the hashing embedder both ways: a replica of either model finds the other's agents, a
+/// fused vector serves the hashing embedder as it is, and a heartbeat under the fused
+/// model moves a hashing vector up.
+#[tokio::test]
+async fn the_fused_embedder_runs_on_the_pool_and_meets_hashing_vectors() {
+    let h = harness();
+    let a = admin(&h, "acme").await;
+    let payer = req(
+        "Payout Runner",
+        "Disburses seller earnings by wire transfer",
+        &["initiate payouts"],
+        json!({"payments": "write"}),
+    );
+    let payer = h.svc.agents.register(&a, payer).await.unwrap();
+    let pool = Arc::new(Pool::default());
+    let fused = replica_with(&h, Arc::new(FusedEmbedder::new(fake_encoder())), pool.clone());
+    assert_eq!(fused.svc.agents.model().name, agentgov_detect::embed::FUSED_MODEL_NAME);
+    assert_eq!(fused.svc.agents.model().dimensions, agentgov_detect::embed::DEFAULT_DIMENSIONS + encoder::DIM);
+
+    let docs = req(
+        "Docs Helper",
+        "Answers questions from the engineering wiki",
+        &["search documents"],
+        json!({"wiki": "read"}),
+    );
+    let docs = fused.svc.agents.register(&a, docs).await.unwrap();
+    assert_eq!(*pool.tenants.lock().unwrap(), [a.tenant_id()], "embedded on the pool as the tenant's job");
+    let stored = fused.svc.agents.details(&a, docs.id).await.unwrap().embedding.unwrap();
+    assert_eq!((stored.model.as_str(), stored.dimensions), (agentgov_detect::embed::FUSED_MODEL_NAME, 1024));
+
+    // Each replica finds both agents; an agent of the hashing model scores its hashing
+    // cosine under the fused one, and a fused agent its hashing cosine under the hashing one.
+    let query = "agents that can move money";
+    let by_hashing = h.svc.agents.search(&a, Some(query), None).await.unwrap();
+    let by_fused = fused.svc.agents.search(&a, Some(query), None).await.unwrap();
+    assert_eq!(by_fused.model.name, agentgov_detect::embed::FUSED_MODEL_NAME);
+    assert_eq!(by_hashing.items.len(), 2);
+    assert_eq!(by_fused.items.len(), 2);
+    assert_eq!(by_fused.items[0].agent.id, payer.id);
+    assert!((score_of(&by_hashing, payer.id) - score_of(&by_fused, payer.id)).abs() < 1e-4);
+    let hashing = HashingEmbedder::default();
+    let (q, d) = (hashing.embed(query), hashing.embed(&stored.text));
+    assert!((score_of(&by_hashing, docs.id) - agentgov_detect::embed::dot(&q, &d)).abs() < 1e-4);
+    assert_eq!(pool.tenants.lock().unwrap().len(), 2, "the query was embedded on the pool too");
+    let neighbours = fused.svc.agents.details(&a, payer.id).await.unwrap().embedding.unwrap().neighbours;
+    assert_eq!(neighbours.iter().map(|n| n.id).collect::<Vec<_>>(), [docs.id]);
+
+    // A heartbeat under the hashing model keeps the fused vector (it holds the hashing
+    // one); under the fused model it moves the hashing vector up.
+    h.svc.agents.heartbeat(&a, docs.id, HeartbeatRequest::default()).await.unwrap();
+    let kept = h.svc.agents.details(&a, docs.id).await.unwrap().embedding.unwrap();
+    assert_eq!(kept.model, agentgov_detect::embed::FUSED_MODEL_NAME);
+    fused.svc.agents.heartbeat(&a, payer.id, HeartbeatRequest::default()).await.unwrap();
+    let moved = h.svc.agents.details(&a, payer.id).await.unwrap().embedding.unwrap();
+    assert_eq!((moved.model.as_str(), moved.dimensions), (agentgov_detect::embed::FUSED_MODEL_NAME, 1024));
+    assert_eq!(pool.tenants.lock().unwrap().len(), 3);
+
+    // A tenant whose queue on the pool is full is told to come back, and nothing changed.
+    pool.full.store(true, std::sync::atomic::Ordering::SeqCst);
+    let err = fused.svc.agents.search(&a, Some(query), None).await.unwrap_err();
+    assert!(matches!(err, DomainError::RateLimited { .. }), "{err:?}");
+    let late = req("Late Agent", "Registers while the pool is full", &[], json!({}));
+    assert!(matches!(fused.svc.agents.register(&a, late).await, Err(DomainError::RateLimited { .. })));
+    assert_eq!(h.svc.agents.list(&a, &AgentListParams::default(), None, None).await.unwrap().items.len(), 2);
 }
