@@ -3,27 +3,11 @@
 //! and numpy forward pass over the same weights) gives them. The weights are fetched by
 //! `cargo xtask guard-models`; without them this test is skipped, except in CI.
 
-use std::path::PathBuf;
+mod installed;
 
-use agentgov_detect::guard::encoder::{self, DIM, Encoder};
+use agentgov_detect::guard::encoder::DIM;
+use installed::encoder;
 use serde_json::Value;
-
-fn encoder() -> Option<Encoder> {
-    let dir = match std::env::var_os("AGENTGOV_GUARD_MODELS") {
-        Some(_) => encoder::default_dir(),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models").join(encoder::NAME),
-    };
-    match Encoder::load(&dir) {
-        Ok(e) => Some(e),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("the encoder's weights must be installed in CI (cargo xtask guard-models): {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: no encoder weights ({e}); run `cargo xtask guard-models`");
-            None
-        }
-    }
-}
 
 #[test]
 fn token_ids_and_embeddings_match_the_reference() {

@@ -6,14 +6,14 @@
 //! fixture's well-formedness is asserted. Run with `-- --nocapture` to see the table.
 
 mod fixtures;
+mod installed;
 
 use std::collections::{HashMap, HashSet};
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use agentgov_detect::embed::{FUSED_ENCODER_TOKENS, HashingEmbedder, dot, fuse, words};
-use agentgov_detect::guard::encoder::{self, Encoder};
+use agentgov_detect::guard::encoder;
 use fixtures::{AGENTS, Agent, HELD_OUT, QUERIES, Query};
 
 /// The text an agent is indexed by: exactly what the registry embeds.
@@ -227,25 +227,6 @@ fn report_search_quality() {
     }
 }
 
-/// The Prompt Guard's encoder, from `cargo xtask guard-models`; `None` (skipped) without its
-/// weights, except in CI.
-fn guard_encoder() -> Option<Encoder> {
-    let dir = match std::env::var_os("AGENTGOV_GUARD_MODELS") {
-        Some(_) => encoder::default_dir(),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models").join(encoder::NAME),
-    };
-    match Encoder::load(&dir) {
-        Ok(e) => Some(e),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("the encoder's weights must be installed in CI (cargo xtask guard-models): {e}")
-        }
-        Err(e) => {
-            eprintln!("skipped: no encoder weights ({e}); run `cargo xtask guard-models`");
-            None
-        }
-    }
-}
-
 /// p50 and p99 of `samples`, in µs.
 fn percentiles(mut samples: Vec<f64>) -> (f64, f64) {
     samples.sort_by(f64::total_cmp);
@@ -262,7 +243,7 @@ type Embedded = (Vec<f32>, Vec<f32>, Vec<f32>);
 /// ranks better than the hashing embedder on the tuned queries and the held-out ones.
 #[test]
 fn fused_model_ranks_better_than_the_hashing_embedder() {
-    let Some(encoder) = guard_encoder() else { return };
+    let Some(encoder) = installed::encoder() else { return };
     let hashing = HashingEmbedder::default();
     // The registry embeds the text as the agent wrote it: the hashing embedder lower-cases
     // it itself, the encoder is case-sensitive.
