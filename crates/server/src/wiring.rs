@@ -532,26 +532,22 @@ async fn builtin_embedder(choice: SearchEmbedder) -> Arc<dyn Embedder> {
         tracing::info!("agent search: the hashing embedder (search_embedder = hashing)");
         return Arc::new(BuiltinEmbedder::new());
     }
-    match tokio::task::spawn_blocking(FusedEmbedder::installed).await {
+    let reason = match tokio::task::spawn_blocking(FusedEmbedder::installed).await {
         Ok(Ok(fused)) => {
             tracing::info!(
                 model = fused.model().name,
                 "agent search: the hashing embedder fused with the multilingual encoder"
             );
-            Arc::new(fused)
+            return Arc::new(fused);
         }
-        Ok(Err(reason)) => {
-            tracing::warn!(
-                reason,
-                "agent search: encoder stage off (ranking with the hashing embedder alone); install it with `cargo xtask guard-models`"
-            );
-            Arc::new(BuiltinEmbedder::new())
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "agent search: loading the encoder failed; ranking with the hashing embedder alone");
-            Arc::new(BuiltinEmbedder::new())
-        }
-    }
+        Ok(Err(reason)) => reason.to_owned(),
+        Err(e) => format!("loading it failed: {e}"),
+    };
+    tracing::warn!(
+        reason,
+        "agent search: encoder stage off (ranking with the hashing embedder alone); install it with `cargo xtask guard-models`"
+    );
+    Arc::new(BuiltinEmbedder::new())
 }
 
 /// Rego in worker processes (the default), or in this process.

@@ -63,37 +63,12 @@ impl Passwords {
 #[cfg(test)]
 mod tests {
 
-    use std::any::Any;
-    use std::sync::Mutex;
-
-    use async_trait::async_trait;
-
     use super::*;
-    use crate::ports::Job;
-    use crate::ports::offload::Inline;
-
-    /// Runs jobs inline, recording whose they were; refuses every job once `full` is set.
-    #[derive(Default)]
-    struct Recording {
-        tenants: Mutex<Vec<TenantId>>,
-        full: std::sync::atomic::AtomicBool,
-    }
-
-    #[async_trait]
-    impl Offload for Recording {
-        async fn run(&self, tenant: TenantId, budget: Duration, job: Job) -> Result<Box<dyn Any + Send>, OffloadError> {
-            assert_eq!(budget, HASH_BUDGET);
-            if self.full.load(std::sync::atomic::Ordering::SeqCst) {
-                return Err(OffloadError::Busy);
-            }
-            self.tenants.lock().unwrap().push(tenant);
-            Inline.run(tenant, budget, job).await
-        }
-    }
+    use crate::testing::RecordingOffload;
 
     #[tokio::test]
     async fn hashes_and_checks_run_on_the_pool_as_their_tenants_jobs() {
-        let pool = Arc::new(Recording::default());
+        let pool = Arc::new(RecordingOffload::new(HASH_BUDGET));
         let passwords = Passwords::new(PasswordHasher::new(256, 1).unwrap(), pool.clone());
         let tenant = TenantId(uuid::Uuid::now_v7());
         let hash = passwords.hash(tenant, "correct horse battery staple").await.unwrap();
@@ -102,10 +77,10 @@ mod tests {
         // An e-mail that names nobody: the nil tenant's share, and never a match.
         assert!(!passwords.verify(None, "anything", None).await.unwrap());
         let nil = TenantId(uuid::Uuid::nil());
-        assert_eq!(*pool.tenants.lock().unwrap(), [tenant, tenant, tenant, nil]);
+        assert_eq!(pool.tenants(), [tenant, tenant, tenant, nil]);
 
         // A full pool is a 429 to try again, never a hash computed on the caller's thread.
-        pool.full.store(true, std::sync::atomic::Ordering::SeqCst);
+        pool.fill();
         assert!(matches!(passwords.hash(tenant, "x").await, Err(DomainError::RateLimited { .. })));
         assert!(matches!(passwords.verify(None, "x", None).await, Err(DomainError::RateLimited { .. })));
     }

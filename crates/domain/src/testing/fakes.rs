@@ -504,3 +504,45 @@ impl crate::ports::CallbackSender for FakeCallbacks {
         self.script.lock().unwrap_or_else(|e| e.into_inner()).pop_front().unwrap_or(Ok(200))
     }
 }
+
+/// A CPU pool that runs each job at once on the caller's thread and records whose it was;
+/// every job must come with `budget`. Once `fill` is called it refuses every job (`Busy`),
+/// as a pool whose tenant queue is full.
+pub struct RecordingOffload {
+    budget: Duration,
+    tenants: Mutex<Vec<crate::ids::TenantId>>,
+    full: std::sync::atomic::AtomicBool,
+}
+
+impl RecordingOffload {
+    pub fn new(budget: Duration) -> Self {
+        Self { budget, tenants: Mutex::new(Vec::new()), full: std::sync::atomic::AtomicBool::new(false) }
+    }
+
+    /// The tenants of the jobs run so far, in order.
+    pub fn tenants(&self) -> Vec<crate::ids::TenantId> {
+        self.tenants.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Refuses every job from now on.
+    pub fn fill(&self) {
+        self.full.store(true, Ordering::SeqCst);
+    }
+}
+
+#[async_trait]
+impl crate::ports::Offload for RecordingOffload {
+    async fn run(
+        &self,
+        tenant: crate::ids::TenantId,
+        budget: Duration,
+        job: crate::ports::Job,
+    ) -> std::result::Result<Box<dyn std::any::Any + Send>, crate::ports::OffloadError> {
+        assert_eq!(budget, self.budget, "the job's budget");
+        if self.full.load(Ordering::SeqCst) {
+            return Err(crate::ports::OffloadError::Busy);
+        }
+        self.tenants.lock().unwrap_or_else(|e| e.into_inner()).push(tenant);
+        crate::ports::offload::Inline.run(tenant, budget, job).await
+    }
+}

@@ -14,6 +14,6 @@ mod memory_store;
 
 pub use fakes::{
     FakeBus, FakeCache, FakeCallbacks, FakeOidc, FakePolicyEngine, FakeTelemetry, FixedClock, RecordedRun,
-    SentCallback, SeqIds,
+    RecordingOffload, SentCallback, SeqIds,
 };
 pub use memory_store::MemoryStore;

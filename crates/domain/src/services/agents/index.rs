@@ -10,7 +10,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use agentgov_detect::embed::{self, dot};
 use agentgov_detect::guard::encoder;
@@ -152,18 +152,23 @@ impl Ord for Hit {
     }
 }
 
-/// A vector of the built-in hashing embedder.
-fn hashing(name: &str, version: i32, len: usize) -> bool {
-    name == embed::MODEL_NAME
-        && i64::from(version) == i64::from(embed::MODEL_VERSION)
-        && len == embed::DEFAULT_DIMENSIONS
-}
+/// The built-in hashing embedder's model (`BuiltinEmbedder`).
+pub(crate) static HASHING_MODEL: LazyLock<EmbeddingModel> = LazyLock::new(|| EmbeddingModel {
+    name: embed::MODEL_NAME.to_owned(),
+    version: i32::try_from(embed::MODEL_VERSION).unwrap_or(i32::MAX),
+    dimensions: embed::DEFAULT_DIMENSIONS,
+});
 
-/// A vector of the fused model (`embed::fuse`).
-fn fused(name: &str, version: i32, len: usize) -> bool {
-    name == embed::FUSED_MODEL_NAME
-        && i64::from(version) == i64::from(embed::FUSED_MODEL_VERSION)
-        && len == embed::DEFAULT_DIMENSIONS + encoder::DIM
+/// The fused model (`FusedEmbedder`, `embed::fuse`): the hashing vector, then the encoder's.
+pub(crate) static FUSED_MODEL: LazyLock<EmbeddingModel> = LazyLock::new(|| EmbeddingModel {
+    name: embed::FUSED_MODEL_NAME.to_owned(),
+    version: i32::try_from(embed::FUSED_MODEL_VERSION).unwrap_or(i32::MAX),
+    dimensions: embed::DEFAULT_DIMENSIONS + encoder::DIM,
+});
+
+/// Whether a vector stored under `name`/`version` with `len` values is one of `model`.
+fn is(model: &EmbeddingModel, name: &str, version: i32, len: usize) -> bool {
+    model.name == name && model.version == version && model.dimensions == len
 }
 
 /// Whether a vector stored under `name`/`version` with `len` values holds one of `model`:
@@ -171,8 +176,7 @@ fn fused(name: &str, version: i32, len: usize) -> bool {
 /// first half). A heartbeat re-embeds an agent whose vector does not; so vectors move up to
 /// the fused model and never down, and replicas of either model do not undo each other.
 pub(crate) fn covers(model: &EmbeddingModel, name: &str, version: i32, len: usize) -> bool {
-    (model.name == name && model.version == version && model.dimensions == len)
-        || (hashing(&model.name, model.version, model.dimensions) && fused(name, version, len))
+    is(model, name, version, len) || (*model == *HASHING_MODEL && is(&FUSED_MODEL, name, version, len))
 }
 
 /// `vector`, stored under `name`/`version`, as a vector of `model`'s space, or `None` when
@@ -181,13 +185,13 @@ pub(crate) fn covers(model: &EmbeddingModel, name: &str, version: i32, len: usiz
 /// hashing embedder's vector (exact), and a hashing vector under the fused model is
 /// compared by its hashing cosine alone (`embed::hashing_in_fused`) until it is re-embedded.
 pub(crate) fn in_space_of(model: &EmbeddingModel, name: &str, version: i32, vector: Vec<f32>) -> Option<Vec<f32>> {
-    let (len, dims) = (vector.len(), model.dimensions);
-    if model.name == name && model.version == version {
-        Some(vector).filter(|_| len == dims)
-    } else if hashing(&model.name, model.version, dims) && fused(name, version, len) {
-        Some(embed::hashing_half(&vector, dims))
-    } else if fused(&model.name, model.version, dims) && hashing(name, version, len) {
-        Some(embed::hashing_in_fused(&vector, dims))
+    let len = vector.len();
+    if is(model, name, version, len) {
+        Some(vector)
+    } else if *model == *HASHING_MODEL && is(&FUSED_MODEL, name, version, len) {
+        Some(embed::hashing_half(&vector, model.dimensions))
+    } else if *model == *FUSED_MODEL && is(&HASHING_MODEL, name, version, len) {
+        Some(embed::hashing_in_fused(&vector, model.dimensions))
     } else {
         None
     }

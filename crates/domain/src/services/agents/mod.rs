@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 pub use self::index::AgentIndex;
-use self::index::{covers, in_space_of};
+use self::index::{FUSED_MODEL, HASHING_MODEL, covers, in_space_of};
 use self::text::{embedding_text, flatten_permissions};
 use super::audit::{AuditEvent, AuditLog, caller_actor};
 use super::snapshots::Snapshots;
@@ -70,13 +70,8 @@ pub struct BuiltinEmbedder {
 
 impl BuiltinEmbedder {
     pub fn new() -> Self {
-        let inner = HashingEmbedder::new(agentgov_detect::embed::DEFAULT_DIMENSIONS);
-        let model = EmbeddingModel {
-            name: agentgov_detect::embed::MODEL_NAME.to_owned(),
-            version: i32::try_from(agentgov_detect::embed::MODEL_VERSION).unwrap_or(i32::MAX),
-            dimensions: inner.dimensions(),
-        };
-        Self { inner, model }
+        let model = HASHING_MODEL.clone();
+        Self { inner: HashingEmbedder::new(model.dimensions), model }
     }
 }
 
@@ -114,13 +109,8 @@ pub struct FusedEmbedder {
 impl FusedEmbedder {
     /// Over `encoder`, which must give unit vectors of `encoder::DIM` values.
     pub fn new(encoder: EncodeFn) -> Self {
-        let hashing = HashingEmbedder::new(agentgov_detect::embed::DEFAULT_DIMENSIONS);
-        let model = EmbeddingModel {
-            name: agentgov_detect::embed::FUSED_MODEL_NAME.to_owned(),
-            version: i32::try_from(agentgov_detect::embed::FUSED_MODEL_VERSION).unwrap_or(i32::MAX),
-            dimensions: hashing.dimensions() + encoder::DIM,
-        };
-        Self { hashing, encoder, model }
+        let hashing = HashingEmbedder::new(HASHING_MODEL.dimensions);
+        Self { hashing, encoder, model: FUSED_MODEL.clone() }
     }
 
     /// Over the process's encoder (`agentgov_detect::guard::encoder::shared`), or why it is

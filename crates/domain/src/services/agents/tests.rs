@@ -9,9 +9,9 @@ use crate::model::RiskLevels;
 use crate::model::Role;
 use crate::model::{AuditFilter, AuditScan, SeqOrder};
 use crate::ports::{AuditRepo, Clock};
-use crate::ports::{Offload, OffloadError};
 use crate::services::tenants::{SettingsChange, UpdateTenant};
 use crate::services::tests::{Harness, harness, replica_with};
+use crate::testing::RecordingOffload;
 
 async fn admin(h: &Harness, tenant: &str) -> Caller {
     h.tenant(tenant).await;
@@ -256,30 +256,6 @@ fn fake_encoder() -> EncodeFn {
     })
 }
 
-/// Runs jobs inline, recording whose they were; refuses every job once `full` is set.
-#[derive(Default)]
-struct Pool {
-    tenants: std::sync::Mutex<Vec<TenantId>>,
-    full: std::sync::atomic::AtomicBool,
-}
-
-#[async_trait]
-impl Offload for Pool {
-    async fn run(
-        &self,
-        tenant: TenantId,
-        budget: Duration,
-        job: crate::ports::Job,
-    ) -> std::result::Result<Box<dyn std::any::Any + Send>, OffloadError> {
-        assert_eq!(budget, EMBED_BUDGET);
-        if self.full.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(OffloadError::Busy);
-        }
-        self.tenants.lock().unwrap().push(tenant);
-        crate::ports::offload::Inline.run(tenant, budget, job).await
-    }
-}
-
 fn score_of(found: &SearchResults, id: AgentId) -> f32 {
     found.items.iter().find(|i| i.agent.id == id).map(|i| i.score).unwrap()
 }
@@ -300,7 +276,7 @@ async fn the_fused_embedder_runs_on_the_pool_and_meets_hashing_vectors() {
         json!({"payments": "write"}),
     );
     let payer = h.svc.agents.register(&a, payer).await.unwrap();
-    let pool = Arc::new(Pool::default());
+    let pool = Arc::new(RecordingOffload::new(EMBED_BUDGET));
     let fused = replica_with(&h, Arc::new(FusedEmbedder::new(fake_encoder())), pool.clone());
     assert_eq!(fused.svc.agents.model().name, agentgov_detect::embed::FUSED_MODEL_NAME);
     assert_eq!(fused.svc.agents.model().dimensions, agentgov_detect::embed::DEFAULT_DIMENSIONS + encoder::DIM);
@@ -312,7 +288,7 @@ async fn the_fused_embedder_runs_on_the_pool_and_meets_hashing_vectors() {
         json!({"wiki": "read"}),
     );
     let docs = fused.svc.agents.register(&a, docs).await.unwrap();
-    assert_eq!(*pool.tenants.lock().unwrap(), [a.tenant_id()], "embedded on the pool as the tenant's job");
+    assert_eq!(pool.tenants(), [a.tenant_id()], "embedded on the pool as the tenant's job");
     let stored = fused.svc.agents.details(&a, docs.id).await.unwrap().embedding.unwrap();
     assert_eq!((stored.model.as_str(), stored.dimensions), (agentgov_detect::embed::FUSED_MODEL_NAME, 1024));
 
@@ -329,7 +305,7 @@ async fn the_fused_embedder_runs_on_the_pool_and_meets_hashing_vectors() {
     let hashing = HashingEmbedder::default();
     let (q, d) = (hashing.embed(query), hashing.embed(&stored.text));
     assert!((score_of(&by_hashing, docs.id) - agentgov_detect::embed::dot(&q, &d)).abs() < 1e-4);
-    assert_eq!(pool.tenants.lock().unwrap().len(), 2, "the query was embedded on the pool too");
+    assert_eq!(pool.tenants().len(), 2, "the query was embedded on the pool too");
     let neighbours = fused.svc.agents.details(&a, payer.id).await.unwrap().embedding.unwrap().neighbours;
     assert_eq!(neighbours.iter().map(|n| n.id).collect::<Vec<_>>(), [docs.id]);
 
@@ -341,10 +317,10 @@ async fn the_fused_embedder_runs_on_the_pool_and_meets_hashing_vectors() {
     fused.svc.agents.heartbeat(&a, payer.id, HeartbeatRequest::default()).await.unwrap();
     let moved = h.svc.agents.details(&a, payer.id).await.unwrap().embedding.unwrap();
     assert_eq!((moved.model.as_str(), moved.dimensions), (agentgov_detect::embed::FUSED_MODEL_NAME, 1024));
-    assert_eq!(pool.tenants.lock().unwrap().len(), 3);
+    assert_eq!(pool.tenants().len(), 3);
 
     // A tenant whose queue on the pool is full is told to come back, and nothing changed.
-    pool.full.store(true, std::sync::atomic::Ordering::SeqCst);
+    pool.fill();
     let err = fused.svc.agents.search(&a, Some(query), None).await.unwrap_err();
     assert!(matches!(err, DomainError::RateLimited { .. }), "{err:?}");
     let late = req("Late Agent", "Registers while the pool is full", &[], json!({}));
