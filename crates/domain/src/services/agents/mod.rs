@@ -584,8 +584,10 @@ impl AgentService {
         let derived = self.derive(&agent);
         let tenant = caller.tenant_id();
         let embedding = match self.repos.agents.get_agent_embedding(tenant, id).await? {
-            Some(e) => {
-                let near = match in_space_of(self.model(), &e.model, e.model_version, e.vector.clone()) {
+            Some(mut e) => {
+                let dimensions = e.vector.len();
+                let vector = std::mem::take(&mut e.vector);
+                let near = match in_space_of(self.model(), &e.model, e.model_version, vector) {
                     Some(v) => self.index.nearest(self.repos.agents.as_ref(), tenant, &v, NEIGHBOURS, Some(id)).await?,
                     None => Vec::new(),
                 };
@@ -600,7 +602,7 @@ impl AgentService {
                 Some(EmbeddingSummary {
                     model: e.model,
                     model_version: e.model_version,
-                    dimensions: e.vector.len(),
+                    dimensions,
                     text: e.text,
                     refreshed_at: e.refreshed_at,
                     neighbours,
